@@ -1,0 +1,178 @@
+package fetch
+
+import (
+	"context"
+	"io"
+	"net"
+	"time"
+)
+
+// Driver dereferences the URLs of one scheme by that scheme's protocol.
+// The client has already parsed the URL, removed its fragment and checked
+// its port against the policy.
+type Driver interface {
+	Fetch(ctx context.Context, req *Request) (*Result, error)
+}
+
+// DefaultPorter is implemented by drivers of schemes whose default port
+// the policy does not already know (x- schemes).
+type DefaultPorter interface {
+	DefaultPort() int
+}
+
+// DriverFunc adapts a function to the Driver interface.
+type DriverFunc func(ctx context.Context, req *Request) (*Result, error)
+
+// Fetch calls f.
+func (f DriverFunc) Fetch(ctx context.Context, req *Request) (*Result, error) { return f(ctx, req) }
+
+// Direction tells a Tracer which way a protocol line went.
+type Direction byte
+
+// Directions of traced lines, printed as "> " and "< " by the command.
+const (
+	DirSent     Direction = '>'
+	DirReceived Direction = '<'
+	DirInfo     Direction = '*' // a note from fetch itself, not on the wire
+)
+
+// Tracer receives the protocol conversation line by line (fetch -v).
+// Drivers mask passwords before tracing.
+type Tracer interface {
+	Trace(dir Direction, line string)
+}
+
+// TracerFunc adapts a function to Tracer.
+type TracerFunc func(dir Direction, line string)
+
+// Trace calls f.
+func (f TracerFunc) Trace(dir Direction, line string) { f(dir, line) }
+
+// ContextDialer opens network connections; golang.org/x/net/proxy's SOCKS5
+// dialer satisfies it.
+type ContextDialer interface {
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Defaults for Options fields left zero.
+const (
+	DefaultDialTimeout  = 30 * time.Second
+	DefaultIdleTimeout  = 60 * time.Second
+	DefaultMaxRedirects = 20
+)
+
+// Options are the caller's settings for every fetch a client makes.
+type Options struct {
+	DialTimeout time.Duration // connect; 30 s when zero
+	IdleTimeout time.Duration // no byte for this long ends a transfer; 60 s when zero
+	MaxTime     time.Duration // the whole fetch, 0 for no limit
+	MaxSize     int64         // largest document accepted, 0 for no limit
+
+	Policy   *PortPolicy   // nil means the default policy
+	Prompter Prompter      // nil: any question fails with ErrNoAnswer
+	Tracer   Tracer        // nil: no trace
+	Dialer   ContextDialer // nil: direct TCP; set a SOCKS5 dialer here
+	// Proxy returns the HTTP proxy (gateway) through which u is to be
+	// fetched whole, or nil to fetch it directly (RFC 1738 §3.3's gateways;
+	// see ProxyFromEnvironment).
+	Proxy func(u *URL) (*URL, error)
+
+	// Per-request inputs some schemes read.
+	Query  string            // search words for gopher type 7 and wais when the URL has none
+	Form   map[string]string // Gopher+ ASK answers by field label
+	Offset int64             // resume a document from this byte (FTP REST, HTTP Range)
+	Body   io.Reader         // message body for mailto
+	Raw    bool              // deliver bytes exactly as received (no dot-unstuffing)
+}
+
+func (o *Options) dialTimeout() time.Duration {
+	if o.DialTimeout > 0 {
+		return o.DialTimeout
+	}
+	return DefaultDialTimeout
+}
+
+// Idle is the idle timeout in force.
+func (o *Options) Idle() time.Duration {
+	if o.IdleTimeout > 0 {
+		return o.IdleTimeout
+	}
+	return DefaultIdleTimeout
+}
+
+// Request is one fetch as a driver sees it.
+type Request struct {
+	URL     *URL // parsed, fragment removed
+	Options Options
+	// Proxy is set when the URL is to be fetched whole through this HTTP
+	// gateway; only the http driver handles such requests.
+	Proxy *URL
+	// Client is the client that dispatched this request, so a driver can
+	// resolve another scheme's URL (file:// falling back to ftp://).
+	Client *Client
+}
+
+// Policy is the port policy in force.
+func (r *Request) Policy() *PortPolicy {
+	if r.Options.Policy != nil {
+		return r.Options.Policy
+	}
+	return &PortPolicy{}
+}
+
+// CheckPort applies the port policy to a connection the driver is about
+// to make for scheme (a redirect hop, an FTP data port).
+func (r *Request) CheckPort(scheme string, port int) error {
+	err := r.Policy().Check(scheme, port)
+	if fe, ok := err.(*Error); ok {
+		fe.URL = r.URL.Redacted()
+	}
+	return err
+}
+
+// Trace sends a line to the tracer, if there is one.
+func (r *Request) Trace(dir Direction, line string) {
+	if r.Options.Tracer != nil {
+		r.Options.Tracer.Trace(dir, line)
+	}
+}
+
+// Prompt asks the caller's prompter, or fails with ErrNoAnswer.
+func (r *Request) Prompt(ctx context.Context, q Question) (string, error) {
+	if q.URL == "" {
+		q.URL = r.URL.Redacted()
+	}
+	if r.Options.Prompter == nil {
+		return "", &Error{Kind: KindUsage, Op: "prompt", URL: q.URL, Part: q.Field, Offset: -1, Err: ErrNoAnswer}
+	}
+	return r.Options.Prompter.Prompt(ctx, q)
+}
+
+// Errorf builds an Error of kind k about this request's URL.
+func (r *Request) Errorf(k Kind, op, format string, args ...any) *Error {
+	e := Errorf(k, op, format, args...)
+	e.URL = r.URL.Redacted()
+	return e
+}
+
+// Dial connects to addr ("host:port") over TCP through the configured
+// dialer, within the dial timeout. The connection it returns enforces the
+// idle timeout on every read and write, and is closed when ctx ends, so a
+// driver's blocking I/O always returns.
+func (r *Request) Dial(ctx context.Context, addr string) (net.Conn, error) {
+	d := r.Options.Dialer
+	if d == nil {
+		d = &net.Dialer{}
+	}
+	dctx, cancel := context.WithTimeout(ctx, r.Options.dialTimeout())
+	defer cancel()
+	r.Trace(DirInfo, "connecting to "+addr)
+	c, err := d.DialContext(dctx, "tcp", addr)
+	if err != nil {
+		if ctx.Err() == nil && dctx.Err() != nil {
+			err = ErrTimeout
+		}
+		return nil, &Error{Kind: KindNetwork, Op: "dial " + addr, URL: r.URL.Redacted(), Offset: -1, Err: err}
+	}
+	return NewDeadlineConn(ctx, c, r.Options.Idle()), nil
+}

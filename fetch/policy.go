@@ -1,0 +1,131 @@
+package fetch
+
+import (
+	"fmt"
+	"sort"
+)
+
+// wellKnownPorts are the default ports of the schemes fetch speaks
+// (RFC 1738 §3, plus https and smtp for the submission server). A URL may
+// always use its own scheme's port; no other scheme may use it.
+var wellKnownPorts = map[string]int{
+	"ftp":      21,
+	"telnet":   23,
+	"smtp":     25,
+	"gopher":   70,
+	"http":     80,
+	"nntp":     119,
+	"news":     119,
+	"wais":     210,
+	"https":    443,
+	"prospero": 1525,
+}
+
+// badPorts is the WHATWG Fetch standard's list of ports a URL must not
+// reach: each belongs to a protocol that a crafted request could abuse.
+var badPorts = map[int]bool{
+	0: true, 1: true, 7: true, 9: true, 11: true, 13: true, 15: true, 17: true, 19: true,
+	20: true, 21: true, 22: true, 23: true, 25: true, 37: true, 42: true, 43: true, 53: true,
+	69: true, 77: true, 79: true, 87: true, 95: true, 101: true, 102: true, 103: true,
+	104: true, 109: true, 110: true, 111: true, 113: true, 115: true, 117: true, 119: true,
+	123: true, 135: true, 137: true, 139: true, 143: true, 161: true, 179: true, 389: true,
+	427: true, 465: true, 512: true, 513: true, 514: true, 515: true, 526: true, 530: true,
+	531: true, 532: true, 540: true, 548: true, 554: true, 556: true, 563: true, 587: true,
+	601: true, 636: true, 989: true, 990: true, 993: true, 995: true, 1719: true, 1720: true,
+	1723: true, 2049: true, 3659: true, 4045: true, 4190: true, 5060: true, 5061: true,
+	6000: true, 6566: true, 6665: true, 6666: true, 6667: true, 6668: true, 6669: true,
+	6679: true, 6697: true, 10080: true,
+}
+
+// DefaultPort is the port a scheme uses when its URL names none, or 0.
+func DefaultPort(scheme string) int { return wellKnownPorts[scheme] }
+
+// PortPolicy decides which ports a URL may make a protocol talk to
+// (RFC 1738 §6: a URL must not make one protocol talk to another's port).
+// The zero value is the default policy.
+type PortPolicy struct {
+	// Allowed ports are accepted for every scheme (--allow-port).
+	Allowed map[int]bool
+	// Defaults adds default ports for schemes registered at run time.
+	Defaults map[string]int
+}
+
+// Allow adds ports to the allowed set.
+func (p *PortPolicy) Allow(ports ...int) {
+	if p.Allowed == nil {
+		p.Allowed = map[int]bool{}
+	}
+	for _, n := range ports {
+		p.Allowed[n] = true
+	}
+}
+
+func (p *PortPolicy) defaultPort(scheme string) int {
+	if p != nil {
+		if n, ok := p.Defaults[scheme]; ok {
+			return n
+		}
+	}
+	return DefaultPort(scheme)
+}
+
+// Check returns nil when scheme may connect to port. The default policy:
+// a scheme's own default port is allowed; ports outside 1–65535, the
+// WHATWG bad ports, other schemes' well-known ports and, for schemes other
+// than http and https, every port below 1024 are refused. Ports named by
+// --allow-port are accepted.
+func (p *PortPolicy) Check(scheme string, port int) error {
+	if port == p.defaultPort(scheme) && port != 0 {
+		return nil
+	}
+	if port < 1 || port > 65535 {
+		return p.refuse(scheme, port, "outside 1-65535")
+	}
+	if p != nil && p.Allowed[port] {
+		return nil
+	}
+	if badPorts[port] {
+		return p.refuse(scheme, port, "it belongs to a protocol that must not be reached by URL")
+	}
+	for s, n := range wellKnownPorts {
+		if n == port && s != scheme && !(scheme == "news" && s == "nntp") {
+			return p.refuse(scheme, port, fmt.Sprintf("it is the %s port", s))
+		}
+	}
+	if port < 1024 && scheme != "http" && scheme != "https" {
+		return p.refuse(scheme, port, fmt.Sprintf("ports below 1024 other than %s's own are reserved", scheme))
+	}
+	return nil
+}
+
+func (p *PortPolicy) refuse(scheme string, port int, why string) error {
+	hint := fmt.Sprintf("; use --allow-port %d to permit it", port)
+	if port < 1 || port > 65535 {
+		hint = ""
+	}
+	return &Error{Kind: KindPolicy, Op: "port policy", Part: "port", Offset: -1,
+		Err: fmt.Errorf("%w: %s port %d refused: %s%s", ErrPortRefused, scheme, port, why, hint)}
+}
+
+// BadPorts lists the ports refused for every scheme, sorted.
+func BadPorts() []int {
+	out := make([]int, 0, len(badPorts))
+	for n := range badPorts {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// CheckLine refuses a value that would carry a decoded CR, LF or NUL into
+// a line protocol (RFC 1738 §6), naming the URL part it came from.
+func CheckLine(part, value string) error {
+	for i := 0; i < len(value); i++ {
+		switch value[i] {
+		case '\r', '\n', 0:
+			return &Error{Kind: KindPolicy, Op: "line safety", Part: part, Offset: -1,
+				Err: fmt.Errorf("%w (byte %d of the decoded %s is %q)", ErrUnsafeLine, i, part, value[i])}
+		}
+	}
+	return nil
+}
