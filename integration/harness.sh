@@ -38,17 +38,19 @@ die() { log "$*"; exit 1; }
 # ---------------------------------------------------------------- helpers used by servers/*.sh
 
 # probe PORT SEND EXPECT [SECONDS]: connect to 127.0.0.1:PORT, send SEND
-# (printf %b escapes; empty sends nothing), and succeed when what comes back
-# within SECONDS matches the extended regexp EXPECT.
+# (printf %b escapes; empty sends nothing), and succeed as soon as a line that
+# comes back (CR removed) matches the extended regexp EXPECT, within SECONDS.
 probe() {
-	local port=$1 send=$2 expect=$3 secs=${4:-3} out
-	out=$(timeout "$secs" bash -c '
+	timeout "${4:-3}" bash -c '
 		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
 		[ -n "$2" ] && printf "%b" "$2" >&3
-		# read what arrives within the time limit; timeout ends us
-		cat <&3
-	' probe "$port" "$send" 2>/dev/null | head -c 65536 | tr -d '\0') || true
-	printf '%s' "$out" | grep -Eq -- "$expect"
+		while IFS= read -r line <&3 || [ -n "$line" ]; do
+			line=${line%$'"'"'\r'"'"'}
+			[[ $line =~ $3 ]] && exit 0
+			line=
+		done
+		exit 1
+	' probe "$1" "$2" "$3" 2>/dev/null
 }
 
 # pids_on_port PORT: pids of processes listening on 127.0.0.1:PORT.
