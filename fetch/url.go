@@ -1,5 +1,12 @@
 package fetch
 
+import (
+	"encoding/json"
+	"net"
+	"strconv"
+	"strings"
+)
+
 // URL is a URL parsed by the RFC 1738 rules. The parts of the common
 // Internet scheme syntax (RFC 1738 §3.1) are split out; the url-path stays
 // in its escaped form, so each driver decodes a component only where its
@@ -32,4 +39,139 @@ type URL struct {
 
 	Fragment    string // escaped, without "#"; never sent to a server
 	HasFragment bool
+}
+
+// urlDefaultPorts are the default ports of RFC 1738 §3 (and https).
+var urlDefaultPorts = map[string]int{
+	"ftp": 21, "http": 80, "https": 443, "gopher": 70, "nntp": 119, "news": 119,
+	"telnet": 23, "wais": 210, "prospero": 1525,
+}
+
+// urlUserKeep is what user and password may hold unencoded (RFC 1738 §5:
+// user = *[ uchar | ";" | "?" | "&" | "=" ]).
+const urlUserKeep = ";?&="
+
+// String is the canonical form of u: scheme and host in lower case,
+// user and password encoded, unsafe characters of the escaped parts
+// %-encoded (space, controls, <>"#%{}|\^~[]` and octets >= 0x80). A port
+// is written when u has one, even the scheme's default.
+func (u *URL) String() string { return u.format(false) }
+
+// Redacted is String with a non-empty password replaced by "****", for
+// logs and error messages.
+func (u *URL) Redacted() string { return u.format(true) }
+
+func (u *URL) format(redact bool) string {
+	if u == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(u.prefix(redact))
+	if u.Slashes {
+		b.WriteString(urlEscapeUnsafe(u.Path))
+	} else {
+		b.WriteString(urlEscapeUnsafe(u.Opaque))
+	}
+	if u.HasFragment {
+		b.WriteByte('#')
+		b.WriteString(urlEscapeUnsafe(u.Fragment))
+	}
+	return b.String()
+}
+
+// prefix is the canonical text before Path (or Opaque): scheme, "//",
+// login and the "/" that ends it.
+func (u *URL) prefix(redact bool) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(u.Scheme))
+	b.WriteByte(':')
+	if !u.Slashes {
+		return b.String()
+	}
+	b.WriteString("//")
+	if u.HasUser {
+		b.WriteString(Escape(u.User, urlUserKeep))
+		if u.HasPassword {
+			b.WriteByte(':')
+			if redact && u.Password != "" {
+				b.WriteString("****")
+			} else {
+				b.WriteString(Escape(u.Password, urlUserKeep))
+			}
+		}
+		b.WriteByte('@')
+	}
+	b.WriteString(urlFormatHost(u.Host))
+	if u.Port != 0 {
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(u.Port))
+	}
+	if u.HasPath || (u.Path != "" && !(u.Path[0] == '?' && urlQueryEndsHost(u.Scheme))) {
+		b.WriteByte('/')
+	}
+	return b.String()
+}
+
+// urlFormatHost writes a host for a URL: an IPv6 literal in brackets,
+// anything a parsed host cannot hold encoded.
+func urlFormatHost(h string) string {
+	if strings.IndexByte(h, ':') >= 0 {
+		return "[" + strings.ToLower(h) + "]"
+	}
+	return urlEscapeFunc(strings.ToLower(h), func(c byte) bool {
+		return urlIsAlpha(c) || urlIsDigit(c) || c == '-' || c == '.'
+	})
+}
+
+// HostPort is "host:port" for dialing, the IPv6 literal in brackets;
+// defaultPort stands in when u names no port.
+func (u *URL) HostPort(defaultPort int) string {
+	return net.JoinHostPort(u.Host, strconv.Itoa(u.PortOr(defaultPort)))
+}
+
+// PortOr is u's port, or defaultPort when u names none.
+func (u *URL) PortOr(defaultPort int) int {
+	if u.Port == 0 {
+		return defaultPort
+	}
+	return u.Port
+}
+
+// Clone is a copy of u that shares nothing with it.
+func (u *URL) Clone() *URL {
+	if u == nil {
+		return nil
+	}
+	c := *u
+	return &c
+}
+
+// MarshalJSON writes u's parts for "fetch --parse": the password, when
+// there is one, as "****", and "canonical", which is Redacted().
+func (u *URL) MarshalJSON() ([]byte, error) {
+	type urlJSON struct {
+		Scheme      string `json:"scheme"`
+		Slashes     bool   `json:"slashes"`
+		User        string `json:"user,omitempty"`
+		HasUser     bool   `json:"has_user,omitempty"`
+		Password    string `json:"password,omitempty"`
+		HasPassword bool   `json:"has_password,omitempty"`
+		Host        string `json:"host,omitempty"`
+		Port        int    `json:"port,omitempty"`
+		Path        string `json:"path,omitempty"`
+		HasPath     bool   `json:"has_path,omitempty"`
+		Opaque      string `json:"opaque,omitempty"`
+		Fragment    string `json:"fragment,omitempty"`
+		HasFragment bool   `json:"has_fragment,omitempty"`
+		Canonical   string `json:"canonical"`
+	}
+	j := urlJSON{
+		Scheme: u.Scheme, Slashes: u.Slashes, User: u.User, HasUser: u.HasUser,
+		HasPassword: u.HasPassword, Host: u.Host, Port: u.Port, Path: u.Path, HasPath: u.HasPath,
+		Opaque: u.Opaque, Fragment: u.Fragment, HasFragment: u.HasFragment, Canonical: u.Redacted(),
+	}
+	if u.HasPassword && u.Password != "" {
+		j.Password = "****"
+	}
+	return json.Marshal(j)
 }

@@ -1,0 +1,430 @@
+package fetch
+
+import (
+	"net/netip"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+)
+
+// Parse parses raw as a URL by the generic syntax of RFC 1738 §2.1 and,
+// when "//" follows "scheme:", the common Internet scheme syntax of §3.1:
+//
+//	//<user>:<password>@<host>:<port>/<url-path>
+//
+// Surrounding whitespace, a "URL:" prefix and a "<...>" wrapper (RFC 1738
+// Appendix) are removed first. The url-path, the opaque part and the
+// fragment stay escaped; unsafe characters the spec says must be encoded
+// ("~", "{", octets >= 0x80...) are tolerated and stored encoded, while a
+// bare control character, a space or a malformed escape is an error.
+// User and password are decoded; the host is lower case, an IDN is turned
+// into A-labels (UTS #46 lookup), an IPv6 literal loses its brackets.
+//
+// Every failure is an *Error of kind KindMalformed with the URL part at
+// fault and the byte offset in raw.
+func Parse(raw string) (*URL, error) {
+	u, err := urlParse(raw)
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			e.URL = urlMaskInput(raw)
+		}
+		return nil, err
+	}
+	return u, nil
+}
+
+func urlIsSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// urlUnwrap removes surrounding whitespace, "<...>" and "URL:" and
+// returns what is left with its offset in raw.
+func urlUnwrap(raw string) (string, int) {
+	start, end := 0, len(raw)
+	trim := func() {
+		for start < end && urlIsSpace(raw[start]) {
+			start++
+		}
+		for end > start && urlIsSpace(raw[end-1]) {
+			end--
+		}
+	}
+	trim()
+	if end-start >= 2 && raw[start] == '<' && raw[end-1] == '>' {
+		start++
+		end--
+		trim()
+	}
+	if end-start > 4 && strings.EqualFold(raw[start:start+4], "URL:") && urlSchemeLen(raw[start+4:end]) > 0 {
+		start += 4
+		trim()
+	}
+	return raw[start:end], start
+}
+
+// urlSchemeLen is the length of the scheme s starts with when a ":"
+// follows it, else 0.
+func urlSchemeLen(s string) int {
+	if s == "" || !urlIsAlpha(s[0]) {
+		return 0
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ':':
+			return i
+		case urlIsAlpha(c) || urlIsDigit(c) || c == '+' || c == '-' || c == '.':
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// urlHostRequired lists the schemes whose "//" form must name a host
+// (file:///path may not; schemes this package does not know are free).
+var urlHostRequired = map[string]bool{
+	"ftp": true, "http": true, "https": true, "gopher": true, "nntp": true,
+	"telnet": true, "wais": true, "prospero": true, "news": true,
+}
+
+// urlQueryEndsHost lists the schemes in which "?" ends the host part even
+// without a "/" before it ("http://host?q"), as every browser reads it.
+func urlQueryEndsHost(scheme string) bool { return scheme == "http" || scheme == "https" }
+
+func urlParse(raw string) (*URL, error) {
+	s, off := urlUnwrap(raw)
+	if s == "" {
+		return nil, urlParseErr("scheme", off, "empty URL")
+	}
+	colon := strings.IndexByte(s, ':')
+	if colon < 0 {
+		return nil, urlParseErr("scheme", off, "missing scheme (a URL starts with \"scheme:\")")
+	}
+	if colon == 0 {
+		return nil, urlParseErr("scheme", off, "empty scheme")
+	}
+	if !urlIsAlpha(s[0]) {
+		return nil, urlParseErr("scheme", off, "scheme must start with a letter")
+	}
+	for i := 1; i < colon; i++ {
+		if c := s[i]; !(urlIsAlpha(c) || urlIsDigit(c) || c == '+' || c == '-' || c == '.') {
+			return nil, urlParseErr("scheme", off+i, "scheme may hold only letters, digits, \"+\", \"-\" and \".\"")
+		}
+	}
+	u := &URL{Scheme: strings.ToLower(s[:colon])}
+	rest, restOff := s[colon+1:], off+colon+1
+
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		frag, err := urlCleanPart(rest[h+1:], "fragment", restOff+h+1)
+		if err != nil {
+			return nil, err
+		}
+		u.Fragment, u.HasFragment = frag, true
+		rest = rest[:h]
+	}
+
+	if !strings.HasPrefix(rest, "//") {
+		opaque, err := urlCleanPart(rest, "opaque", restOff)
+		if err != nil {
+			return nil, err
+		}
+		u.Opaque = opaque
+		return u, nil
+	}
+
+	u.Slashes = true
+	auth, authOff := rest[2:], restOff+2
+	end := strings.IndexByte(auth, '/')
+	if urlQueryEndsHost(u.Scheme) {
+		end = strings.IndexAny(auth, "/?")
+	}
+	if end >= 0 {
+		var err error
+		if auth[end] == '/' {
+			u.HasPath = true
+			u.Path, err = urlCleanPart(auth[end+1:], "path", authOff+end+1)
+		} else {
+			u.Path, err = urlCleanPart(auth[end:], "path", authOff+end)
+		}
+		if err != nil {
+			return nil, err
+		}
+		auth = auth[:end]
+	}
+
+	hostport, hpOff := auth, authOff
+	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+		userinfo := auth[:at]
+		hostport, hpOff = auth[at+1:], authOff+at+1
+		u.HasUser = true
+		user, uOff := userinfo, authOff
+		if c := strings.IndexByte(userinfo, ':'); c >= 0 {
+			user = userinfo[:c]
+			pw, err := urlDecodeUserinfo(userinfo[c+1:], "password", authOff+c+1)
+			if err != nil {
+				return nil, err
+			}
+			u.Password, u.HasPassword = pw, true
+		}
+		var err error
+		if u.User, err = urlDecodeUserinfo(user, "user", uOff); err != nil {
+			return nil, err
+		}
+	}
+
+	var portStr string
+	portOff := -1
+	if strings.HasPrefix(hostport, "[") {
+		rb := strings.IndexByte(hostport, ']')
+		if rb < 0 {
+			return nil, urlParseErr("host", hpOff, "IPv6 literal lacks its closing \"]\"")
+		}
+		addr, err := netip.ParseAddr(hostport[1:rb])
+		if err != nil || !addr.Is6() || addr.Zone() != "" {
+			return nil, urlParseErr("host", hpOff+1, "not an IPv6 address")
+		}
+		u.Host = addr.String()
+		if after := hostport[rb+1:]; after != "" {
+			if after[0] != ':' {
+				return nil, urlParseErr("host", hpOff+rb+1, "only \":port\" may follow an IPv6 literal")
+			}
+			portStr, portOff = after[1:], hpOff+rb+2
+		}
+	} else {
+		host := hostport
+		if c := strings.IndexByte(hostport, ':'); c >= 0 {
+			host, portStr, portOff = hostport[:c], hostport[c+1:], hpOff+c+1
+		}
+		h, err := urlParseHost(host, hpOff)
+		if err != nil {
+			return nil, err
+		}
+		u.Host = h
+	}
+	if portStr != "" {
+		p, err := urlParsePort(portStr, portOff)
+		if err != nil {
+			return nil, err
+		}
+		u.Port = p
+	}
+	if u.Host == "" {
+		if urlHostRequired[u.Scheme] {
+			return nil, urlParseErr("host", hpOff, u.Scheme+" URLs must name a host")
+		}
+		if u.HasUser || u.Port != 0 {
+			return nil, urlParseErr("host", hpOff, "user or port given without a host")
+		}
+	}
+	return u, nil
+}
+
+// urlDecodeUserinfo checks and decodes a user or password field (RFC 1738
+// §3.1: ":", "@" and "/" must be encoded in it).
+func urlDecodeUserinfo(s, part string, off int) (string, error) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			if !urlValidEscape(s, i) {
+				return "", urlParseErr(part, off+i, "malformed escape: \"%\" must be followed by two hexadecimal digits")
+			}
+			i += 2
+		case c == ' ':
+			return "", urlParseErr(part, off+i, "space must be encoded as %20")
+		case c < 0x20 || c == 0x7f:
+			return "", urlParseErr(part, off+i, "control character must be encoded")
+		case c == '@' || (c == ':' && part == "user"):
+			return "", urlParseErr(part, off+i, "\""+string(c)+"\" must be encoded in the "+part)
+		}
+	}
+	v, _ := Unescape(s)
+	return v, nil
+}
+
+// urlParsePort reads a decimal port, 1 to 65535.
+func urlParsePort(s string, off int) (int, error) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !urlIsDigit(c) {
+			return 0, urlParseErr("port", off+i, "port must be decimal digits")
+		}
+		n = n*10 + int(c-'0')
+		if n > 65535 {
+			return 0, urlParseErr("port", off, "port out of range 1-65535")
+		}
+	}
+	if n == 0 {
+		return 0, urlParseErr("port", off, "port 0 is not a port to connect to")
+	}
+	return n, nil
+}
+
+// urlParseHost checks a host (RFC 1738 §3.1 and §5 hostname | hostnumber)
+// and returns it in lower case, an internationalized name in A-labels.
+// It may be %-encoded (UTF-8) or raw UTF-8.
+func urlParseHost(h string, off int) (string, error) {
+	if h == "" {
+		return "", nil
+	}
+	literal := true // offsets inside h are offsets in the input
+	name := h
+	if strings.IndexByte(h, '%') >= 0 {
+		for i := 0; i < len(h); i++ {
+			if h[i] == '%' && !urlValidEscape(h, i) {
+				return "", urlParseErr("host", off+i, "malformed escape: \"%\" must be followed by two hexadecimal digits")
+			}
+		}
+		name, _ = Unescape(h)
+		literal = false
+	}
+	ascii := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 0x80 {
+			ascii = false
+			literal = false
+			continue
+		}
+		if c <= ' ' || c == 0x7f {
+			at := off
+			if literal {
+				at += i
+			}
+			return "", urlParseErr("host", at, "control character or space in host")
+		}
+	}
+	if !ascii && !utf8.ValidString(name) {
+		return "", urlParseErr("host", off, "host is not valid UTF-8")
+	}
+	name = strings.ToLower(name)
+	if ascii && urlLooksNumeric(name) {
+		if !urlValidQuad(name) {
+			return "", urlParseErr("host", off, "IP address must be four decimal numbers 0-255 without leading zeros")
+		}
+		return name, nil
+	}
+	if !ascii || strings.HasPrefix(name, "xn--") || strings.Contains(name, ".xn--") {
+		a, err := idna.Lookup.ToASCII(name)
+		if err != nil {
+			return "", urlParseErr("host", off, "invalid internationalized host name: "+err.Error())
+		}
+		// The conversion must be stable, or the canonical form would not
+		// parse back to the same host.
+		if b, err := idna.Lookup.ToASCII(a); err != nil || b != a {
+			return "", urlParseErr("host", off, "invalid internationalized host name")
+		}
+		name = a
+		literal = false
+	}
+	if i, msg := urlCheckHostname(name); msg != "" {
+		at := off
+		if literal {
+			at += i
+		}
+		return "", urlParseErr("host", at, msg)
+	}
+	return name, nil
+}
+
+// urlLooksNumeric reports a host made only of digits and dots.
+func urlLooksNumeric(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !urlIsDigit(s[i]) && s[i] != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// urlValidQuad reports RFC 1738's hostnumber with each part 0-255 and no
+// leading zeros (which some resolvers read as octal).
+func urlValidQuad(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || len(p) > 3 || (len(p) > 1 && p[0] == '0') {
+			return false
+		}
+		n := 0
+		for i := 0; i < len(p); i++ {
+			n = n*10 + int(p[i]-'0')
+		}
+		if n > 255 {
+			return false
+		}
+	}
+	return true
+}
+
+// urlCheckHostname checks RFC 1738's hostname (RFC 1034 §3.5, RFC 1123
+// §2.1): labels of letters, digits and inner hyphens, at most 63 octets,
+// the rightmost starting with a letter. One trailing dot (the root) is
+// allowed. It returns the index of the fault and a message, or "".
+func urlCheckHostname(s string) (int, string) {
+	if len(s) > 254 || (len(s) == 254 && s[253] != '.') {
+		return 0, "host name longer than 253 characters"
+	}
+	name := strings.TrimSuffix(s, ".")
+	start := 0
+	for start <= len(name) {
+		end := strings.IndexByte(name[start:], '.')
+		if end < 0 {
+			end = len(name)
+		} else {
+			end += start
+		}
+		label := name[start:end]
+		if label == "" {
+			return start, "empty label in host name"
+		}
+		if len(label) > 63 {
+			return start, "host name label longer than 63 characters"
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(urlIsAlpha(c) || urlIsDigit(c) || c == '-') {
+				return start + i, "host name may hold only letters, digits, \"-\" and \".\""
+			}
+		}
+		if label[0] == '-' || label[len(label)-1] == '-' {
+			return start, "host name label must start and end with a letter or digit"
+		}
+		if end == len(name) {
+			if !urlIsAlpha(label[0]) {
+				return start, "the last label of a host name must start with a letter"
+			}
+			break
+		}
+		start = end + 1
+	}
+	return 0, ""
+}
+
+// urlMaskInput hides the password of a URL that may not parse, for error
+// messages: the text between the first ":" and the last "@" of the
+// part after "//" becomes "****".
+func urlMaskInput(raw string) string {
+	i := strings.Index(raw, "//")
+	if i < 0 {
+		return raw
+	}
+	auth := raw[i+2:]
+	if end := strings.IndexByte(auth, '/'); end >= 0 {
+		auth = auth[:end]
+	}
+	at := strings.LastIndexByte(auth, '@')
+	if at < 0 {
+		return raw
+	}
+	c := strings.IndexByte(auth[:at], ':')
+	if c < 0 || c+1 == at {
+		return raw
+	}
+	return raw[:i+2+c+1] + "****" + raw[i+2+at:]
+}
