@@ -1,0 +1,121 @@
+package fetch
+
+import "strings"
+
+// ExtractURLs finds the URLs written in free text (mail, news, print) as
+// RFC 1738's Appendix "Recommendations for URLs in Context" describes,
+// and returns their texts, without wrappers, in order:
+//
+//   - <URL:...>, the recommended wrapper, and <...> whose content starts
+//     with "scheme:". Whitespace inside the brackets (spaces, line breaks,
+//     tabs) was added to break a long URL across lines and is removed.
+//     A line broken right after a hyphen is treated the same way: the
+//     whitespace around the break goes and the hyphen stays, since no
+//     whitespace may be introduced after a hyphen and the hyphen is more
+//     likely part of the URL than a typesetter's addition.
+//   - A bare "URL:" prefix followed by "scheme:": the URL runs to the
+//     next whitespace, except that a line ending in "-" continues on the
+//     next line (the same hyphen rule); trailing sentence punctuation
+//     (".,;:!?" and quotes, and a ")" with no "(") is not part of it.
+//
+// The texts are not parsed; pass each to Parse.
+func ExtractURLs(text string) []string {
+	var out []string
+	closeAhead := strings.IndexByte(text, '>') >= 0
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '<' && closeAhead {
+			end := strings.IndexByte(text[i+1:], '>')
+			if end < 0 {
+				closeAhead = false
+				i++
+				continue
+			}
+			inner := text[i+1 : i+1+end]
+			if k := strings.LastIndexByte(inner, '<'); k >= 0 {
+				i += 1 + k // a later "<" opens the wrapper
+				continue
+			}
+			// The scheme must lead the content ("<see URL:x:y>" is prose).
+			s := strings.TrimLeft(inner, " \t\r\n\f\v")
+			if len(s) > 4 && strings.EqualFold(s[:4], "URL:") {
+				s = strings.TrimLeft(s[4:], " \t\r\n\f\v")
+			}
+			if urlSchemeLen(s) > 0 {
+				out = append(out, urlDropSpace(s))
+				i += end + 2
+				continue
+			}
+			i++
+			continue
+		}
+		if (c == 'U' || c == 'u') && len(text)-i > 4 && strings.EqualFold(text[i:i+4], "URL:") &&
+			(i == 0 || !(urlIsAlpha(text[i-1]) || urlIsDigit(text[i-1]))) {
+			j := i + 4
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+				j++
+			}
+			if j < len(text) && text[j] == '<' {
+				i = j // "URL: <...>": the wrapper branch takes it
+				continue
+			}
+			s, next := urlScanBare(text, j)
+			if urlSchemeLen(s) > 0 {
+				out = append(out, s)
+				i = next
+				continue
+			}
+		}
+		i++
+	}
+	return out
+}
+
+// urlDropSpace removes every whitespace octet from s.
+func urlDropSpace(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 && urlIsSpace(byte(r)) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// urlScanBare reads an unwrapped URL starting at text[i]: up to the next
+// whitespace, joining the next line when a line ends right after "-".
+// It returns the URL and the index after it.
+func urlScanBare(text string, i int) (string, int) {
+	var b strings.Builder
+	for {
+		j := i
+		for j < len(text) && !urlIsSpace(text[j]) && text[j] != '<' && text[j] != '>' {
+			j++
+		}
+		b.WriteString(text[i:j])
+		i = j
+		if j == 0 || j == len(text) || text[j-1] != '-' || !urlIsSpace(text[j]) {
+			break
+		}
+		k, newline := j, false
+		for k < len(text) && urlIsSpace(text[k]) {
+			if text[k] == '\n' || text[k] == '\r' {
+				newline = true
+			}
+			k++
+		}
+		if !newline || k == len(text) {
+			break
+		}
+		i = k
+	}
+	s := b.String()
+	for s != "" {
+		last := s[len(s)-1]
+		if strings.IndexByte(".,;:!?'\"", last) >= 0 || (last == ')' && strings.IndexByte(s, '(') < 0) {
+			s = s[:len(s)-1]
+			continue
+		}
+		break
+	}
+	return s, i
+}
