@@ -1,0 +1,36 @@
+# smtp: Exim (Debian's exim4-daemon-light) on FETCH_SMTP_ADDR with a private
+# configuration (testdata/harness/conf/exim.conf, run with -C; spool, logs
+# and mail under $RUN_DIR/smtp). Mail for any address at fetch.test or
+# localhost is delivered at once into the Maildir FETCH_MAILBOX (one file per
+# message in new/); RCPT TO:<nobody-here@fetch.test> is refused with 550.
+SMTP_PORT=18025
+
+smtp_packages() { echo exim4-daemon-light; }
+
+smtp_start() {
+	local d=$RUN_DIR/smtp
+	free_port $SMTP_PORT
+	rm -rf "$d"
+	mkdir -p "$d/spool" "$d/log" "$d/Maildir"/{new,cur,tmp}
+	render "$TESTDATA/conf/exim.conf" "$d/exim.conf" SMTP_PORT=$SMTP_PORT
+	chmod 644 "$d/exim.conf"
+	chown -R Debian-exim:Debian-exim "$d/spool" "$d/log" "$d/Maildir"
+	chmod 755 "$d/Maildir" "$d/Maildir"/*
+	# -bdf: daemon in the foreground; -odi: deliver in the receiving process,
+	# so the message is in the Maildir when the client has its 250
+	spawn smtp /usr/sbin/exim4 -C "$d/exim.conf" -bdf -odi
+}
+
+smtp_ready() {
+	probe $SMTP_PORT '' '^220 '
+}
+
+smtp_stop() {
+	stop_pidfile "$RUN_DIR/smtp/smtp.pid"
+	free_port $SMTP_PORT
+}
+
+smtp_env() {
+	echo "export FETCH_SMTP_ADDR=127.0.0.1:$SMTP_PORT"
+	echo "export FETCH_MAILBOX=$RUN_DIR/smtp/Maildir"
+}
