@@ -142,10 +142,11 @@ func (c *Client) FetchURL(ctx context.Context, u *URL) (*Result, error) {
 			cancel:     cancel,
 			url:        res.URL.Redacted(),
 		}
-	} else if res.Session == nil {
+	} else if res.Session != nil {
+		res.Session = guardedSession{res.Session, cancel}
+	} else {
 		cancel()
 	}
-	// A session outlives MaxTime's context only through its own Close.
 	return res, nil
 }
 
@@ -221,4 +222,16 @@ func noProxy(host string) bool {
 		}
 	}
 	return false
+}
+
+// guardedSession releases the fetch's context when the session closes.
+type guardedSession struct {
+	Session
+	cancel context.CancelFunc
+}
+
+func (s guardedSession) Close() error {
+	err := s.Session.Close()
+	s.cancel()
+	return err
 }

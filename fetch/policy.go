@@ -99,12 +99,12 @@ func (p *PortPolicy) Check(scheme string, port int) error {
 }
 
 func (p *PortPolicy) refuse(scheme string, port int, why string) error {
-	hint := fmt.Sprintf("; use --allow-port %d to permit it", port)
+	hint := fmt.Sprintf(" (use --allow-port %d to permit it)", port)
 	if port < 1 || port > 65535 {
 		hint = ""
 	}
-	return &Error{Kind: KindPolicy, Op: "port policy", Part: "port", Offset: -1,
-		Err: fmt.Errorf("%w: %s port %d refused: %s%s", ErrPortRefused, scheme, port, why, hint)}
+	return &Error{Kind: KindPolicy, Op: "port policy", Offset: -1,
+		Err: explained{fmt.Sprintf("port %d refused for %s: %s%s", port, scheme, why, hint), ErrPortRefused}}
 }
 
 // BadPorts lists the ports refused for every scheme, sorted.
@@ -124,8 +124,17 @@ func CheckLine(part, value string) error {
 		switch value[i] {
 		case '\r', '\n', 0:
 			return &Error{Kind: KindPolicy, Op: "line safety", Part: part, Offset: -1,
-				Err: fmt.Errorf("%w (byte %d of the decoded %s is %q)", ErrUnsafeLine, i, part, value[i])}
+				Err: explained{fmt.Sprintf("byte %d of the decoded value is %q: %v", i, value[i], ErrUnsafeLine), ErrUnsafeLine}}
 		}
 	}
 	return nil
 }
+
+// explained is a sentinel error with a sentence of its own.
+type explained struct {
+	msg   string
+	cause error
+}
+
+func (e explained) Error() string { return e.msg }
+func (e explained) Unwrap() error { return e.cause }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// envFor names the environment variable that overrides a configuration
+// file setting; the drivers read these themselves when the setting is
+// empty, so the file only fills a setting whose variable is unset.
+var envFor = map[string]string{
+	"nntp-server": "NNTPSERVER",
+	"from":        "EMAIL",
+}
+
+// secretKeys may appear only in the configuration file.
+var secretKeys = map[string]bool{
+	"nntp-password": true,
+	"smtp-user":     true,
+	"smtp-password": true,
+	"smtp-starttls": true,
+}
+
+// configPath is --config, else $FETCH_CONFIG, else the user's
+// configuration directory's fetch/config. explicit says the user named it.
+func configPath(o *options) (path string, explicit bool) {
+	if o.configFile != "" {
+		return o.configFile, true
+	}
+	if p := os.Getenv("FETCH_CONFIG"); p != "" {
+		return p, true
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", false
+	}
+	return filepath.Join(dir, "fetch", "config"), false
+}
+
+// applyConfig reads "name = value" lines (# starts a comment) and sets
+// each flag the command line and the environment left unset.
+func applyConfig(o *options) error {
+	path, explicit := configPath(o)
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if !explicit && errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return &fetch.Error{Kind: fetch.KindLocal, Op: "config", Offset: -1, Err: err}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" {
+			return configError(path, n, "want name = value")
+		}
+		if secretKeys[name] {
+			o.secrets[name] = value
+			continue
+		}
+		if o.fs.Lookup(name) == nil {
+			return configError(path, n, fmt.Sprintf("unknown setting %q (settings are flag names, see fetch --help)", name))
+		}
+		if o.set[name] || os.Getenv(envFor[name]) != "" && envFor[name] != "" {
+			continue
+		}
+		if err := o.fs.Set(name, value); err != nil {
+			return configError(path, n, err.Error())
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &fetch.Error{Kind: fetch.KindLocal, Op: "config", Offset: -1, Err: err}
+	}
+	return nil
+}
+
+func configError(path string, line int, msg string) error {
+	return &fetch.Error{Kind: fetch.KindUsage, Op: "config", Offset: -1, Err: fmt.Errorf("%s:%d: %s", path, line, msg)}
+}

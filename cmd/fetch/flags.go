@@ -1,0 +1,263 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// options are the command line, after the configuration file and the
+// environment have filled what the flags left unset.
+type options struct {
+	output     string // -o
+	remoteName bool   // -O
+	jsonOut    bool
+	verbose    bool
+	info       bool
+	parse      bool
+	base       string
+	quiet      bool
+	progress   bool
+	noProgress bool
+	version    bool
+
+	allowPorts  portList
+	timeout     time.Duration
+	connTimeout time.Duration
+	maxTime     time.Duration
+	maxSize     byteSize
+	resume      string // -C: an offset, or "-" to continue the output file
+
+	query string
+	form  keyValues
+	raw   bool
+
+	proxy  string
+	socks5 string
+
+	ftpMethod  string
+	ftpEmail   string
+	ftpActive  string
+	ftpNoEPSV  bool
+	fileFTP    bool
+	nntpServer string
+	nntpUser   string
+	smtpServer string
+	from       string
+	data       string
+	dryRun     bool
+	allowBcc   bool
+	userAgent  string
+	headers    keyValues
+	maxRedirs  int
+	insecure   bool
+	configFile string
+
+	urls []string
+	set  map[string]bool // flags given on the command line
+	fs   *flag.FlagSet
+	// secrets are configuration-file-only settings (passwords), kept off
+	// the command line where other users could read them.
+	secrets map[string]string
+}
+
+// portList collects repeated --allow-port values.
+type portList []int
+
+func (p *portList) String() string { return fmt.Sprint(*p) }
+func (p *portList) Set(s string) error {
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q is not a port (1-65535)", f)
+		}
+		*p = append(*p, n)
+	}
+	return nil
+}
+
+// keyValues collects repeated NAME=VALUE (or header) values.
+type keyValues []string
+
+func (k *keyValues) String() string     { return strings.Join(*k, ",") }
+func (k *keyValues) Set(s string) error { *k = append(*k, s); return nil }
+
+// byteSize reads 100, 10K, 5M, 2G (powers of 1024).
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) Set(s string) error {
+	mult := int64(1)
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(t, "B")
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult, t = 1<<10, t[:len(t)-1]
+	case strings.HasSuffix(t, "M"):
+		mult, t = 1<<20, t[:len(t)-1]
+	case strings.HasSuffix(t, "G"):
+		mult, t = 1<<30, t[:len(t)-1]
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a size (e.g. 512K, 10M)", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
+
+func newFlagSet(o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.output, "o", "", "")
+	fs.StringVar(&o.output, "output", "", "")
+	fs.BoolVar(&o.remoteName, "O", false, "")
+	fs.BoolVar(&o.remoteName, "remote-name", false, "")
+	fs.BoolVar(&o.jsonOut, "json", false, "")
+	fs.BoolVar(&o.verbose, "v", false, "")
+	fs.BoolVar(&o.verbose, "verbose", false, "")
+	fs.BoolVar(&o.info, "info", false, "")
+	fs.BoolVar(&o.parse, "parse", false, "")
+	fs.StringVar(&o.base, "base", "", "")
+	fs.BoolVar(&o.quiet, "q", false, "")
+	fs.BoolVar(&o.quiet, "quiet", false, "")
+	fs.BoolVar(&o.progress, "progress", false, "")
+	fs.BoolVar(&o.noProgress, "no-progress", false, "")
+	fs.BoolVar(&o.version, "version", false, "")
+	fs.Var(&o.allowPorts, "allow-port", "")
+	fs.DurationVar(&o.timeout, "timeout", 0, "")
+	fs.DurationVar(&o.connTimeout, "connect-timeout", 0, "")
+	fs.DurationVar(&o.maxTime, "max-time", 0, "")
+	fs.Var(&o.maxSize, "max-size", "")
+	fs.StringVar(&o.resume, "C", "", "")
+	fs.StringVar(&o.resume, "continue-at", "", "")
+	fs.StringVar(&o.query, "query", "", "")
+	fs.Var(&o.form, "form", "")
+	fs.BoolVar(&o.raw, "raw", false, "")
+	fs.StringVar(&o.proxy, "proxy", "", "")
+	fs.StringVar(&o.socks5, "socks5", "", "")
+	fs.StringVar(&o.ftpMethod, "ftp-method", "", "")
+	fs.StringVar(&o.ftpEmail, "ftp-email", "", "")
+	fs.StringVar(&o.ftpActive, "ftp-port", "", "")
+	fs.BoolVar(&o.ftpNoEPSV, "disable-epsv", false, "")
+	fs.BoolVar(&o.fileFTP, "file-ftp", false, "")
+	fs.StringVar(&o.nntpServer, "nntp-server", "", "")
+	fs.StringVar(&o.nntpUser, "nntp-user", "", "")
+	fs.StringVar(&o.smtpServer, "smtp-server", "", "")
+	fs.StringVar(&o.from, "from", "", "")
+	fs.StringVar(&o.data, "data", "", "")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "")
+	fs.BoolVar(&o.allowBcc, "allow-bcc", false, "")
+	fs.StringVar(&o.userAgent, "user-agent", "", "")
+	fs.Var(&o.headers, "H", "")
+	fs.Var(&o.headers, "header", "")
+	fs.IntVar(&o.maxRedirs, "max-redirs", 0, "")
+	fs.BoolVar(&o.insecure, "insecure", false, "")
+	fs.StringVar(&o.configFile, "config", "", "")
+	return fs
+}
+
+var errHelp = errors.New("help requested")
+
+// parseArgs reads flags and URLs in any order ("fetch URL -o out" works
+// as "fetch -o out URL"); "--" ends the flags.
+func parseArgs(args []string) (*options, error) {
+	o := &options{set: map[string]bool{}, secrets: map[string]string{}}
+	fs := newFlagSet(o)
+	o.fs = fs
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, errHelp
+			}
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		// fs.Parse stops at the first non-flag; "--" is consumed by it.
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			o.urls = append(o.urls, rest...)
+			break
+		}
+		o.urls = append(o.urls, rest[0])
+		args = rest[1:]
+	}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	return o, nil
+}
+
+const usageText = `fetch dereferences URLs of every scheme of RFC 1738, each by its own protocol.
+
+Usage: fetch [flags] URL...
+
+  fetch http://127.0.0.1:8080/index.html        a document to standard output
+  fetch -o motd.txt ftp://ftp.example/etc/motd  to a file (written whole or not at all)
+  fetch ftp://ftp.example/pub/                  a listing: one entry a line, its URL after a tab
+  fetch 'gopher://gopher.example/7/search%09words'   a Gopher search
+  fetch news:'<id@example.com>'                  an article (server from --nntp-server or NNTPSERVER)
+  echo hi | fetch --smtp-server 127.0.0.1:587 'mailto:a@example.org?subject=Hi'
+  fetch --parse 'ftp://user@host/%2Fetc/motd;type=a'   show the parsed URL as JSON
+
+Schemes: file ftp gopher http https mailto news nntp (telnet, wais, prospero to come).
+
+Output
+  -o, --output FILE     write the document to FILE (via a temporary file renamed on success)
+  -O, --remote-name     write to a file named after the URL's last path segment
+  --json                listings, metadata and results as JSON lines
+  --info                print metadata only (type, size, date), do not transfer the body
+  --parse               print the parsed URL and its scheme's view as JSON, do not fetch
+  --base URL            resolve each argument against URL (RFC 1630) and print the result
+  -v, --verbose         show the protocol conversation on stderr ("> " sent, "< " received;
+                        passwords masked)
+  -q, --quiet           no progress bar, no warnings
+  --progress            a progress bar on stderr even when it is not a terminal
+  --no-progress         never a progress bar
+
+Limits and safety
+  --allow-port N        permit port N though the port policy refuses it (repeatable, or N,M)
+  --timeout D           give up when no byte arrives for D (default 60s; e.g. 30s, 2m)
+  --connect-timeout D   give up connecting after D (default 30s)
+  --max-time D          give up when the whole transfer takes longer than D
+  --max-size N          refuse a document larger than N bytes (suffixes K, M, G)
+  -C, --continue-at N   resume from byte N; "-C -" continues the existing output file
+  --proxy URL           send every URL whole to this HTTP gateway (else <scheme>_proxy env)
+  --socks5 HOST:PORT    connect through a SOCKS5 proxy
+
+Scheme settings
+  --query WORDS         search words for gopher type 7 and wais when the URL has none
+  --form NAME=VALUE     an answer to a Gopher+ ASK form (repeatable)
+  --raw                 write protocol bytes exactly as received (no dot-unstuffing)
+  --ftp-method M        multicwd (one CWD per segment, RFC 1738), singlecwd, nocwd
+  --ftp-email ADDR      the anonymous FTP password (default user@host)
+  --ftp-port ADDR       active FTP: listen on ADDR (e.g. 127.0.0.1:0) and send PORT/EPRT
+  --disable-epsv        passive FTP with PASV only
+  --file-ftp            fetch file://otherhost/path over FTP, as classic clients did
+  --nntp-server H:P     the news server for news: URLs (else NNTPSERVER, else the config)
+  --nntp-user USER      AUTHINFO user for news: URLs (password prompted or from the config)
+  --smtp-server H:P     the submission server for mailto: (never taken from the URL)
+  --from ADDR           the sender for mailto: (else EMAIL, else user@host)
+  --data TEXT           the message body for mailto: (else standard input)
+  --dry-run             mailto: print the composed message instead of sending it
+  --allow-bcc           mailto: honour a bcc= field in the URL
+  -H, --header 'N: V'   an extra HTTP request header (repeatable)
+  --user-agent UA       the HTTP User-Agent
+  --max-redirs N        HTTP redirects to follow (default 20)
+  --insecure            accept any TLS certificate
+  --config FILE         the configuration file (default $FETCH_CONFIG, else
+                        ~/.config/fetch/config): lines "name = value" with flag names
+                        (nntp-server, smtp-server, from, ftp-email, proxy, ...);
+                        flags override the environment, which overrides the file
+
+Exit status
+  0 success               4 refused by policy (port, scheme, CR/LF, size)
+  1 other failure         5 network failure or timeout
+  2 usage error           6 the server refused, or has no such resource
+  3 malformed URL         7 local I/O error (writing the output, reading input)
+`

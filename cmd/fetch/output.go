@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// fetchOne dereferences one URL and delivers its result.
+func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string) error {
+	u, err := fetch.Parse(raw)
+	if err != nil {
+		return err
+	}
+	dest := o.output
+	if o.remoteName {
+		if dest, err = remoteName(u); err != nil {
+			return err
+		}
+	}
+	c.Options.Offset = 0
+	if o.resume != "" {
+		off, err := resumeOffset(o.resume, dest)
+		if err != nil {
+			return err
+		}
+		c.Options.Offset = off
+	}
+	res, err := c.FetchURL(ctx, u)
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+
+	switch res.Kind {
+	case fetch.KindDocument:
+		if o.info {
+			return printInfo(s.out, o, res)
+		}
+		if dest != "" {
+			if err := saveDocument(ctx, o, s, res, dest); err != nil {
+				return err
+			}
+			if o.jsonOut {
+				return printJSON(s.out, docInfo(res, dest))
+			}
+			return nil
+		}
+		_, err := copyBody(ctx, o, s, s.out, res, res.Document.Size)
+		return err
+	case fetch.KindListing:
+		if dest != "" {
+			return writeAtomically(dest, 0, func(w io.Writer) error { return printListing(w, o, res) })
+		}
+		return printListing(s.out, o, res)
+	case fetch.KindSent:
+		if o.jsonOut {
+			return printJSON(s.out, res.Sent)
+		}
+		if !o.quiet {
+			fmt.Fprintf(s.err, "sent to %s via %s: %s\n", strings.Join(res.Sent.Recipients, ", "), res.Sent.Server, res.Sent.Reply)
+		}
+		return nil
+	case fetch.KindSession:
+		return res.Session.Run(ctx, s.in, s.out)
+	}
+	return fmt.Errorf("driver returned an empty result")
+}
+
+// remoteName is -O's file name: the URL's last path segment, decoded.
+func remoteName(u *fetch.URL) (string, error) {
+	p := u.Path
+	if i := strings.IndexAny(p, ";?"); i >= 0 {
+		p = p[:i]
+	}
+	name, err := fetch.Unescape(path.Base("/" + p))
+	if err != nil {
+		return "", err
+	}
+	name = filepath.Base(name)
+	if name == "/" || name == "." || name == ".." || name == "" || strings.ContainsAny(name, "/\\\x00") {
+		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-O", URL: u.Redacted(), Part: "path", Offset: -1,
+			Err: errors.New("the URL has no file name to save under: use -o FILE")}
+	}
+	return name, nil
+}
+
+func resumeOffset(spec, dest string) (int64, error) {
+	if spec == "-" {
+		st, err := os.Stat(dest)
+		if errors.Is(err, os.ErrNotExist) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fetch.Wrap(fetch.KindLocal, "resume", err)
+		}
+		return st.Size(), nil
+	}
+	n, err := strconv.ParseInt(spec, 10, 64)
+	if err != nil || n < 0 {
+		return 0, &fetch.Error{Kind: fetch.KindUsage, Op: "-C", Offset: -1, Err: fmt.Errorf("%q is not a byte offset or -", spec)}
+	}
+	return n, nil
+}
+
+// saveDocument writes the body to a temporary file beside dest and renames
+// it into place only when the whole transfer succeeded.
+func saveDocument(ctx context.Context, o *options, s stdio, res *fetch.Result, dest string) error {
+	off := res.Document.Offset
+	return writeAtomically(dest, off, func(w io.Writer) error {
+		total := res.Document.Size
+		_, err := copyBody(ctx, o, s, w, res, total)
+		return err
+	})
+}
+
+// writeAtomically creates a temporary file in dest's directory, lets fill
+// write it, and renames it to dest on success; on failure nothing is left
+// but what was there before. With keep > 0 the first keep bytes of the
+// existing dest are carried over (resume).
+func writeAtomically(dest string, keep int64, fill func(io.Writer) error) (err error) {
+	dir := filepath.Dir(dest)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".part-*")
+	if err != nil {
+		return fetch.Wrap(fetch.KindLocal, "create", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if keep > 0 {
+		old, err := os.Open(dest)
+		if err != nil {
+			return fetch.Wrap(fetch.KindLocal, "resume", err)
+		}
+		n, err := io.Copy(tmp, io.LimitReader(old, keep))
+		old.Close()
+		if err != nil {
+			return fetch.Wrap(fetch.KindLocal, "resume", err)
+		}
+		if n != keep {
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "resume", Offset: -1,
+				Err: fmt.Errorf("%s has %d bytes, fewer than the offset %d", dest, n, keep)}
+		}
+	}
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fetch.Wrap(fetch.KindLocal, "write", err)
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return fetch.Wrap(fetch.KindLocal, "rename", err)
+	}
+	return nil
+}
+
+// copyBody streams the document to w, with a progress bar when wanted.
+// Errors writing w are local (exit 7); errors reading are the driver's.
+func copyBody(ctx context.Context, o *options, s stdio, w io.Writer, res *fetch.Result, total int64) (int64, error) {
+	var r io.Reader = res.Document.Body
+	if bar := newProgress(o, s, w, total, res.Document.Offset); bar != nil {
+		defer bar.Finish()
+		r = io.TeeReader(r, bar)
+	}
+	n, err := io.Copy(localWriter{w}, r)
+	if err != nil {
+		var lw localWriteError
+		if errors.As(err, &lw) {
+			return n, &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: lw.err}
+		}
+		if ctx.Err() != nil {
+			return n, fetch.Wrap(fetch.KindNetwork, "read", ctx.Err())
+		}
+		return n, err
+	}
+	return n, nil
+}
+
+type localWriteError struct{ err error }
+
+func (e localWriteError) Error() string { return e.err.Error() }
+
+// localWriter marks write failures so they are told apart from read ones.
+type localWriter struct{ w io.Writer }
+
+func (l localWriter) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	if err != nil {
+		err = localWriteError{err}
+	}
+	return n, err
+}
+
+// docJSON is a document's metadata as --json and --info print it.
+type docJSON struct {
+	URL      string            `json:"url"`
+	Kind     string            `json:"kind"`
+	MIMEType string            `json:"mime_type,omitempty"`
+	Size     int64             `json:"size"`
+	ModTime  string            `json:"mod_time,omitempty"`
+	Saved    string            `json:"saved_to,omitempty"`
+	Meta     map[string]string `json:"meta,omitempty"`
+}
+
+func docInfo(res *fetch.Result, saved string) docJSON {
+	d := res.Document
+	j := docJSON{URL: res.URL.String(), Kind: string(res.Kind), MIMEType: d.MIMEType, Size: d.Size, Saved: saved, Meta: d.Meta}
+	if !d.ModTime.IsZero() {
+		j.ModTime = d.ModTime.UTC().Format(time.RFC3339)
+	}
+	return j
+}
+
+func printInfo(w io.Writer, o *options, res *fetch.Result) error {
+	j := docInfo(res, "")
+	if o.jsonOut {
+		return printJSON(w, j)
+	}
+	fmt.Fprintf(w, "url: %s\n", j.URL)
+	if j.MIMEType != "" {
+		fmt.Fprintf(w, "type: %s\n", j.MIMEType)
+	}
+	if j.Size >= 0 {
+		fmt.Fprintf(w, "size: %d\n", j.Size)
+	}
+	if j.ModTime != "" {
+		fmt.Fprintf(w, "modified: %s\n", j.ModTime)
+	}
+	for _, k := range sortedKeys(j.Meta) {
+		fmt.Fprintf(w, "%s: %s\n", k, j.Meta[k])
+	}
+	return nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	if err != nil {
+		return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
+	}
+	return nil
+}
+
+// printListing writes one entry a line: kind, size, date, name, then a tab
+// and the entry's absolute URL (absent for text lines), so that
+// "cut -f2" gives URLs to paste back into fetch. With --json, one JSON
+// object a line.
+func printListing(w io.Writer, o *options, res *fetch.Result) error {
+	l := res.Listing
+	for _, e := range l.Entries {
+		var err error
+		if o.jsonOut {
+			err = printJSON(w, e)
+		} else {
+			_, err = fmt.Fprintln(w, listingLine(e))
+		}
+		if err != nil {
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
+		}
+	}
+	return nil
+}
+
+func listingLine(e fetch.Entry) string {
+	size, date := "-", "-"
+	if e.Size >= 0 {
+		size = strconv.FormatInt(e.Size, 10)
+	}
+	if !e.Date.IsZero() {
+		date = e.Date.UTC().Format("2006-01-02 15:04")
+	}
+	name := strings.Map(printable, e.Name)
+	if e.Kind == fetch.EntryDir && !strings.HasSuffix(name, "/") {
+		name += "/"
+	}
+	line := fmt.Sprintf("%-7s %12s %16s  %s", e.Kind, size, date, name)
+	if e.URL != "" {
+		line += "\t" + e.URL
+	}
+	return line
+}
+
+// printable keeps server-supplied names from writing control characters
+// (terminal escapes) to the user's screen.
+func printable(r rune) rune {
+	if r < 0x20 || r == 0x7f {
+		return '?'
+	}
+	return r
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

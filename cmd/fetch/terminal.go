@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// terminalFd returns the descriptor of v when it is a terminal.
+func terminalFd(v any) (int, bool) {
+	f, ok := v.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	return int(f.Fd()), true
+}
+
+func isTerminalWriter(w io.Writer) bool { _, ok := terminalFd(w); return ok }
+
+// newProgress returns a progress bar on stderr, or nil when none is wanted:
+// only when stderr is a terminal (or --progress), the body is not going to
+// that same terminal, and the transfer may be long (unknown size or over
+// 1 MiB).
+func newProgress(o *options, s stdio, dest io.Writer, total, offset int64) *progressbar.ProgressBar {
+	if o.quiet || o.noProgress {
+		return nil
+	}
+	if !o.progress {
+		if !isTerminalWriter(s.err) || isTerminalWriter(dest) {
+			return nil
+		}
+		if total >= 0 && total-offset < 1<<20 {
+			return nil
+		}
+	}
+	max := int64(-1)
+	if total >= 0 {
+		max = total - offset
+	}
+	return progressbar.NewOptions64(max,
+		progressbar.OptionSetWriter(s.err),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100_000_000),
+		progressbar.OptionShowCount(),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(s.err) }),
+		progressbar.OptionSetRenderBlankState(true),
+	)
+}
+
+// terminalPrompter asks the user at the terminal; answers from flags
+// (--query, --form) come first, so scripts never block.
+type terminalPrompter struct {
+	answers fetch.Answers
+	in      *os.File
+	out     io.Writer
+	fd      int
+	canAsk  bool
+}
+
+func newPrompter(o *options, s stdio) fetch.Prompter {
+	a := fetch.Answers{}
+	if o.query != "" {
+		a["query"] = o.query
+	}
+	for _, kv := range o.form {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			a[k] = v
+		}
+	}
+	p := &terminalPrompter{answers: a, out: s.err}
+	if f, ok := s.in.(*os.File); ok {
+		if fd, ok := terminalFd(f); ok {
+			p.in, p.fd, p.canAsk = f, fd, true
+		}
+	}
+	return p
+}
+
+func (p *terminalPrompter) Prompt(ctx context.Context, q fetch.Question) (string, error) {
+	if v, err := p.answers.Prompt(ctx, q); err == nil {
+		return v, nil
+	}
+	if !p.canAsk {
+		hint := "--form " + q.Field + "=VALUE"
+		if q.Field == "query" {
+			hint = "--query WORDS"
+		} else if q.Field == "password" {
+			hint = "the password in the URL or the configuration file"
+		}
+		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "prompt", URL: q.URL, Part: q.Field, Offset: -1,
+			Err: fmt.Errorf("%w: %s (not a terminal; give %s)", fetch.ErrNoAnswer, q.Label, hint)}
+	}
+	label := q.Label
+	if label == "" {
+		label = q.Field
+	}
+	if len(q.Choices) > 0 {
+		fmt.Fprintf(p.out, "%s\n", label)
+		for i, c := range q.Choices {
+			fmt.Fprintf(p.out, "  %d) %s\n", i+1, c)
+		}
+		label = "choice"
+	}
+	if q.Default != "" {
+		label += " [" + q.Default + "]"
+	}
+	fmt.Fprintf(p.out, "%s: ", label)
+	var answer string
+	if q.Secret {
+		b, err := term.ReadPassword(p.fd)
+		fmt.Fprintln(p.out)
+		if err != nil {
+			return "", fetch.Wrap(fetch.KindLocal, "prompt", err)
+		}
+		answer = string(b)
+	} else {
+		line, err := bufio.NewReader(p.in).ReadString('\n')
+		if err != nil && line == "" {
+			return "", fetch.Wrap(fetch.KindLocal, "prompt", err)
+		}
+		answer = strings.TrimRight(line, "\r\n")
+	}
+	if answer == "" {
+		answer = q.Default
+	}
+	if len(q.Choices) > 0 {
+		if n, err := strconv.Atoi(answer); err == nil && n >= 1 && n <= len(q.Choices) {
+			answer = q.Choices[n-1]
+		}
+	}
+	return answer, nil
+}
+
+// editDraft opens $VISUAL or $EDITOR (else vi) on draft and returns what
+// the user saved.
+func editDraft(ctx context.Context, draft []byte) ([]byte, error) {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	f, err := os.CreateTemp("", "fetch-mail-*.txt")
+	if err != nil {
+		return nil, fetch.Wrap(fetch.KindLocal, "editor", err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(draft); err != nil {
+		f.Close()
+		return nil, fetch.Wrap(fetch.KindLocal, "editor", err)
+	}
+	f.Close()
+	cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "editor", f.Name())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fetch.Wrap(fetch.KindLocal, "editor", err)
+	}
+	b, err := os.ReadFile(f.Name())
+	return b, fetch.Wrap(fetch.KindLocal, "editor", err)
+}
+
+// stderrTracer prints the protocol conversation for -v.
+type stderrTracer struct{ w io.Writer }
+
+func (t stderrTracer) Trace(dir fetch.Direction, line string) {
+	fmt.Fprintf(t.w, "%c %s\n", dir, strings.Map(printable, line))
+}

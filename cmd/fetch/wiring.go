@@ -1,0 +1,34 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"github.com/fetchproject/fetch/schemes"
+	"github.com/fetchproject/fetch/schemes/file"
+	"github.com/fetchproject/fetch/schemes/http"
+)
+
+// driverConfig maps the flags (and configuration file) onto each driver's
+// settings.
+func driverConfig(o *options, s stdio) schemes.Config {
+	cfg := schemes.Config{
+		File: file.Config{FTPFallback: o.fileFTP},
+		HTTP: http.Config{UserAgent: o.userAgent, MaxRedirects: o.maxRedirs, Insecure: o.insecure, Header: o.headers},
+	}
+	return cfg
+}
+
+func cutKV(s string) (string, string, bool) { return strings.Cut(s, "=") }
+
+func stringsReader(s string) io.Reader { return strings.NewReader(s) }
+
+func isTerminalReader(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	_, term := terminalFd(f)
+	return term
+}

@@ -1,0 +1,170 @@
+// Package file is the driver for file: URLs (RFC 1738 §3.10).
+//
+// Grammar: file://<host>/<path>. An empty host or "localhost" names the
+// machine fetch runs on: the path is decoded and opened, a directory gives
+// a listing of file: URLs. Any other host is not reachable by the file
+// scheme itself; classic clients (Mosaic, Lynx) retried such URLs over
+// FTP, and Config.FTPFallback does the same.
+package file
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// Config holds the file driver's settings.
+type Config struct {
+	// FTPFallback fetches file://host/path from another host as
+	// ftp://host/path instead of refusing it.
+	FTPFallback bool
+}
+
+// Driver opens local files and directories.
+type Driver struct{ cfg Config }
+
+var _ fetch.Driver = (*Driver)(nil)
+
+// New returns a driver with cfg.
+func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
+
+// Fetch opens the file or directory the URL names.
+func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
+	fu, err := req.URL.File()
+	if err != nil {
+		return nil, err
+	}
+	if fu.Host != "" {
+		return d.remote(ctx, req, fu)
+	}
+	if strings.IndexByte(fu.Path, 0) >= 0 {
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1, Err: fetch.ErrUnsafeLine}
+	}
+	name := filepath.FromSlash(fu.Path)
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, openError(req, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, openError(req, err)
+	}
+	if st.IsDir() {
+		defer f.Close()
+		return list(req, f, fu.Path)
+	}
+	if off := req.Options.Offset; off > 0 {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			f.Close()
+			return nil, openError(req, err)
+		}
+	}
+	br := bufio.NewReader(f)
+	doc := &fetch.Document{
+		Body:     readCloser{br, f},
+		MIMEType: mimeType(name, br),
+		Size:     st.Size(),
+		ModTime:  st.ModTime(),
+		Offset:   req.Options.Offset,
+	}
+	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
+}
+
+// remote handles file://host/path for a host other than this one.
+func (d *Driver) remote(ctx context.Context, req *fetch.Request, fu *fetch.FileURL) (*fetch.Result, error) {
+	if !d.cfg.FTPFallback {
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "file", URL: req.URL.Redacted(), Part: "host", Offset: -1,
+			Err: errors.New("file: URLs name files on " + fu.Host + ", which is not this machine; " +
+				"use --file-ftp to fetch it as ftp://" + fu.Host + "/… as classic clients did")}
+	}
+	u := req.URL.Clone()
+	u.Scheme = "ftp"
+	u.Port = 0
+	return req.Client.FetchURL(ctx, u)
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+func openError(req *fetch.Request, err error) error {
+	k := fetch.KindLocal
+	if errors.Is(err, fs.ErrNotExist) {
+		return &fetch.Error{Kind: fetch.KindServer, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1,
+			Err: errors.Join(fetch.ErrNotFound, err)}
+	}
+	return &fetch.Error{Kind: k, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1, Err: err}
+}
+
+// mimeType goes by the name's extension, then by sniffing the first bytes.
+func mimeType(name string, br *bufio.Reader) string {
+	if t := mime.TypeByExtension(filepath.Ext(name)); t != "" {
+		return t
+	}
+	head, _ := br.Peek(512)
+	return http.DetectContentType(head)
+}
+
+// list reads a directory into a listing of file: URLs.
+func list(req *fetch.Request, f *os.File, dir string) (*fetch.Result, error) {
+	des, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, openError(req, err)
+	}
+	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
+	if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	base := req.URL.Clone()
+	base.Host, base.Port, base.Slashes, base.Opaque = "", 0, true, ""
+	base.HasPath = true
+	base.Path = escapePath(dir[1:])
+	l := &fetch.Listing{Title: dir}
+	for _, de := range des {
+		e := fetch.Entry{Name: de.Name(), Kind: fetch.EntryFile, Size: -1}
+		seg := fetch.Escape(de.Name(), "")
+		if info, err := de.Info(); err == nil {
+			e.Date = info.ModTime()
+			if info.Mode().IsRegular() {
+				e.Size = info.Size()
+			}
+		}
+		switch {
+		case de.IsDir():
+			e.Kind = fetch.EntryDir
+			seg += "/"
+		case de.Type()&fs.ModeSymlink != 0:
+			e.Kind = fetch.EntryLink
+		default:
+			e.Type = mime.TypeByExtension(path.Ext(de.Name()))
+		}
+		eu := base.Clone()
+		eu.Path += seg
+		e.URL = eu.String()
+		l.Entries = append(l.Entries, e)
+	}
+	res := base.Clone()
+	return &fetch.Result{Kind: fetch.KindListing, URL: res, Listing: l}, nil
+}
+
+// escapePath escapes each segment of a decoded path, keeping the slashes.
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = fetch.Escape(s, "")
+	}
+	return strings.Join(segs, "/")
+}

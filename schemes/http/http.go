@@ -1,0 +1,356 @@
+// Package http is the driver for http: and https: URLs (RFC 1738 §3.3),
+// and for any URL sent whole to an HTTP gateway (proxy).
+//
+// Grammar: http://<host>:<port>/<path>?<searchpart>. The path and search
+// go to the server as written (spaces and controls escaped); the fragment
+// never does. Redirects are followed only to http and https, at most 20
+// hops, each hop checked against the port policy before it connects.
+package http
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	nethttp "net/http"
+	neturl "net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// UserAgent is sent with every request unless Config.UserAgent is set.
+const UserAgent = "fetch/0.1 (+RFC 1738)"
+
+// Config holds the http driver's settings.
+type Config struct {
+	UserAgent    string
+	MaxRedirects int  // 20 when zero; -1 follows none
+	Insecure     bool // accept any TLS certificate (tests only)
+	// Header lines added to every request ("Name: value").
+	Header []string
+}
+
+// Driver fetches http and https URLs with net/http.
+type Driver struct{ cfg Config }
+
+var _ fetch.Driver = (*Driver)(nil)
+
+// New returns a driver with cfg.
+func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
+
+func (d *Driver) maxRedirects() int {
+	switch {
+	case d.cfg.MaxRedirects < 0:
+		return 0
+	case d.cfg.MaxRedirects == 0:
+		return fetch.DefaultMaxRedirects
+	}
+	return d.cfg.MaxRedirects
+}
+
+// Fetch performs a GET. With req.Proxy set, the URL (of any scheme) goes
+// whole to the gateway.
+func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
+	if req.Proxy != nil {
+		return d.viaGateway(ctx, req)
+	}
+	hu, err := req.URL.HTTP()
+	if err != nil {
+		return nil, err
+	}
+	target := &neturl.URL{Scheme: req.URL.Scheme, Host: req.URL.HostPort(fetch.DefaultPort(req.URL.Scheme)), Opaque: opaqueFor(req.URL, hu.RequestURI())}
+	hreq, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, "", nil)
+	if err != nil {
+		return nil, fetch.Wrap(fetch.KindMalformed, "request", err)
+	}
+	hreq.URL = target
+	hreq.Host = hostHeader(req.URL)
+	d.setHeaders(req, hreq)
+
+	hops := 0
+	client := &nethttp.Client{
+		Transport: d.transport(ctx, req),
+		CheckRedirect: func(next *nethttp.Request, via []*nethttp.Request) error {
+			hops++
+			if hops > d.maxRedirects() {
+				return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", URL: req.URL.Redacted(), Offset: -1,
+					Err: fmt.Errorf("more than %d redirects (last to %s)", d.maxRedirects(), next.URL.Redacted())}
+			}
+			if err := d.checkHop(req, next.URL); err != nil {
+				return err
+			}
+			req.Trace(fetch.DirInfo, "redirected to "+next.URL.String())
+			d.setHeaders(req, next)
+			return nil
+		},
+	}
+	d.traceRequest(req, hreq)
+	resp, err := client.Do(hreq)
+	if err != nil {
+		var fe *fetch.Error
+		if errors.As(err, &fe) {
+			return nil, fe
+		}
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "GET", URL: req.URL.Redacted(), Offset: -1, Err: unwrapURLError(err)}
+	}
+	return d.result(req, resp)
+}
+
+// opaqueFor keeps the request-URI exactly as the URL wrote it; net/url
+// would re-escape a path it had decoded. A path that starts with "//" is
+// sent in absolute form so it cannot be read as an authority.
+func opaqueFor(u *fetch.URL, requestURI string) string {
+	if strings.HasPrefix(requestURI, "//") {
+		return "//" + hostHeader(u) + requestURI
+	}
+	return requestURI
+}
+
+func hostHeader(u *fetch.URL) string {
+	if u.Port == 0 || u.Port == fetch.DefaultPort(u.Scheme) {
+		if strings.Contains(u.Host, ":") {
+			return "[" + u.Host + "]"
+		}
+		return u.Host
+	}
+	return u.HostPort(0)
+}
+
+func (d *Driver) setHeaders(req *fetch.Request, h *nethttp.Request) {
+	ua := d.cfg.UserAgent
+	if ua == "" {
+		ua = UserAgent
+	}
+	h.Header.Set("User-Agent", ua)
+	h.Header.Set("Accept", "*/*")
+	for _, line := range d.cfg.Header {
+		if name, value, ok := strings.Cut(line, ":"); ok {
+			h.Header.Set(strings.TrimSpace(name), strings.TrimSpace(value))
+		}
+	}
+	if off := req.Options.Offset; off > 0 {
+		h.Header.Set("Range", "bytes="+strconv.FormatInt(off, 10)+"-")
+	}
+}
+
+// checkHop refuses a redirect to another scheme or to a refused port.
+func (d *Driver) checkHop(req *fetch.Request, next *neturl.URL) error {
+	if next.Scheme != "http" && next.Scheme != "https" {
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", URL: req.URL.Redacted(), Part: "scheme", Offset: -1,
+			Err: fmt.Errorf("redirect to %s refused: only http and https redirects are followed", next.Redacted())}
+	}
+	port := fetch.DefaultPort(next.Scheme)
+	if p := next.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return &fetch.Error{Kind: fetch.KindMalformed, Op: "redirect", URL: next.Redacted(), Part: "port", Offset: -1, Err: err}
+		}
+		port = n
+	}
+	return req.CheckPort(next.Scheme, port)
+}
+
+// transport dials through the request's dialer and wraps every connection
+// in the idle deadline, tied to the fetch's own context.
+func (d *Driver) transport(ctx context.Context, req *fetch.Request) *nethttp.Transport {
+	dialer := req.Options.Dialer
+	if dialer == nil {
+		dialer = &net.Dialer{}
+	}
+	return &nethttp.Transport{
+		DialContext: func(dctx context.Context, network, addr string) (net.Conn, error) {
+			dt := req.Options.DialTimeout
+			if dt <= 0 {
+				dt = fetch.DefaultDialTimeout
+			}
+			dctx, cancel := context.WithTimeout(dctx, dt)
+			defer cancel()
+			req.Trace(fetch.DirInfo, "connecting to "+addr)
+			c, err := dialer.DialContext(dctx, network, addr)
+			if err != nil {
+				if ctx.Err() == nil && dctx.Err() != nil {
+					err = fetch.ErrTimeout
+				}
+				return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "dial " + addr, URL: req.URL.Redacted(), Offset: -1, Err: err}
+			}
+			return fetch.NewDeadlineConn(ctx, c, req.Options.Idle()), nil
+		},
+		TLSClientConfig:       &tls.Config{InsecureSkipVerify: d.cfg.Insecure},
+		DisableCompression:    true, // bytes arrive as the server stores them
+		ResponseHeaderTimeout: req.Options.Idle(),
+		TLSHandshakeTimeout:   req.Options.Idle(),
+		MaxIdleConns:          1,
+		IdleConnTimeout:       time.Second,
+	}
+}
+
+func unwrapURLError(err error) error {
+	var ue *neturl.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// result turns a response into a document, or an error for a failure
+// status.
+func (d *Driver) result(req *fetch.Request, resp *nethttp.Response) (*fetch.Result, error) {
+	d.traceResponse(req, resp)
+	final := req.URL
+	if resp.Request != nil && resp.Request.URL != nil {
+		if u, err := fetch.Parse(resp.Request.URL.String()); err == nil {
+			final = u
+		}
+	}
+	if resp.StatusCode >= 400 {
+		resp.Body.Close()
+		e := &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
+			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode)}
+		if resp.StatusCode == nethttp.StatusNotFound || resp.StatusCode == nethttp.StatusGone {
+			e.Err = fetch.ErrNotFound
+		} else if resp.StatusCode == nethttp.StatusUnauthorized || resp.StatusCode == nethttp.StatusForbidden {
+			e.Err = fetch.ErrAuth
+		}
+		return nil, e
+	}
+	if resp.StatusCode >= 300 {
+		resp.Body.Close()
+		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
+			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode), Err: errors.New("redirect without a usable Location")}
+	}
+	if off := req.Options.Offset; off > 0 && resp.StatusCode != nethttp.StatusPartialContent {
+		resp.Body.Close()
+		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Code: resp.StatusCode,
+			Err: fmt.Errorf("the server does not resume: asked for bytes from %d, got status %d", off, resp.StatusCode)}
+	}
+	doc := &fetch.Document{
+		Body:     body{resp.Body},
+		MIMEType: resp.Header.Get("Content-Type"),
+		Size:     resp.ContentLength,
+		Offset:   req.Options.Offset,
+		Meta:     map[string]string{"status": resp.Status},
+	}
+	if doc.Offset > 0 && doc.Size >= 0 {
+		doc.Size += doc.Offset
+	}
+	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+		doc.ModTime = t
+	}
+	for k, v := range resp.Header {
+		doc.Meta[strings.ToLower(k)] = strings.Join(v, ", ")
+	}
+	return &fetch.Result{Kind: fetch.KindDocument, URL: final, Document: doc}, nil
+}
+
+// body turns a short read against Content-Length into fetch.ErrTruncated.
+type body struct{ io.ReadCloser }
+
+func (b body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = fmt.Errorf("%w: the body ended before its Content-Length", fetch.ErrTruncated)
+	}
+	return n, err
+}
+
+func (d *Driver) traceRequest(req *fetch.Request, h *nethttp.Request) {
+	if req.Options.Tracer == nil {
+		return
+	}
+	req.Trace(fetch.DirSent, "GET "+h.URL.RequestURI()+" HTTP/1.1")
+	req.Trace(fetch.DirSent, "Host: "+h.Host)
+	traceHeader(req, fetch.DirSent, h.Header)
+}
+
+func (d *Driver) traceResponse(req *fetch.Request, resp *nethttp.Response) {
+	if req.Options.Tracer == nil {
+		return
+	}
+	req.Trace(fetch.DirReceived, resp.Proto+" "+resp.Status)
+	traceHeader(req, fetch.DirReceived, resp.Header)
+}
+
+func traceHeader(req *fetch.Request, dir fetch.Direction, h nethttp.Header) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := strings.Join(h[k], ", ")
+		if k == "Authorization" || k == "Proxy-Authorization" {
+			v = "****"
+		}
+		req.Trace(dir, k+": "+v)
+	}
+}
+
+// viaGateway sends the whole URL to an HTTP proxy (RFC 1738 §3.3 and
+// RFC 1630's gateways): "GET ftp://host/path HTTP/1.1". net/http refuses
+// to send a URL of a scheme it does not speak, so the request is written
+// here and the response read back with net/http's parser.
+func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
+	p := req.Proxy
+	conn, err := req.Dial(ctx, p.HostPort(fetch.DefaultPort(p.Scheme)))
+	if err != nil {
+		return nil, err
+	}
+	target := req.URL.String()
+	if err := fetch.CheckLine("url", target); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	hreq, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, "", nil)
+	if err != nil {
+		conn.Close()
+		return nil, fetch.Wrap(fetch.KindMalformed, "request", err)
+	}
+	hreq.URL = &neturl.URL{Opaque: target}
+	hreq.Host = hostHeader(req.URL)
+	d.setHeaders(req, hreq)
+	if p.HasUser {
+		hreq.Header.Set("Proxy-Authorization", basicAuth(p.User, p.Password))
+	}
+	req.Trace(fetch.DirSent, "GET "+target+" HTTP/1.1 (to gateway "+p.HostPort(80)+")")
+	traceHeader(req, fetch.DirSent, hreq.Header)
+	w := bufio.NewWriter(conn)
+	fmt.Fprintf(w, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", target, hreq.Host)
+	if err := hreq.Header.Write(w); err == nil {
+		_, err = w.WriteString("\r\n")
+	}
+	if err := w.Flush(); err != nil {
+		conn.Close()
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", URL: req.URL.Redacted(), Offset: -1, Err: err}
+	}
+	resp, err := nethttp.ReadResponse(bufio.NewReader(conn), hreq)
+	if err != nil {
+		conn.Close()
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", URL: req.URL.Redacted(), Offset: -1, Err: err}
+	}
+	resp.Body = closeBoth{resp.Body, conn}
+	resp.Request = nil
+	return d.result(req, resp)
+}
+
+type closeBoth struct {
+	io.ReadCloser
+	conn net.Conn
+}
+
+func (c closeBoth) Close() error {
+	c.ReadCloser.Close()
+	return c.conn.Close()
+}
+
+func basicAuth(user, pass string) string {
+	r, _ := nethttp.NewRequest("GET", "/", nil)
+	r.SetBasicAuth(user, pass)
+	return r.Header.Get("Authorization")
+}
