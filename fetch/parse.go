@@ -56,9 +56,14 @@ func urlUnwrap(raw string) (string, int) {
 		end--
 		trim()
 	}
-	if end-start > 4 && strings.EqualFold(raw[start:start+4], "URL:") && urlSchemeLen(raw[start+4:end]) > 0 {
-		start += 4
-		trim()
+	if end-start > 4 && strings.EqualFold(raw[start:start+4], "URL:") {
+		s := start + 4
+		for s < end && urlIsSpace(raw[s]) {
+			s++
+		}
+		if urlSchemeLen(raw[s:end]) > 0 {
+			start = s
+		}
 	}
 	return raw[start:end], start
 }
