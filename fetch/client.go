@@ -115,8 +115,12 @@ func (c *Client) FetchURL(ctx context.Context, u *URL) (*Result, error) {
 	}
 	if target.Host != "" {
 		port = target.PortOr(c.DefaultPortOf(target.Scheme))
-		if err := req.CheckPort(target.Scheme, port); err != nil {
-			return nil, err
+		// A scheme without a port of its own (file) opens no connection
+		// unless the URL names a port.
+		if port != 0 || target.Port != 0 {
+			if err := req.CheckPort(target.Scheme, port); err != nil {
+				return nil, err
+			}
 		}
 	}
 

@@ -1,0 +1,126 @@
+package file
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+func client(cfg Config) *fetch.Client {
+	c := fetch.NewClient(fetch.Options{})
+	c.Register("file", New(cfg))
+	return c
+}
+
+func TestFileDocumentAndListing(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"plain.txt", "with space.txt", "semi;colon", "per%cent", "hash#mark", "ünï.txt"}
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("content of "+n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(dir, "sub dir"), 0o755)
+	c := client(Config{})
+	ctx := context.Background()
+
+	res, err := c.Fetch(ctx, "file://"+fetch.Escape(dir, "/")+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind != fetch.KindListing || len(res.Listing.Entries) != len(names)+1 {
+		t.Fatalf("listing = %+v", res.Listing)
+	}
+	for _, e := range res.Listing.Entries {
+		// Every entry's URL is absolute and fetches what it names.
+		r, err := c.Fetch(ctx, e.URL)
+		if err != nil {
+			t.Fatalf("%s (%s): %v", e.Name, e.URL, err)
+		}
+		if e.Kind == fetch.EntryDir {
+			if r.Kind != fetch.KindListing {
+				t.Errorf("%s: kind %s", e.URL, r.Kind)
+			}
+			continue
+		}
+		b, err := io.ReadAll(r.Document.Body)
+		r.Close()
+		if err != nil || string(b) != "content of "+e.Name {
+			t.Errorf("%s: %q, %v", e.URL, b, err)
+		}
+		if r.Document.Size != int64(len(b)) {
+			t.Errorf("%s: size %d", e.URL, r.Document.Size)
+		}
+	}
+}
+
+func TestFileHosts(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "x.txt")
+	os.WriteFile(f, []byte("x"), 0o644)
+	c := client(Config{})
+	for _, u := range []string{"file://" + f, "file://localhost" + f, "file://LOCALHOST" + f} {
+		res, err := c.Fetch(context.Background(), u)
+		if err != nil {
+			t.Errorf("%s: %v", u, err)
+			continue
+		}
+		if res.Document.MIMEType != "text/plain; charset=utf-8" {
+			t.Errorf("%s: type %q", u, res.Document.MIMEType)
+		}
+		res.Close()
+	}
+	_, err := c.Fetch(context.Background(), "file://vms.host.edu/disk$user/my/notes/note12345.txt")
+	if fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(err.Error(), "--file-ftp") {
+		t.Errorf("remote host: %v", err)
+	}
+}
+
+func TestFileFTPFallback(t *testing.T) {
+	var got string
+	c := fetch.NewClient(fetch.Options{})
+	c.Register("file", New(Config{FTPFallback: true}))
+	c.Register("ftp", fetch.DriverFunc(func(_ context.Context, req *fetch.Request) (*fetch.Result, error) {
+		got = req.URL.String()
+		return &fetch.Result{Kind: fetch.KindListing, Listing: &fetch.Listing{}}, nil
+	}))
+	if _, err := c.Fetch(context.Background(), "file://ftp.example/pub/a%20b.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if got != "ftp://ftp.example/pub/a%20b.txt" {
+		t.Fatalf("fallback fetched %q", got)
+	}
+}
+
+func TestFileErrors(t *testing.T) {
+	c := client(Config{})
+	_, err := c.Fetch(context.Background(), "file:///no/such/file/here")
+	if !errors.Is(err, fetch.ErrNotFound) || fetch.KindOf(err).ExitCode() != 6 {
+		t.Errorf("missing file: %v", err)
+	}
+	_, err = c.Fetch(context.Background(), "file:///etc/pass%00wd")
+	if k := fetch.KindOf(err); k != fetch.KindPolicy && k != fetch.KindMalformed {
+		t.Errorf("NUL in path: %v", err)
+	}
+}
+
+func TestFileResume(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "r.bin")
+	os.WriteFile(f, []byte("0123456789"), 0o644)
+	c := fetch.NewClient(fetch.Options{Offset: 4})
+	c.Register("file", New(Config{}))
+	res, err := c.Fetch(context.Background(), "file://"+f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	b, _ := io.ReadAll(res.Document.Body)
+	if string(b) != "456789" || res.Document.Offset != 4 {
+		t.Fatalf("%q offset %d", b, res.Document.Offset)
+	}
+}

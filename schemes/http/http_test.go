@@ -1,0 +1,212 @@
+package http
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	nethttp "net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+func newClient(opts fetch.Options) *fetch.Client {
+	c := fetch.NewClient(opts)
+	d := New(Config{})
+	c.Register("http", d)
+	c.Register("https", d)
+	return c
+}
+
+func TestRequestURIAsWritten(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		got = append(got, r.RequestURI)
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	c := newClient(fetch.Options{})
+	for _, tt := range []struct{ path, want string }{
+		{"/%7Euser/a%2Fb;p?q=1&r=%20#frag", "/%7Euser/a%2Fb;p?q=1&r=%20"},
+		{"", "/"},
+		{"/search?", "/search?"},
+	} {
+		got = nil
+		res, err := c.Fetch(context.Background(), srv.URL+tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(res.Document.Body)
+		res.Close()
+		if len(got) != 1 || got[0] != tt.want {
+			t.Errorf("%q sent %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestStatusErrors(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/missing":
+			nethttp.NotFound(w, r)
+		case "/forbidden":
+			w.WriteHeader(403)
+		default:
+			w.WriteHeader(500)
+		}
+	}))
+	defer srv.Close()
+	c := newClient(fetch.Options{})
+	for path, code := range map[string]int{"/missing": 404, "/forbidden": 403, "/broken": 500} {
+		_, err := c.Fetch(context.Background(), srv.URL+path)
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Code != code || fetch.KindOf(err).ExitCode() != 6 {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	var srv *httptest.Server
+	srv = httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/to-index":
+			nethttp.Redirect(w, r, "/index", 301)
+		case "/loop":
+			nethttp.Redirect(w, r, "/loop", 302)
+		case "/to-smtp":
+			nethttp.Redirect(w, r, "http://127.0.0.1:25/", 302)
+		case "/to-ftp":
+			nethttp.Redirect(w, r, "ftp://127.0.0.1/", 302)
+		case "/index":
+			fmt.Fprint(w, "index")
+		}
+	}))
+	defer srv.Close()
+	c := newClient(fetch.Options{})
+	res, err := c.Fetch(context.Background(), srv.URL+"/to-index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Document.Body)
+	res.Close()
+	if string(b) != "index" || !strings.HasSuffix(res.URL.String(), "/index") {
+		t.Fatalf("%q at %s", b, res.URL)
+	}
+	for _, p := range []string{"/loop", "/to-smtp", "/to-ftp"} {
+		_, err := c.Fetch(context.Background(), srv.URL+p)
+		if fetch.KindOf(err) != fetch.KindPolicy {
+			t.Errorf("%s: %v, want a policy refusal", p, err)
+		}
+	}
+}
+
+// rawServer answers every connection with resp, then runs after.
+func rawServer(t *testing.T, resp string, after func(net.Conn)) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				bufio.NewReader(c).ReadString('\n')
+				io.WriteString(c, resp)
+				if after != nil {
+					after(c)
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestTruncatedBody(t *testing.T) {
+	addr := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this", nil)
+	c := newClient(fetch.Options{})
+	res, err := c.Fetch(context.Background(), "http://"+addr+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	_, err = io.ReadAll(res.Document.Body)
+	if !errors.Is(err, fetch.ErrTruncated) || fetch.KindOf(err).ExitCode() != 5 {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStallTimesOut(t *testing.T) {
+	addr := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nsome", func(net.Conn) { time.Sleep(3 * time.Second) })
+	c := newClient(fetch.Options{IdleTimeout: 200 * time.Millisecond})
+	start := time.Now()
+	res, err := c.Fetch(context.Background(), "http://"+addr+"/")
+	if err == nil {
+		_, err = io.ReadAll(res.Document.Body)
+		res.Close()
+	}
+	if fetch.KindOf(err).ExitCode() != 5 || time.Since(start) > 2*time.Second {
+		t.Fatalf("err = %v after %v", err, time.Since(start))
+	}
+}
+
+func TestResumeRange(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		nethttp.ServeContent(w, r, "f", time.Time{}, strings.NewReader("0123456789"))
+	}))
+	defer srv.Close()
+	c := newClient(fetch.Options{Offset: 6})
+	res, err := c.Fetch(context.Background(), srv.URL+"/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	b, _ := io.ReadAll(res.Document.Body)
+	if string(b) != "6789" || res.Document.Size != 10 {
+		t.Fatalf("%q size %d", b, res.Document.Size)
+	}
+}
+
+func TestGatewaySendsWholeURL(t *testing.T) {
+	got := make(chan string, 1)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		got <- line
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
+	}()
+	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + ln.Addr().String()) }})
+	c.Register("http", New(Config{}))
+	res, err := c.Fetch(context.Background(), "gopher://gopher.example/0about#frag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	b, _ := io.ReadAll(res.Document.Body)
+	if string(b) != "hello" {
+		t.Fatalf("body %q", b)
+	}
+	if line := <-got; line != "GET gopher://gopher.example/0about HTTP/1.1\r\n" {
+		t.Fatalf("request line %q", line)
+	}
+}
