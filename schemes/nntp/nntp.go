@@ -1,22 +1,275 @@
-// Package nntp is the nntp driver. (Being written; see the issue tracker.)
+// Package nntp dereferences news: and nntp: URLs (RFC 1738 §3.6 and §3.7)
+// over NNTP (RFC 977 and its successor RFC 3977). One Driver serves both
+// schemes:
+//
+//	news:<unique>@<domain>       ARTICLE <unique@domain>: the article as message/rfc822
+//	news:<group>                 GROUP, then OVER (XOVER, HEAD) over the newest
+//	                             Config.PageSize articles: a listing of news:<message-id> URLs
+//	news:*                       LIST ACTIVE and LIST NEWSGROUPS: a listing of news:<group> URLs
+//	news:<wildmat>               LIST ACTIVE <wildmat> (RFC 5538), e.g. news:comp.*
+//	news://host:port/...         the RFC 5538 form: the same, from the named server
+//	nntp://host:port/<group>/<n> GROUP <group>, ARTICLE <n>
+//	nntp://host:port/<group>     a group listing of nntp://host:port/<group>/<n> URLs
+//	nntp://host:port/            every group, as nntp://host:port/<group> URLs (extension)
+//
+// A news: URL names no server (RFC 1738 §3.6: news URLs are location-
+// independent): it is read from Config.Server, else the NNTPSERVER
+// environment variable, else "localhost", on port 119 unless the server
+// names one (or NNTPPORT does). When the server answers 480, the driver
+// authenticates with AUTHINFO USER/PASS (RFC 4643) using the nntp URL's
+// user and password, else Config.User and Config.Password, else the
+// prompter's "user" and "password" answers, and retries.
 package nntp
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
 
 	"github.com/fetchproject/fetch/fetch"
 )
 
-// Config holds the driver's settings.
-type Config struct{}
+// DefaultPort is the NNTP port (RFC 3977 §3).
+const DefaultPort = 119
 
-// Driver fetches nntp URLs.
+// DefaultPageSize is how many of a group's newest articles a listing shows.
+const DefaultPageSize = 100
+
+// Config holds the driver's settings.
+type Config struct {
+	// Server is the news server ("host" or "host:port") for news: URLs,
+	// which name none. Empty means the NNTPSERVER environment variable,
+	// then "localhost". Without a port, NNTPPORT or 119 is used.
+	Server string
+	// User and Password are the AUTHINFO credentials sent when a server
+	// asks for them (reply 480). An nntp URL's own user and password come
+	// first; Password is used only with Config.User's name.
+	User     string
+	Password string
+	// PageSize is how many of a group's newest articles a group listing
+	// shows; 0 means DefaultPageSize.
+	PageSize int
+}
+
+// Driver fetches news: and nntp: URLs.
 type Driver struct{ cfg Config }
+
+var _ fetch.Driver = (*Driver)(nil)
 
 // New returns a driver with cfg.
 func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
 
-// Fetch is not written yet.
+func (d *Driver) pageSize() int64 {
+	if d.cfg.PageSize > 0 {
+		return int64(d.cfg.PageSize)
+	}
+	return DefaultPageSize
+}
+
+// Fetch dereferences a news: or nntp: URL.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
-	return nil, req.Errorf(fetch.KindUnknown, "nntp", "the nntp driver is not written yet")
+	switch req.URL.Scheme {
+	case "news":
+		return d.fetchNews(ctx, req)
+	case "nntp":
+		return d.fetchNNTP(ctx, req)
+	}
+	return nil, req.Errorf(fetch.KindUsage, "nntp", "the nntp driver does not serve %q URLs", req.URL.Scheme)
+}
+
+// checkDecoded refuses a URL part whose decoded form would put CR, LF or
+// NUL on a command line (RFC 1738 §6), before the scheme view judges its
+// syntax, so such a URL is a policy refusal (exit 4) and not merely
+// malformed.
+func checkDecoded(req *fetch.Request, escaped string) error {
+	v, err := fetch.Unescape(escaped)
+	if err != nil {
+		return nil // the view reports the bad escape with its offset
+	}
+	part := "group"
+	if strings.IndexByte(v, '@') >= 0 {
+		part = "message-id"
+	}
+	if err := fetch.CheckLine(part, v); err != nil {
+		err.(*fetch.Error).URL = req.URL.Redacted()
+		return err
+	}
+	return nil
+}
+
+func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
+	u := req.URL
+	part := u.Opaque
+	if u.Slashes {
+		part = u.Path
+	}
+	if err := checkDecoded(req, part); err != nil {
+		return nil, err
+	}
+	nu, err := u.News()
+	if err != nil {
+		return nil, err
+	}
+	addr, port, err := d.newsServer(u)
+	if err != nil {
+		return nil, req.Errorf(fetch.KindUsage, "news server", "%v", err)
+	}
+	// The client checked no port: a news: URL has no host. Check the one
+	// the configuration chose before connecting to it.
+	if err := req.CheckPort("nntp", port); err != nil {
+		return nil, err
+	}
+	creds := credentials{user: d.cfg.User, pass: d.cfg.Password, hasUser: d.cfg.User != "", hasPass: d.cfg.User != "" && d.cfg.Password != ""}
+	s, err := open(ctx, req, addr, creds)
+	if err != nil {
+		return nil, err
+	}
+	var res *fetch.Result
+	switch {
+	case nu.MessageID != "":
+		op := "ARTICLE"
+		res, err = s.article(ctx, op, "message-id", wireArticleByID(nu.MessageID))
+	case nu.All:
+		res, err = s.listGroups(ctx, "", func(g string) string { return "news:" + fetch.Escape(g, "") })
+	case nu.Wildmat:
+		res, err = s.listGroups(ctx, nu.Group, func(g string) string { return "news:" + fetch.Escape(g, "") })
+	default:
+		res, err = s.listGroup(ctx, nu.Group, d.pageSize(), func(ov *overview) string {
+			if ov.MessageID == "" {
+				return ""
+			}
+			return "news:" + escapeMessageID(ov.MessageID)
+		})
+	}
+	return s.finish(res, err)
+}
+
+func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
+	u := req.URL
+	if err := checkDecoded(req, u.Path); err != nil {
+		return nil, err
+	}
+	// RFC 1738 §3.7's grammar has no login, and the view refuses one; this
+	// driver takes it as the AUTHINFO credentials, so the view sees the
+	// URL without it.
+	bare := u.Clone()
+	bare.User, bare.Password, bare.HasUser, bare.HasPassword = "", "", false, false
+	var nu *fetch.NNTPURL
+	if u.Path != "" {
+		var err error
+		if nu, err = bare.NNTP(); err != nil {
+			if fe, ok := err.(*fetch.Error); ok {
+				fe.URL = u.Redacted()
+			}
+			return nil, err
+		}
+	} else if u.Host == "" {
+		// The view's own message for a URL without a host.
+		if _, err := bare.NNTP(); err != nil {
+			return nil, err
+		}
+	}
+
+	creds := credentials{user: d.cfg.User, pass: d.cfg.Password, hasUser: d.cfg.User != "", hasPass: d.cfg.User != "" && d.cfg.Password != ""}
+	if u.HasUser {
+		creds = credentials{user: u.User, hasUser: true}
+		switch {
+		case u.HasPassword:
+			creds.pass, creds.hasPass = u.Password, true
+		case u.User == d.cfg.User && d.cfg.Password != "":
+			creds.pass, creds.hasPass = d.cfg.Password, true
+		}
+	}
+	s, err := open(ctx, req, u.HostPort(DefaultPort), creds)
+	if err != nil {
+		return nil, err
+	}
+	// Listing URLs name the same server and user, never the password.
+	base := u.Clone()
+	base.Password, base.HasPassword = "", false
+	base.HasPath = true
+	entryURL := func(path string) string {
+		e := base.Clone()
+		e.Path = path
+		return e.String()
+	}
+
+	var res *fetch.Result
+	switch {
+	case nu == nil:
+		res, err = s.listGroups(ctx, "", func(g string) string { return entryURL(fetch.Escape(g, "")) })
+	case nu.HasArticle:
+		if err = s.selectGroup(ctx, nu.Group, nil); err == nil {
+			res, err = s.article(ctx, "ARTICLE", "article", wireArticleByNumber(nu.Article))
+		}
+	default:
+		g := fetch.Escape(nu.Group, "")
+		res, err = s.listGroup(ctx, nu.Group, d.pageSize(), func(ov *overview) string {
+			return entryURL(g + "/" + strconv.FormatInt(ov.Number, 10))
+		})
+	}
+	return s.finish(res, err)
+}
+
+// newsServer is the server a news: URL is read from, as "host:port" and
+// the port: the URL's own (RFC 5538 news://host/), Config.Server,
+// NNTPSERVER, or localhost.
+func (d *Driver) newsServer(u *fetch.URL) (string, int, error) {
+	if u.Host != "" {
+		return u.HostPort(DefaultPort), u.PortOr(DefaultPort), nil
+	}
+	server, from := d.cfg.Server, "the configured news server"
+	if server == "" {
+		server, from = os.Getenv("NNTPSERVER"), "NNTPSERVER"
+	}
+	if server == "" {
+		server = "localhost"
+	}
+	host, port, err := splitServer(server)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s %q: %v", from, server, err)
+	}
+	if port == 0 {
+		port = DefaultPort
+		if p := os.Getenv("NNTPPORT"); p != "" {
+			n, err := strconv.Atoi(p)
+			if err != nil || n < 1 || n > 65535 {
+				return "", 0, fmt.Errorf("NNTPPORT %q is not a port number", p)
+			}
+			port = n
+		}
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port)), port, nil
+}
+
+// splitServer reads "host", "host:port", "[v6]", "[v6]:port" or a bare
+// IPv6 literal; port is 0 when none is named.
+func splitServer(s string) (string, int, error) {
+	s = strings.TrimSpace(s)
+	if h, p, err := net.SplitHostPort(s); err == nil {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return "", 0, fmt.Errorf("port %q is not a number from 1 to 65535", p)
+		}
+		if h == "" {
+			return "", 0, fmt.Errorf("no host name")
+		}
+		return h, n, nil
+	}
+	h := strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
+	if h == "" || strings.ContainsAny(h, " /\t") {
+		return "", 0, fmt.Errorf("not a host name")
+	}
+	return h, 0, nil
+}
+
+// escapeMessageID writes a message-id (without "<>") for a news: URL:
+// everything outside RFC 1738's unreserved set is %-encoded except "@"
+// and the reserved characters a news URL may hold unescaped (§3.6: "no
+// additional characters are reserved"), but never "?", "/" or "#".
+func escapeMessageID(id string) string {
+	return fetch.Escape(id, "@:;=&")
 }

@@ -1,0 +1,149 @@
+package nntp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/textproto"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
+)
+
+// maxHeaderBytes bounds the header block read ahead of streaming to fill
+// Document.Meta; a longer header streams on unparsed.
+const maxHeaderBytes = 256 << 10
+
+// metaHeaders are the article headers copied into Document.Meta.
+var metaHeaders = []string{"Subject", "From", "Date", "Message-ID", "Newsgroups"}
+
+// article sends an ARTICLE command and returns the article (RFC 3977
+// §6.2.1, reply 220) as a message/rfc822 document streamed from the
+// connection: dot-unstuffed, or exactly as sent with Options.Raw. The
+// header is read first to fill Meta and ModTime; part names the URL part
+// a "no such article" reply is about.
+func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part) (*fetch.Result, error) {
+	code, text, err := s.do(ctx, op, cmd...)
+	if err != nil {
+		return nil, err
+	}
+	if code != 220 {
+		return nil, s.replyErr(op, part, code, text)
+	}
+	raw := s.req.Options.Raw
+	var head bytes.Buffer
+	var lines []string
+	ended := false
+	for head.Len() < maxHeaderBytes {
+		line, err := s.data.ReadLine()
+		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				err = fmt.Errorf("%w: the closing \".\" line never came", fetch.ErrTruncated)
+			}
+			return nil, s.ioErr(op, err)
+		}
+		if line == "." {
+			ended = true
+			if raw {
+				head.WriteString(".\r\n")
+			}
+			break
+		}
+		if !raw && strings.HasPrefix(line, "..") {
+			line = line[1:]
+		}
+		head.WriteString(line)
+		head.WriteString("\r\n")
+		if line == "" {
+			break
+		}
+		lines = append(lines, line)
+	}
+
+	hdr := parseHeader(lines)
+	doc := &fetch.Document{MIMEType: "message/rfc822", Size: -1, Meta: map[string]string{}}
+	for _, k := range metaHeaders {
+		if v := hdr.Get(k); v != "" {
+			doc.Meta[k] = decodeWords(v)
+		}
+	}
+	if n, id, ok := parseArticleReply(text); ok {
+		if n > 0 {
+			doc.Meta["Article-Number"] = fmt.Sprint(n)
+		}
+		if id != "" && doc.Meta["Message-ID"] == "" {
+			doc.Meta["Message-ID"] = "<" + id + ">"
+		}
+	}
+	doc.ModTime = parseDate(hdr.Get("Date"))
+
+	var rest io.Reader = eofReader{}
+	if !ended {
+		rest = s.data.DotReader(raw)
+	}
+	doc.Body = &articleBody{s: s, op: op, r: io.MultiReader(&head, rest)}
+	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
+}
+
+// parseHeader reads RFC 5322 header lines, unfolding continuations; a
+// line that is not a field is ignored.
+func parseHeader(lines []string) textproto.MIMEHeader {
+	h := textproto.MIMEHeader{}
+	var key string
+	for _, l := range lines {
+		if l != "" && (l[0] == ' ' || l[0] == '\t') {
+			if key != "" {
+				vs := h[key]
+				vs[len(vs)-1] += " " + strings.TrimSpace(l)
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+			key = ""
+			continue
+		}
+		key = textproto.CanonicalMIMEHeaderKey(k)
+		h[key] = append(h[key], strings.TrimSpace(v))
+	}
+	return h
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// articleBody streams an article and owns the connection: Close ends the
+// session (with QUIT when the article was read to its end).
+type articleBody struct {
+	s    *session
+	op   string
+	r    io.Reader
+	done bool
+	err  error
+}
+
+func (b *articleBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.r.Read(p)
+	switch {
+	case err == io.EOF:
+		b.done = true
+	case err != nil:
+		b.err = b.s.ioErr(b.op, err)
+		err = b.err
+	}
+	return n, err
+}
+
+func (b *articleBody) Close() error {
+	if b.done {
+		b.s.quit()
+		return nil
+	}
+	return b.s.conn.Close()
+}

@@ -1,0 +1,743 @@
+package nntp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata")
+
+// client is a fetch client with only this driver, for both schemes.
+func client(opts fetch.Options, cfg Config) *fetch.Client {
+	c := fetch.NewClient(opts)
+	d := New(cfg)
+	c.Register("news", d)
+	c.Register("nntp", d)
+	return c
+}
+
+// recorder is a Tracer that keeps the trace.
+type recorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (r *recorder) Trace(dir fetch.Direction, line string) {
+	r.mu.Lock()
+	r.lines = append(r.lines, string(dir)+" "+line)
+	r.mu.Unlock()
+}
+
+func (r *recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.lines, "\n")
+}
+
+// golden compares got with testdata/name.golden, or rewrites it.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	file := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("the client sent\n%s\nwant (%s)\n%s", show(got), file, show(string(want)))
+	}
+}
+
+func show(s string) string { return strings.ReplaceAll(s, "\r\n", "\\r\\n\n") }
+
+// get fetches rawURL and reads a document whole.
+func get(t *testing.T, c *fetch.Client, rawURL string) (*fetch.Result, []byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := c.Fetch(ctx, rawURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Close()
+	if res.Document == nil {
+		return res, nil, nil
+	}
+	body, err := io.ReadAll(res.Document.Body)
+	return res, body, err
+}
+
+// urls lists a listing's entry URLs.
+func urls(l *fetch.Listing) []string {
+	var out []string
+	for _, e := range l.Entries {
+		out = append(out, e.URL)
+	}
+	return out
+}
+
+// TestTranscripts pins the exact bytes the client sends for each URL form
+// and server variant, and checks what it makes of the replies.
+func TestTranscripts(t *testing.T) {
+	tests := []struct {
+		name  string
+		fake  fake
+		cfg   Config
+		opts  fetch.Options
+		url   string // %s is the fake's host:port
+		check func(t *testing.T, res *fetch.Result, body []byte, f *fake)
+	}{
+		{
+			// RFC 1738 §3.6: news:<message-id> is the article.
+			name: "news-message-id",
+			fake: fake{caps: readerCaps},
+			url:  "news:hello.1@fetch.test",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				want := artHello.text
+				if string(body) != want {
+					t.Errorf("body\n%q\nwant\n%q", body, want)
+				}
+				d := res.Document
+				if d.MIMEType != "message/rfc822" || d.Meta["Subject"] != "Hello, news" ||
+					d.Meta["Message-ID"] != "<hello.1@fetch.test>" || d.Meta["From"] != "Alice <alice@fetch.test>" {
+					t.Errorf("document %+v", d)
+				}
+				if !d.ModTime.Equal(time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)) {
+					t.Errorf("ModTime %v", d.ModTime)
+				}
+			},
+		},
+		{
+			name: "news-message-id-raw",
+			fake: fake{caps: readerCaps},
+			opts: fetch.Options{Raw: true},
+			url:  "news:%3Chello.1@fetch.test%3E", // the <> form is accepted too
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				want := strings.Replace(artHello.text, "\r\n.", "\r\n..", -1) + ".\r\n"
+				if string(body) != want {
+					t.Errorf("raw body\n%q\nwant\n%q", body, want)
+				}
+			},
+		},
+		{
+			name: "news-group",
+			fake: fake{caps: readerCaps},
+			url:  "news:fetch.test.alpha",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				l := res.Listing
+				want := []string{"news:hello.1@fetch.test", "news:odd$id%2Fwith%23chars@fetch.test", "news:third@fetch.test"}
+				if fmt.Sprint(urls(l)) != fmt.Sprint(want) {
+					t.Errorf("URLs %q, want %q", urls(l), want)
+				}
+				e := l.Entries[1]
+				if e.Name != "Grüße" || e.Description != "Björn <bjorn@fetch.test>" || e.Kind != fetch.EntryFile ||
+					e.Type != "message/rfc822" || e.Size != int64(len(artWords.text)) ||
+					!e.Date.Equal(time.Date(2026, 11, 3, 10, 30, 0, 0, time.UTC)) {
+					t.Errorf("entry %+v", e)
+				}
+			},
+		},
+		{
+			name: "news-group-page",
+			fake: fake{caps: readerCaps},
+			cfg:  Config{PageSize: 2},
+			url:  "news:fetch.test.alpha",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if len(res.Listing.Entries) != 1 || res.Listing.Entries[0].URL != "news:third@fetch.test" {
+					t.Errorf("entries %+v (articles 3-4 of which 3 is missing)", res.Listing.Entries)
+				}
+			},
+		},
+		{
+			name: "news-group-empty",
+			fake: fake{caps: readerCaps},
+			url:  "news:fetch.test.empty",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if len(res.Listing.Entries) != 0 {
+					t.Errorf("entries %+v", res.Listing.Entries)
+				}
+			},
+		},
+		{
+			// RFC 977 server: no CAPABILITIES, no OVER; XOVER works.
+			name: "news-group-xover",
+			fake: fake{noOver: true},
+			url:  "news:fetch.test.alpha",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if len(res.Listing.Entries) != 3 {
+					t.Errorf("entries %+v", res.Listing.Entries)
+				}
+			},
+		},
+		{
+			name: "news-group-head",
+			fake: fake{caps: []string{"READER"}, noXover: true, noOver: true},
+			url:  "news:fetch.test.alpha",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				l := res.Listing
+				want := []string{"news:hello.1@fetch.test", "news:odd$id%2Fwith%23chars@fetch.test", "news:third@fetch.test"}
+				if fmt.Sprint(urls(l)) != fmt.Sprint(want) {
+					t.Errorf("URLs %q, want %q", urls(l), want)
+				}
+				if l.Entries[0].Name != "Hello, news" || l.Entries[0].Size != -1 {
+					t.Errorf("entry %+v", l.Entries[0])
+				}
+			},
+		},
+		{
+			name: "news-group-503",
+			fake: fake{caps: readerCaps, noOverview: true},
+			url:  "news:fetch.test.beta",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if fmt.Sprint(urls(res.Listing)) != "[news:beta.7@fetch.test]" {
+					t.Errorf("URLs %q", urls(res.Listing))
+				}
+			},
+		},
+		{
+			name: "news-all",
+			fake: fake{caps: readerCaps},
+			url:  "news:*",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				l := res.Listing
+				want := []string{"news:fetch.test.alpha", "news:fetch.test.beta", "news:fetch.test.empty", "news:fetch.test.secret", "news:other.group"}
+				if fmt.Sprint(urls(l)) != fmt.Sprint(want) {
+					t.Errorf("URLs %q, want %q", urls(l), want)
+				}
+				if l.Entries[0].Description != "Alpha test group" || l.Entries[0].Kind != fetch.EntryDir || l.Entries[1].Description != "" {
+					t.Errorf("entries %+v", l.Entries)
+				}
+			},
+		},
+		{
+			// RFC 977: LIST without a keyword; no LIST NEWSGROUPS.
+			name: "news-all-rfc977",
+			fake: fake{noActive: true},
+			url:  "news:*",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if len(res.Listing.Entries) != 5 || res.Listing.Entries[0].Description != "" {
+					t.Errorf("entries %+v", res.Listing.Entries)
+				}
+			},
+		},
+		{
+			// RFC 5538 wildmat.
+			name: "news-wildmat",
+			fake: fake{caps: readerCaps},
+			url:  "news:fetch.*.b*",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if fmt.Sprint(urls(res.Listing)) != "[news:fetch.test.beta]" {
+					t.Errorf("URLs %q", urls(res.Listing))
+				}
+			},
+		},
+		{
+			// RFC 1738 §3.7.
+			name: "nntp-article",
+			fake: fake{caps: readerCaps},
+			url:  "nntp://%s/fetch.test.alpha/4",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if string(body) != artThird.text || res.Document.Meta["Article-Number"] != "4" {
+					t.Errorf("body %q meta %v", body, res.Document.Meta)
+				}
+			},
+		},
+		{
+			name: "nntp-group",
+			fake: fake{caps: readerCaps},
+			url:  "nntp://%s/fetch.test.alpha",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				base := "nntp://" + f.addr() + "/fetch.test.alpha/"
+				want := []string{base + "1", base + "2", base + "4"}
+				if fmt.Sprint(urls(res.Listing)) != fmt.Sprint(want) {
+					t.Errorf("URLs %q, want %q", urls(res.Listing), want)
+				}
+			},
+		},
+		{
+			name: "nntp-all",
+			fake: fake{caps: readerCaps},
+			url:  "nntp://%s/",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if u := urls(res.Listing); len(u) != 5 || u[1] != "nntp://"+f.addr()+"/fetch.test.beta" {
+					t.Errorf("URLs %q", u)
+				}
+			},
+		},
+		{
+			// INN's innd: CAPABILITIES says MODE-READER, so MODE READER
+			// first, then the reader's capabilities.
+			name: "mode-reader-capability",
+			fake: fake{caps: readerCaps, transitCaps: []string{"IHAVE", "MODE-READER"}, modeSwitch: true},
+			url:  "news:beta.7@fetch.test",
+		},
+		{
+			// No CAPABILITIES; GROUP gets 500 in transit mode.
+			name: "mode-reader-on-500",
+			fake: fake{modeSwitch: true},
+			url:  "nntp://%s/fetch.test.beta/7",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if string(body) != artBeta.text {
+					t.Errorf("body %q", body)
+				}
+			},
+		},
+		{
+			name: "auth-config",
+			fake: fake{caps: readerCaps, user: "reader", pass: "s3cret"},
+			cfg:  Config{User: "reader", Password: "s3cret"},
+			url:  "news:fetch.test.secret",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if fmt.Sprint(urls(res.Listing)) != "[news:secret.1@fetch.test]" {
+					t.Errorf("URLs %q", urls(res.Listing))
+				}
+			},
+		},
+		{
+			// The nntp URL's own login comes before the configuration's.
+			name: "auth-url",
+			fake: fake{caps: readerCaps, user: "reader", pass: "s3cret"},
+			cfg:  Config{User: "other", Password: "wrong"},
+			url:  "nntp://reader:s3cret@%s/fetch.test.secret/1",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if string(body) != artSecret.text {
+					t.Errorf("body %q", body)
+				}
+			},
+		},
+		{
+			name: "auth-prompt",
+			fake: fake{caps: readerCaps, user: "reader", pass: "s3cret", authAll: true},
+			opts: fetch.Options{Prompter: fetch.Answers{"user": "reader", "password": "s3cret"}},
+			url:  "news:secret.1@fetch.test",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				if string(body) != artSecret.text {
+					t.Errorf("body %q", body)
+				}
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fake.groups = defaultGroups()
+			f := newFake(t, &tc.fake)
+			cfg := tc.cfg
+			cfg.Server = f.addr()
+			tr := &recorder{}
+			tc.opts.Tracer = tr
+			c := client(tc.opts, cfg)
+			raw := tc.url
+			if strings.Contains(raw, "%s") {
+				raw = fmt.Sprintf(raw, f.addr())
+			}
+			res, body, err := get(t, c, raw)
+			if err != nil {
+				t.Fatalf("fetch %s: %v\ntrace:\n%s", raw, err, tr)
+			}
+			golden(t, tc.name, f.transcript(t))
+			if tc.check != nil {
+				tc.check(t, res, body, f)
+			}
+			if pw := tc.fake.pass; pw != "" && strings.Contains(tr.String(), pw) {
+				t.Errorf("the trace shows the password:\n%s", tr)
+			}
+		})
+	}
+}
+
+// TestTraceMasksPassword checks -v output hides AUTHINFO PASS.
+func TestTraceMasksPassword(t *testing.T) {
+	f := newFake(t, &fake{caps: readerCaps, user: "reader", pass: "s3cret", groups: defaultGroups()})
+	tr := &recorder{}
+	c := client(fetch.Options{Tracer: tr}, Config{Server: f.addr(), User: "reader", Password: "s3cret"})
+	if _, _, err := get(t, c, "news:fetch.test.secret"); err != nil {
+		t.Fatal(err)
+	}
+	f.transcript(t)
+	if !strings.Contains(tr.String(), "> AUTHINFO PASS ****") || strings.Contains(tr.String(), "s3cret") {
+		t.Errorf("trace:\n%s", tr)
+	}
+}
+
+// TestErrors checks each refusal maps to a clear error of the right kind.
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		fake     fake
+		cfg      Config
+		opts     fetch.Options
+		url      string
+		kind     fetch.Kind
+		is       error
+		code     int
+		part     string
+		noDial   bool
+		contains string
+	}{
+		{name: "no such group", url: "news:no.such.group", kind: fetch.KindServer, is: fetch.ErrNotFound, code: 411, part: "group"},
+		{name: "no such message-id", url: "news:missing@fetch.test", kind: fetch.KindServer, is: fetch.ErrNotFound, code: 430, part: "message-id"},
+		{name: "no such number", url: "nntp://%s/fetch.test.alpha/3", kind: fetch.KindServer, is: fetch.ErrNotFound, code: 423, part: "article"},
+		{name: "nntp no such group", url: "nntp://%s/no.such/3", kind: fetch.KindServer, is: fetch.ErrNotFound, code: 411, part: "group"},
+		{name: "auth needed, none given", fake: fake{user: "u", pass: "p"}, url: "news:fetch.test.secret",
+			kind: fetch.KindServer, is: fetch.ErrAuth, code: 480},
+		{name: "auth rejected", fake: fake{user: "u", pass: "p"}, cfg: Config{User: "u", Password: "bad"}, url: "news:fetch.test.secret",
+			kind: fetch.KindServer, is: fetch.ErrAuth, code: 481},
+		{name: "greeting 502", fake: fake{greeting: "502 you may not read here"}, url: "news:*",
+			kind: fetch.KindServer, is: fetch.ErrAuth, code: 502},
+		{name: "greeting 400", fake: fake{greeting: "400 out of service"}, url: "news:*",
+			kind: fetch.KindServer, code: 400},
+		{name: "CR LF in message-id", url: "news:a%0D%0AQUIT@fetch.test", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, part: "message-id", noDial: true},
+		{name: "LF in group", url: "news:fetch.test%0Abeta", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, part: "group", noDial: true},
+		{name: "NUL in nntp group", url: "nntp://%s/fetch%00x/1", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, part: "group", noDial: true},
+		{name: "CR in nntp article", url: "nntp://%s/fetch.test.alpha/1%0D", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, noDial: true},
+		{name: "space in message-id", url: "news:a%20b@fetch.test", kind: fetch.KindMalformed, noDial: true},
+		{name: "article not a number", url: "nntp://%s/fetch.test.alpha/x", kind: fetch.KindMalformed, noDial: true},
+		{name: "news server on the SMTP port", cfg: Config{Server: "127.0.0.1:25"}, url: "news:*", kind: fetch.KindPolicy, is: fetch.ErrPortRefused, noDial: true},
+		{name: "bad NNTPSERVER-style server", cfg: Config{Server: "127.0.0.1:99999"}, url: "news:*", kind: fetch.KindUsage, noDial: true},
+		{name: "malformed status", fake: fake{greeting: "hello there"}, url: "news:*", kind: fetch.KindServer, contains: "malformed reply"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fake.groups = defaultGroups()
+			if tc.fake.caps == nil {
+				tc.fake.caps = readerCaps
+			}
+			f := newFake(t, &tc.fake)
+			cfg := tc.cfg
+			if cfg.Server == "" {
+				cfg.Server = f.addr()
+			}
+			c := client(tc.opts, cfg)
+			raw := tc.url
+			if strings.Contains(raw, "%s") {
+				raw = strings.Replace(raw, "%s", f.addr(), 1)
+			}
+			_, _, err := get(t, c, raw)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var fe *fetch.Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("%v is not a *fetch.Error", err)
+			}
+			if fe.Kind != tc.kind {
+				t.Errorf("kind %v, want %v: %v", fe.Kind, tc.kind, err)
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("%v is not %v", err, tc.is)
+			}
+			if fe.Code != tc.code {
+				t.Errorf("code %d, want %d: %v", fe.Code, tc.code, err)
+			}
+			if tc.part != "" && fe.Part != tc.part {
+				t.Errorf("part %q, want %q: %v", fe.Part, tc.part, err)
+			}
+			if tc.contains != "" && !strings.Contains(err.Error(), tc.contains) {
+				t.Errorf("%v does not say %q", err, tc.contains)
+			}
+			if fe.URL == "" {
+				t.Errorf("error names no URL: %v", err)
+			}
+			if tc.cfg.Password != "" && strings.Contains(err.Error(), tc.cfg.Password) {
+				t.Errorf("error shows the password: %v", err)
+			}
+			if tc.noDial {
+				f.noConnection(t)
+			}
+		})
+	}
+}
+
+// TestHostile injects faults: a block with no ".", a 1 MiB line, a stall.
+func TestHostile(t *testing.T) {
+	longLine := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		name   string
+		url    string
+		handle func(c *fakeConn, line string) bool
+		is     error
+	}{
+		{
+			name: "article without final dot",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "ARTICLE") {
+					c.printf("220 0 <hello.1@fetch.test>")
+					c.w.WriteString(artHello.text)
+					c.flush()
+					c.conn.Close()
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrTruncated,
+		},
+		{
+			name: "article cut inside the header",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "ARTICLE") {
+					c.printf("220 0 <hello.1@fetch.test>")
+					c.w.WriteString("Subject: cut\r\nFrom: x")
+					c.flush()
+					c.conn.Close()
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrTruncated,
+		},
+		{
+			name: "overview without final dot",
+			url:  "news:fetch.test.alpha",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "OVER") {
+					c.printf("224 overview follows")
+					c.w.WriteString(overviewLine(artHello) + "\r\n")
+					c.flush()
+					c.conn.Close()
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrTruncated,
+		},
+		{
+			name: "active list without final dot",
+			url:  "news:*",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "LIST ACTIVE") {
+					c.printf("215 list follows")
+					c.w.WriteString("fetch.test.alpha 4 1 y\r\n")
+					c.flush()
+					c.conn.Close()
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrTruncated,
+		},
+		{
+			name: "1 MiB line in an article",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "ARTICLE") {
+					c.printf("220 0 <hello.1@fetch.test>")
+					c.w.WriteString("Subject: long\r\n\r\n" + longLine + "\r\n.\r\n")
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrLineTooLong,
+		},
+		{
+			name: "1 MiB header line",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "ARTICLE") {
+					c.printf("220 0 <hello.1@fetch.test>")
+					c.w.WriteString("Subject: " + longLine + "\r\n\r\nx\r\n.\r\n")
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrLineTooLong,
+		},
+		{
+			name: "1 MiB greeting",
+			url:  "news:*",
+			handle: func(c *fakeConn, line string) bool {
+				if line == "" {
+					c.w.WriteString("200 " + longLine + "\r\n")
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrLineTooLong,
+		},
+		{
+			name: "1 MiB overview line",
+			url:  "news:fetch.test.alpha",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "OVER") {
+					c.printf("224 overview follows")
+					c.w.WriteString("1\t" + longLine + "\r\n.\r\n")
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrLineTooLong,
+		},
+		{
+			name: "stall before the greeting",
+			url:  "news:*",
+			handle: func(c *fakeConn, line string) bool {
+				if line == "" {
+					time.Sleep(time.Second)
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrTimeout,
+		},
+		{
+			name: "stall instead of a reply",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "ARTICLE") {
+					time.Sleep(time.Second)
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrTimeout,
+		},
+		{
+			name: "stall inside an article",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "ARTICLE") {
+					c.printf("220 0 <hello.1@fetch.test>")
+					c.w.WriteString("Subject: slow\r\n\r\nfirst line\r\n")
+					c.flush()
+					time.Sleep(time.Second)
+					return true
+				}
+				return false
+			},
+			is: fetch.ErrTimeout,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: tc.handle})
+			c := client(fetch.Options{IdleTimeout: 300 * time.Millisecond}, Config{Server: f.addr()})
+			start := time.Now()
+			_, _, err := get(t, c, tc.url)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !errors.Is(err, tc.is) {
+				t.Errorf("%v is not %v", err, tc.is)
+			}
+			if k := fetch.KindOf(err); k != fetch.KindNetwork && k != fetch.KindServer {
+				t.Errorf("kind %v: %v", k, err)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// TestCancel checks a cancelled context ends a stalled fetch.
+func TestCancel(t *testing.T) {
+	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
+		if strings.HasPrefix(line, "GROUP") {
+			time.Sleep(time.Second)
+			return true
+		}
+		return false
+	}})
+	c := client(fetch.Options{}, Config{Server: f.addr()})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Fetch(ctx, "news:fetch.test.alpha")
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("err %v after %v", err, time.Since(start))
+	}
+}
+
+// TestNewsServer checks where a news: URL's server comes from.
+func TestNewsServer(t *testing.T) {
+	tests := []struct {
+		cfg, env, port string
+		want           string
+		wantPort       int
+		bad            bool
+	}{
+		{want: "localhost:119", wantPort: 119},
+		{env: "news.example", want: "news.example:119", wantPort: 119},
+		{env: "news.example:1119", want: "news.example:1119", wantPort: 1119},
+		{env: "news.example", port: "1120", want: "news.example:1120", wantPort: 1120},
+		{cfg: "cfg.example", env: "env.example", want: "cfg.example:119", wantPort: 119},
+		{cfg: "[::1]:563", want: "[::1]:563", wantPort: 563},
+		{cfg: "::1", want: "[::1]:119", wantPort: 119},
+		{cfg: "[::1]", want: "[::1]:119", wantPort: 119},
+		{cfg: "host:0", bad: true},
+		{cfg: "host:x", bad: true},
+		{cfg: "a b", bad: true},
+		{env: "h", port: "70000", bad: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cfg+"|"+tc.env+"|"+tc.port, func(t *testing.T) {
+			t.Setenv("NNTPSERVER", tc.env)
+			t.Setenv("NNTPPORT", tc.port)
+			u, err := fetch.Parse("news:*")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr, port, err := New(Config{Server: tc.cfg}).newsServer(u)
+			if tc.bad {
+				if err == nil {
+					t.Errorf("no error; got %s", addr)
+				}
+				return
+			}
+			if err != nil || addr != tc.want || port != tc.wantPort {
+				t.Errorf("got %s %d %v, want %s %d", addr, port, err, tc.want, tc.wantPort)
+			}
+		})
+	}
+	// RFC 5538 news://host:port/ names its own server.
+	u, err := fetch.Parse("news://news.example:1119/fetch.test.alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr, _, _ := New(Config{Server: "other"}).newsServer(u); addr != "news.example:1119" {
+		t.Errorf("news://host:port/ gave %s", addr)
+	}
+}
+
+// TestListingURLsFetch checks every URL of a group listing fetches the
+// article it lists, for both forms.
+func TestListingURLsFetch(t *testing.T) {
+	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups()})
+	c := client(fetch.Options{}, Config{Server: f.addr()})
+	for _, list := range []string{"news:fetch.test.alpha", "nntp://" + f.addr() + "/fetch.test.alpha"} {
+		res, _, err := get(t, c, list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.transcript(t)
+		for i, e := range res.Listing.Entries {
+			_, body, err := get(t, c, e.URL)
+			if err != nil {
+				t.Fatalf("%s: %v", e.URL, err)
+			}
+			f.transcript(t)
+			want := []fakeArticle{artHello, artWords, artThird}[i].text
+			if !bytes.Equal(body, []byte(want)) {
+				t.Errorf("%s gave %q", e.URL, body)
+			}
+		}
+	}
+}

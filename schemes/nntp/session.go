@@ -1,0 +1,400 @@
+package nntp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
+)
+
+// maxBlockLines bounds a multi-line listing reply (LIST ACTIVE, OVER), so
+// a server that never sends "." cannot fill memory while staying busy.
+const maxBlockLines = 1 << 20
+
+// credentials for AUTHINFO; a missing one is asked of the prompter.
+type credentials struct {
+	user, pass       string
+	hasUser, hasPass bool
+}
+
+// session is one NNTP connection after the greeting.
+type session struct {
+	req  *fetch.Request
+	conn net.Conn
+	w    *wire.Conn   // commands and traced status lines
+	data *wire.Reader // the same stream, untraced: article text and list data
+	addr string
+
+	creds credentials
+	caps  map[string]string // CAPABILITIES labels (upper case) → arguments; nil when unsupported
+
+	reader    bool // the server is in reader mode (READER advertised, or MODE READER accepted)
+	modeTried bool // MODE READER was sent
+	authTried bool // AUTHINFO was sent
+	selected  bool // a GROUP succeeded: switching modes now would lose it
+}
+
+// open connects to addr, reads the greeting and learns what the server
+// offers, switching it to reader mode when it says that is needed.
+func open(ctx context.Context, req *fetch.Request, addr string, creds credentials) (*session, error) {
+	c, err := req.Dial(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{req: req, conn: c, addr: addr, creds: creds}
+	s.w = wire.NewConn(c, 0, req.Options.Tracer)
+	s.w.Mask = wire.MaskCommands("AUTHINFO PASS")
+	// A bufio.Reader of the same size is shared, not wrapped: both readers
+	// see one stream.
+	s.data = wire.NewReader(s.w.R.B, 0, nil)
+	if err := s.greet(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// greet reads the greeting (RFC 3977 §5.1: 200 posting allowed, 201 no
+// posting) and the capabilities (§5.2), and sends MODE READER (§5.3) when
+// the server advertises MODE-READER rather than READER.
+func (s *session) greet(ctx context.Context) error {
+	code, text, err := s.status(ctx, "greeting")
+	if err != nil {
+		return err
+	}
+	if code != 200 && code != 201 {
+		return s.replyErr("greeting", "", code, text)
+	}
+	if err := s.capabilities(ctx); err != nil {
+		return err
+	}
+	if s.caps != nil && !s.reader && s.hasCap("MODE-READER") {
+		code, text, err := s.modeReader(ctx)
+		if err != nil {
+			return err
+		}
+		if code != 200 && code != 201 {
+			return s.replyErr("MODE READER", "", code, text)
+		}
+	}
+	return nil
+}
+
+// capabilities sends CAPABILITIES; a server that does not know it (an
+// RFC 977 server answers 500) leaves caps nil.
+func (s *session) capabilities(ctx context.Context) error {
+	if err := s.send(ctx, "CAPABILITIES", wire.Lit("CAPABILITIES")); err != nil {
+		return err
+	}
+	code, _, err := s.status(ctx, "CAPABILITIES")
+	if err != nil {
+		return err
+	}
+	if code != 101 {
+		s.caps = nil
+		return nil
+	}
+	caps := map[string]string{}
+	err = s.readBlock(ctx, "CAPABILITIES", func(line string) error {
+		s.req.Trace(fetch.DirReceived, line)
+		label, args, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if label != "" {
+			caps[strings.ToUpper(label)] = strings.TrimSpace(args)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.caps = caps
+	if s.hasCap("READER") {
+		s.reader = true
+	}
+	return nil
+}
+
+func (s *session) hasCap(label string) bool {
+	_, ok := s.caps[label]
+	return ok
+}
+
+// modeReader sends MODE READER once; on success the capabilities are
+// asked again, as RFC 3977 §5.3 says they may change.
+func (s *session) modeReader(ctx context.Context) (int, string, error) {
+	s.modeTried = true
+	if err := s.send(ctx, "MODE READER", wire.Lit("MODE READER")); err != nil {
+		return 0, "", err
+	}
+	code, text, err := s.status(ctx, "MODE READER")
+	if err != nil {
+		return 0, "", err
+	}
+	if code == 200 || code == 201 {
+		s.reader = true
+		if s.caps != nil {
+			if err := s.capabilities(ctx); err != nil {
+				return 0, "", err
+			}
+		}
+	}
+	return code, text, nil
+}
+
+// do sends a command and reads its status line. A 480 makes it
+// authenticate and retry (RFC 4643 §2.1); a 500 or 502 before any group is
+// selected, from a server not known to be in reader mode, makes it try
+// MODE READER and retry (a transit-mode server does not know reader
+// commands). Other replies are the caller's to judge.
+func (s *session) do(ctx context.Context, op string, parts ...wire.Part) (int, string, error) {
+	for {
+		if err := s.send(ctx, op, parts...); err != nil {
+			return 0, "", err
+		}
+		code, text, err := s.status(ctx, op)
+		if err != nil {
+			return 0, "", err
+		}
+		switch {
+		case code == 480 && !s.authTried:
+			if err := s.authenticate(ctx, op, code, text); err != nil {
+				return 0, "", err
+			}
+			continue
+		case (code == 500 || code == 502) && !s.reader && !s.modeTried && !s.selected:
+			mc, _, err := s.modeReader(ctx)
+			if err != nil {
+				return 0, "", err
+			}
+			if mc == 200 || mc == 201 {
+				continue
+			}
+		}
+		return code, text, nil
+	}
+}
+
+// authenticate runs AUTHINFO USER and, on 381, AUTHINFO PASS (RFC 4643
+// §2.3). The password is masked in the trace by the connection's Mask.
+func (s *session) authenticate(ctx context.Context, op string, code int, text string) error {
+	s.authTried = true
+	fail := func(cause error) error {
+		return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Code: code, Reply: text,
+			Err: fmt.Errorf("%w: the server wants AUTHINFO and no credentials were given: %w", fetch.ErrAuth, cause)}
+	}
+	if !s.creds.hasUser {
+		u, err := s.req.Prompt(ctx, fetch.Question{Field: "user", Label: "News server " + s.addr + " user name"})
+		if err != nil {
+			return fail(err)
+		}
+		s.creds.user, s.creds.hasUser = u, true
+	}
+	c, t, err := s.doPlain(ctx, "AUTHINFO USER", wire.Lit("AUTHINFO USER "), wire.Arg("user", s.creds.user))
+	if err != nil {
+		return err
+	}
+	if c == 381 {
+		if !s.creds.hasPass {
+			p, err := s.req.Prompt(ctx, fetch.Question{Field: "password", Label: "News server " + s.addr + " password for " + s.creds.user, Secret: true})
+			if err != nil {
+				return fail(err)
+			}
+			s.creds.pass, s.creds.hasPass = p, true
+		}
+		c, t, err = s.doPlain(ctx, "AUTHINFO PASS", wire.Lit("AUTHINFO PASS "), wire.Arg("password", s.creds.pass))
+		if err != nil {
+			return err
+		}
+	}
+	if c != 281 {
+		if c < 400 {
+			// 381 after the password, or anything else that is not success.
+			return &fetch.Error{Kind: fetch.KindServer, Op: "AUTHINFO", URL: s.req.URL.Redacted(), Offset: -1, Code: c, Reply: t,
+				Err: fmt.Errorf("%w: unexpected reply to AUTHINFO", fetch.ErrAuth)}
+		}
+		return s.replyErr("AUTHINFO", "user", c, t)
+	}
+	// RFC 4643 §2.5.1: capabilities may change after authentication.
+	if s.caps != nil {
+		return s.capabilities(ctx)
+	}
+	return nil
+}
+
+// doPlain sends a command and reads its status, with no retries.
+func (s *session) doPlain(ctx context.Context, op string, parts ...wire.Part) (int, string, error) {
+	if err := s.send(ctx, op, parts...); err != nil {
+		return 0, "", err
+	}
+	return s.status(ctx, op)
+}
+
+func (s *session) send(_ context.Context, op string, parts ...wire.Part) error {
+	if err := s.w.WriteLine(parts...); err != nil {
+		var fe *fetch.Error
+		if errors.As(err, &fe) {
+			if fe.URL == "" {
+				fe.URL = s.req.URL.Redacted()
+			}
+			return fe
+		}
+		return s.ioErr(op, err)
+	}
+	return nil
+}
+
+// status reads one status line (RFC 3977 §3.2).
+func (s *session) status(_ context.Context, op string) (int, string, error) {
+	line, err := s.w.R.ReadLine()
+	if err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = fmt.Errorf("%w: the server closed the connection before replying", fetch.ErrTruncated)
+		}
+		return 0, "", s.ioErr(op, err)
+	}
+	code, text, perr := parseStatus(line)
+	if perr != nil {
+		return 0, "", &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+			Reply: clip(line), Err: perr}
+	}
+	return code, text, nil
+}
+
+// readBlock reads a multi-line data block (RFC 3977 §3.1.1) up to its "."
+// line, undoing dot-stuffing, and hands each line to fn. A stream that
+// ends first fails with fetch.ErrTruncated.
+func (s *session) readBlock(_ context.Context, op string, fn func(line string) error) error {
+	for n := 0; ; n++ {
+		line, err := s.data.ReadLine()
+		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				err = fmt.Errorf("%w: the closing \".\" line never came", fetch.ErrTruncated)
+			}
+			return s.ioErr(op, err)
+		}
+		if line == "." {
+			return nil
+		}
+		if strings.HasPrefix(line, "..") {
+			line = line[1:]
+		}
+		if n >= maxBlockLines {
+			return &fetch.Error{Kind: fetch.KindPolicy, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+				Err: fmt.Errorf("%w: more than %d lines", fetch.ErrTooLarge, maxBlockLines)}
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
+}
+
+// ioErr classifies a failure to read or write the connection.
+func (s *session) ioErr(op string, err error) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Err: err}
+}
+
+// replyErr turns an unwanted reply into an error that names what it
+// means (RFC 3977 §3.2.1 and the command sections, RFC 4643 §2).
+func (s *session) replyErr(op, part string, code int, text string) error {
+	var cause error
+	switch code {
+	case 411:
+		cause = fmt.Errorf("%w: no such newsgroup", fetch.ErrNotFound)
+	case 412:
+		cause = errors.New("no newsgroup selected")
+	case 420, 423:
+		cause = fmt.Errorf("%w: no article with that number", fetch.ErrNotFound)
+	case 430:
+		cause = fmt.Errorf("%w: no article with that message-id", fetch.ErrNotFound)
+	case 480:
+		cause = fmt.Errorf("%w: authentication required", fetch.ErrAuth)
+	case 481:
+		cause = fmt.Errorf("%w: the server rejected the user name or password", fetch.ErrAuth)
+	case 482:
+		cause = fmt.Errorf("%w: authentication commands out of sequence", fetch.ErrAuth)
+	case 483:
+		cause = fmt.Errorf("%w: the server requires an encrypted connection", fetch.ErrAuth)
+	case 502:
+		cause = fmt.Errorf("%w: access denied", fetch.ErrAuth)
+	case 400:
+		cause = errors.New("the news service is not available")
+	case 500:
+		cause = errors.New("the server does not know the command")
+	case 501:
+		cause = errors.New("the server rejected the command's syntax")
+	case 503:
+		cause = errors.New("the server does not offer this feature")
+	default:
+		cause = errors.New("unexpected reply")
+	}
+	return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Part: part, Offset: -1,
+		Code: code, Reply: clip(text), Err: cause}
+}
+
+// selectGroup sends GROUP (RFC 3977 §6.1.1) and reads its 211 reply.
+func (s *session) selectGroup(ctx context.Context, group string, g *groupInfo) error {
+	code, text, err := s.do(ctx, "GROUP", wire.Lit("GROUP "), wire.Arg("group", group))
+	if err != nil {
+		return err
+	}
+	if code != 211 {
+		return s.replyErr("GROUP", "group", code, text)
+	}
+	info, err := parseGroupReply(text)
+	if err != nil {
+		return &fetch.Error{Kind: fetch.KindServer, Op: "GROUP", URL: s.req.URL.Redacted(), Offset: -1, Code: code, Reply: clip(text), Err: err}
+	}
+	if g != nil {
+		*g = info
+	}
+	s.selected = true
+	return nil
+}
+
+// quit ends the session politely and closes the connection; the reply to
+// QUIT is not awaited.
+func (s *session) quit() {
+	s.w.WriteLine(wire.Lit("QUIT"))
+	s.conn.Close()
+}
+
+// finish closes the session unless res holds a document streaming from it.
+func (s *session) finish(res *fetch.Result, err error) (*fetch.Result, error) {
+	if err != nil {
+		s.conn.Close()
+		return nil, err
+	}
+	if res.Document == nil {
+		s.quit()
+	}
+	return res, nil
+}
+
+// clip shortens server text kept in an error.
+func clip(s string) string {
+	const max = 512
+	if len(s) > max {
+		return s[:max] + "..."
+	}
+	return s
+}
+
+// wireArticleByID is ARTICLE <id> (RFC 3977 §6.2.1); the view has already
+// refused ids with spaces, controls or angle brackets.
+func wireArticleByID(id string) []wire.Part {
+	return []wire.Part{wire.Lit("ARTICLE <"), wire.Arg("message-id", id), wire.Lit(">")}
+}
+
+// wireArticleByNumber is ARTICLE <number> in the selected group.
+func wireArticleByNumber(n int64) []wire.Part {
+	return []wire.Part{wire.Lit("ARTICLE " + strconv.FormatInt(n, 10))}
+}
