@@ -1,22 +1,252 @@
-// Package ftp is the ftp driver. (Being written; see the issue tracker.)
+// Package ftp is the ftp:// driver: the access algorithm of RFC 1738 §3.2
+// over FTP (RFC 959), with EPSV/EPRT (RFC 2428), SIZE, MDTM and MLSD
+// (RFC 3659).
+//
+// URL grammar (RFC 1738 §3.2):
+//
+//	ftp://[user[:password]@]host[:port]/<cwd1>/.../<cwdN>/<name>[;type=<a|i|d>]
+//
+// The driver logs in with the URL's user and password (anonymous with
+// Config.AnonymousPassword when the URL names no user, a prompt when it
+// names a user without a password and the server asks for one), gives one
+// CWD per decoded <cwd> (Config.Method changes that), then:
+//
+//   - ;type=d: NLST <name>, read as a listing;
+//   - a name: TYPE (A for ;type=a, else I), SIZE, MDTM, then RETR; when RETR
+//     fails with 550 and CWD <name> works, the name is a directory and is
+//     listed, with the canonical URL ending in "/";
+//   - no name (the path ends in "/"): the directory is listed, by MLSD when
+//     FEAT offers it, else by LIST.
+//
+// Options.Offset resumes a download with REST.
+//
+// The control protocol is written here on fetch/wire rather than driven
+// through github.com/jlaffaye/ftp: v0.2.4 exposes no way to send a command
+// of our own, so its List drops the lines it cannot parse, it has no
+// active mode (PORT/EPRT), it sends PASS straight after a 331 with no
+// chance to ask the user, and its textproto reader has no line bound.
 package ftp
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"os"
+	"os/user"
+	"path"
+	"strings"
 
 	"github.com/fetchproject/fetch/fetch"
 )
 
 // Config holds the driver's settings.
-type Config struct{}
+type Config struct {
+	// AnonymousPassword is the password sent with USER anonymous
+	// (RFC 1738 §3.2.1: the user's e-mail address). Empty means
+	// user@hostname from the local user and host names.
+	AnonymousPassword string
+
+	// Method is how the <cwd> parts become commands, like curl's
+	// --ftp-method: "multicwd" (the default, RFC 1738: one CWD per part),
+	// "singlecwd" (one CWD of the parts joined by "/") or "nocwd" (no CWD:
+	// the joined path is the argument of RETR, SIZE, LIST...).
+	Method string
+
+	// Active makes the server connect to us for data (EPRT, then PORT),
+	// instead of passive EPSV/PASV.
+	Active bool
+	// ActiveAddr is where to listen in active mode: "", "-" (the control
+	// connection's local address), an IP, or IP:port.
+	ActiveAddr string
+
+	// DisableEPSV skips the extended commands EPSV and EPRT, going straight
+	// to PASV or PORT.
+	DisableEPSV bool
+}
+
+// The Method values.
+const (
+	MethodMultiCWD  = "multicwd"
+	MethodSingleCWD = "singlecwd"
+	MethodNoCWD     = "nocwd"
+)
+
+// ErrBadReply marks a reply that breaks the FTP reply syntax or the
+// format its code promises (a 227 without six numbers, a 229 without a
+// port).
+var ErrBadReply = errors.New("malformed FTP reply")
 
 // Driver fetches ftp URLs.
 type Driver struct{ cfg Config }
 
+var _ fetch.Driver = (*Driver)(nil)
+
 // New returns a driver with cfg.
 func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
 
-// Fetch is not written yet.
+// anonymousPassword is the configured password or user@hostname.
+func (d *Driver) anonymousPassword() string {
+	if d.cfg.AnonymousPassword != "" {
+		return d.cfg.AnonymousPassword
+	}
+	name := "fetch"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return name + "@" + host
+}
+
+// Fetch dereferences an ftp URL by the RFC 1738 §3.2 access algorithm.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
-	return nil, req.Errorf(fetch.KindUnknown, "ftp", "the ftp driver is not written yet")
+	switch d.cfg.Method {
+	case "", MethodMultiCWD, MethodSingleCWD, MethodNoCWD:
+	default:
+		return nil, req.Errorf(fetch.KindUsage, "ftp", "unknown FTP method %q (want multicwd, singlecwd or nocwd)", d.cfg.Method)
+	}
+	fu, err := req.URL.FTP()
+	if err != nil {
+		return nil, fetch.Wrap(fetch.KindMalformed, "parse", err)
+	}
+	// Every value from the URL that reaches a command line is checked
+	// before a byte is sent (RFC 1738 §6).
+	checks := [][2]string{{"user", req.URL.User}, {"password", req.URL.Password}, {"name", fu.Name}}
+	for _, dir := range fu.Dirs {
+		checks = append(checks, [2]string{"path", dir})
+	}
+	for _, c := range checks {
+		if err := fetch.CheckLine(c[0], c[1]); err != nil {
+			return nil, withURL(err, req)
+		}
+	}
+	if req.Options.Offset < 0 {
+		return nil, req.Errorf(fetch.KindUsage, "REST", "negative resume offset %d", req.Options.Offset)
+	}
+
+	s, err := d.connect(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.access(ctx, fu)
+	if err != nil {
+		s.quit()
+		return nil, withURL(err, req)
+	}
+	if res.Document == nil {
+		s.quit()
+	}
+	return res, nil
+}
+
+// withURL fills in the URL of a fetch.Error that has none.
+func withURL(err error, req *fetch.Request) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) && fe.URL == "" {
+		fe.URL = req.URL.Redacted()
+	}
+	return err
+}
+
+// access runs the commands after login: CWDs, then a listing or a RETR.
+func (s *session) access(ctx context.Context, fu *fetch.FTPURL) (*fetch.Result, error) {
+	if err := s.chdirs(fu.Dirs); err != nil {
+		return nil, err
+	}
+	if fu.Type == 'd' {
+		l, err := s.nameList(ctx, fu)
+		if err != nil {
+			return nil, err
+		}
+		return &fetch.Result{Kind: fetch.KindListing, URL: s.req.URL, Listing: l}, nil
+	}
+	if fu.Name == "" {
+		l, err := s.list(ctx, fu.Dirs, s.pathArg(fu.Dirs, ""))
+		if err != nil {
+			return nil, err
+		}
+		return &fetch.Result{Kind: fetch.KindListing, URL: s.dirURL(fu.Dirs), Listing: l}, nil
+	}
+	doc, isDir, err := s.retrieve(ctx, fu)
+	if err != nil {
+		return nil, err
+	}
+	if isDir {
+		dirs := append(append([]string(nil), fu.Dirs...), fu.Name)
+		l, err := s.list(ctx, dirs, "")
+		if err != nil {
+			return nil, err
+		}
+		return &fetch.Result{Kind: fetch.KindListing, URL: s.dirURL(dirs), Listing: l}, nil
+	}
+	return &fetch.Result{Kind: fetch.KindDocument, URL: s.req.URL, Document: doc}, nil
+}
+
+// segmentKeep are the characters besides unreserved ones that an fsegment
+// may hold unencoded (RFC 1738 §5: uchar | ":" | "@" | "&" | "="; "?" is
+// allowed too but is encoded here so no reader takes it for a query).
+const segmentKeep = ":@&="
+
+// escapePath encodes decoded segments for an FTP url-path, each on its own
+// so a "/" inside one becomes %2F (RFC 1738 §3.2.2).
+func escapePath(segs []string) string {
+	out := make([]string, len(segs))
+	for i, s := range segs {
+		out[i] = fetch.Escape(s, segmentKeep)
+	}
+	return strings.Join(out, "/")
+}
+
+// dirURL is the canonical URL of the directory dirs: the request's URL
+// with its path replaced, ending in "/", without a typecode.
+func (s *session) dirURL(dirs []string) *fetch.URL {
+	u := s.req.URL.Clone()
+	u.Path = ""
+	if len(dirs) > 0 {
+		u.Path = escapePath(dirs) + "/"
+	}
+	u.HasPath = true
+	u.Fragment, u.HasFragment = "", false
+	return u
+}
+
+// entryURL is the absolute URL of an entry below the directory dirs.
+func (s *session) entryURL(dirs []string, name string, dir bool) string {
+	u := s.dirURL(dirs)
+	u.Path += fetch.Escape(name, segmentKeep)
+	if dir {
+		u.Path += "/"
+	}
+	return u.String()
+}
+
+// guessMIME is the content type suggested by a name's suffix (RFC 1738
+// §3.2.3), or "" when the suffix says nothing.
+func guessMIME(name string) string {
+	ext := strings.ToLower(path.Ext(name))
+	switch ext {
+	case "":
+		return ""
+	case ".txt", ".text", ".asc", ".md", ".c", ".h", ".go", ".py", ".sh", ".pl", ".diff", ".patch":
+		return "text/plain"
+	}
+	return mime.TypeByExtension(ext)
+}
+
+// transferType is the TYPE argument for a URL's typecode: A for ";type=a",
+// else I. Without a typecode RFC 1738 §3.2.3 leaves the choice to the
+// client; binary is the only mode that delivers the bytes unchanged (curl
+// does the same), so the suffix guess only sets the MIME type.
+func transferType(t byte) string {
+	if t == 'a' {
+		return "A"
+	}
+	return "I"
+}
+
+func errorf(k fetch.Kind, op, format string, args ...any) *fetch.Error {
+	return &fetch.Error{Kind: k, Op: op, Offset: -1, Err: fmt.Errorf(format, args...)}
 }

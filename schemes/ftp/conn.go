@@ -1,0 +1,354 @@
+package ftp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
+)
+
+// maxReplyLines bounds a multi-line reply (a banner, FEAT) so a server
+// cannot make the client buffer without end; each line is bounded by the
+// wire reader.
+const maxReplyLines = 4096
+
+// reply is one FTP reply (RFC 959 §4.2): a three-digit code and its text
+// lines, the code prefix removed.
+type reply struct {
+	Code  int
+	Lines []string
+}
+
+// Text is the reply's text, lines joined by newlines.
+func (r reply) Text() string { return strings.Join(r.Lines, "\n") }
+
+// Class is the first digit of the code: 1 preliminary, 2 done, 3 more
+// needed, 4 transient failure, 5 permanent failure.
+func (r reply) Class() int { return r.Code / 100 }
+
+// session is one logged-in control connection.
+type session struct {
+	d   *Driver
+	req *fetch.Request
+	nc  net.Conn
+	w   *wire.Conn
+
+	dataHost string            // where passive data connections go
+	feats    map[string]string // FEAT, once asked
+	noEPSV   bool              // EPSV/EPRT refused or disabled
+}
+
+// connect dials the URL's host, reads the greeting and logs in.
+func (d *Driver) connect(ctx context.Context, req *fetch.Request) (*session, error) {
+	nc, err := req.Dial(ctx, req.URL.HostPort(21))
+	if err != nil {
+		return nil, err
+	}
+	s := &session{d: d, req: req, nc: nc, noEPSV: d.cfg.DisableEPSV}
+	s.w = wire.NewConn(nc, 0, req.Options.Tracer)
+	s.w.Mask = wire.MaskCommands("PASS", "ACCT")
+	// The data connection goes to the control connection's peer whatever
+	// address a PASV reply names (CVE-2020-8284). Through a proxy dialer
+	// the peer is the proxy, so the URL's host is used instead.
+	s.dataHost = req.URL.Host
+	if req.Options.Dialer == nil {
+		if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+			s.dataHost = ta.IP.String()
+		}
+	}
+	if err := s.greeting(); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	if err := s.login(ctx); err != nil {
+		s.quit()
+		return nil, err
+	}
+	return s, nil
+}
+
+// greeting reads the server's 220, waiting through 120 "ready soon".
+func (s *session) greeting() error {
+	for {
+		r, err := s.readReply("connect")
+		if err != nil {
+			return err
+		}
+		switch r.Code {
+		case 120:
+			continue
+		case 220:
+			return nil
+		}
+		return s.refused("connect", r, nil)
+	}
+}
+
+// login sends USER and PASS (RFC 1738 §3.2.1).
+func (s *session) login(ctx context.Context) error {
+	u := s.req.URL
+	user, pass, havePass := "anonymous", s.d.anonymousPassword(), true
+	userPart, passPart := "user", "anonymous password"
+	if u.HasUser {
+		user, pass, havePass = u.User, u.Password, u.HasPassword
+		passPart = "password"
+	}
+	r, err := s.cmd("USER", wire.Lit("USER "), wire.Arg(userPart, user))
+	if err != nil {
+		return err
+	}
+	switch r.Code {
+	case 230:
+		return nil
+	case 331, 332:
+	default:
+		return s.refused("USER", r, authErr(r))
+	}
+	if r.Code == 332 {
+		return s.refused("USER", r, errors.New("the server wants an account (ACCT), which ftp URLs cannot give"))
+	}
+	if !havePass {
+		pass, err = s.req.Prompt(ctx, fetch.Question{
+			Field:  "password",
+			Label:  fmt.Sprintf("Password for %s@%s", user, u.Host),
+			Secret: true,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	r, err = s.cmd("PASS", wire.Lit("PASS "), wire.Arg(passPart, pass))
+	if err != nil {
+		return err
+	}
+	switch r.Code {
+	case 230, 202:
+		return nil
+	case 332:
+		return s.refused("PASS", r, errors.New("the server wants an account (ACCT), which ftp URLs cannot give"))
+	}
+	return s.refused("PASS", r, authErr(r))
+}
+
+// authErr is the cause of a failed login step: 530 is "not logged in".
+func authErr(r reply) error {
+	if r.Code == 530 || r.Class() == 5 {
+		return fetch.ErrAuth
+	}
+	return nil
+}
+
+// cmd sends one command and reads its reply. op names the command in errors.
+func (s *session) cmd(op string, parts ...wire.Part) (reply, error) {
+	if err := s.w.WriteLine(parts...); err != nil {
+		return reply{}, s.netErr(op, err)
+	}
+	return s.readReply(op)
+}
+
+// readReply reads one reply, multi-line or not (RFC 959 §4.2).
+func (s *session) readReply(op string) (reply, error) {
+	return readReply(s.w.R, op)
+}
+
+// readReply reads one reply from r. A line that is not a reply, a reply
+// longer than the bounds or a closed connection is an error naming op.
+func readReply(r *wire.Reader, op string) (reply, error) {
+	line, err := r.ReadLine()
+	if err != nil {
+		return reply{}, replyReadErr(op, err)
+	}
+	code, sep, ok := replyCode(line)
+	if !ok {
+		return reply{}, badReply(op, fmt.Errorf("%w: %q does not start with a three-digit code", ErrBadReply, clip(line)))
+	}
+	rep := reply{Code: code, Lines: []string{line[min(len(line), 4):]}}
+	if sep != '-' {
+		return rep, nil
+	}
+	// Multi-line: everything up to a line "<same code> " belongs to it.
+	for {
+		line, err := r.ReadLine()
+		if err != nil {
+			return reply{}, replyReadErr(op, err)
+		}
+		if len(rep.Lines) >= maxReplyLines {
+			return reply{}, badReply(op, fmt.Errorf("%w: a reply of more than %d lines", ErrBadReply, maxReplyLines))
+		}
+		if c, sep, ok := replyCode(line); ok && c == code && sep != '-' {
+			rep.Lines = append(rep.Lines, line[min(len(line), 4):])
+			return rep, nil
+		}
+		rep.Lines = append(rep.Lines, line)
+	}
+}
+
+// replyCode splits "227 text" or "220-text" into its code and separator.
+func replyCode(line string) (code int, sep byte, ok bool) {
+	if len(line) < 3 {
+		return 0, 0, false
+	}
+	for i := 0; i < 3; i++ {
+		if line[i] < '0' || line[i] > '9' {
+			return 0, 0, false
+		}
+	}
+	if line[0] < '1' || line[0] > '5' {
+		return 0, 0, false
+	}
+	if len(line) > 3 {
+		sep = line[3]
+		if sep != ' ' && sep != '-' {
+			return 0, 0, false
+		}
+	}
+	code, _ = strconv.Atoi(line[:3])
+	return code, sep, true
+}
+
+// clip shortens server text quoted in an error.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+func badReply(op string, err error) *fetch.Error {
+	return &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1, Err: err}
+}
+
+func replyReadErr(op string, err error) *fetch.Error {
+	switch {
+	case errors.Is(err, fetch.ErrLineTooLong):
+		return &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1,
+			Err: fmt.Errorf("%w: reply line: %w", ErrBadReply, err)}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &fetch.Error{Kind: fetch.KindNetwork, Op: op, Offset: -1,
+			Err: errors.New("the server closed the control connection")}
+	}
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, Offset: -1, Err: err}
+}
+
+func (s *session) netErr(op string, err error) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, Offset: -1, Err: err}
+}
+
+// refused is the error for a reply that ends the fetch. cause, when nil,
+// is ErrNotFound for 550 and a generic refusal otherwise.
+func (s *session) refused(op string, r reply, cause error) *fetch.Error {
+	if cause == nil {
+		if r.Code == 550 {
+			cause = fetch.ErrNotFound
+		} else {
+			cause = fmt.Errorf("%s refused", op)
+		}
+	}
+	return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+		Code: r.Code, Reply: clip(r.Text()), Err: cause}
+}
+
+// quit says QUIT, waits briefly for the 221 and closes the connection.
+// A server that does not answer costs at most two seconds.
+func (s *session) quit() {
+	if s.w.WriteLine(wire.Lit("QUIT")) == nil {
+		t := time.AfterFunc(2*time.Second, func() { s.nc.Close() })
+		s.readReply("QUIT")
+		t.Stop()
+	}
+	s.nc.Close()
+}
+
+// feat asks FEAT once (RFC 2389); a server without it has no features.
+func (s *session) feat() (map[string]string, error) {
+	if s.feats != nil {
+		return s.feats, nil
+	}
+	s.feats = map[string]string{}
+	r, err := s.cmd("FEAT", wire.Lit("FEAT"))
+	if err != nil {
+		return nil, err
+	}
+	if r.Code != 211 {
+		return s.feats, nil
+	}
+	for _, l := range r.Lines {
+		if !strings.HasPrefix(l, " ") {
+			continue
+		}
+		name, arg, _ := strings.Cut(strings.TrimSpace(l), " ")
+		s.feats[strings.ToUpper(name)] = arg
+	}
+	return s.feats, nil
+}
+
+// method is the configured CWD method.
+func (s *session) method() string {
+	if s.d.cfg.Method == "" {
+		return MethodMultiCWD
+	}
+	return s.d.cfg.Method
+}
+
+// chdirs changes to the URL's directory (RFC 1738 §3.2.2: each <cwd> is
+// one CWD, an empty one included).
+func (s *session) chdirs(dirs []string) error {
+	switch s.method() {
+	case MethodNoCWD:
+		return nil
+	case MethodSingleCWD:
+		if len(dirs) == 0 {
+			return nil
+		}
+		return s.cwd(strings.Join(dirs, "/"))
+	}
+	for _, d := range dirs {
+		if err := s.cwd(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *session) cwd(dir string) error {
+	r, err := s.cmd("CWD", wire.Lit("CWD "), wire.Arg("path", dir))
+	if err != nil {
+		return err
+	}
+	if r.Class() != 2 {
+		return s.refused("CWD", r, nil)
+	}
+	return nil
+}
+
+// pathArg is the argument naming name in the URL's directory: name itself
+// after CWDs, the joined path with the nocwd method.
+func (s *session) pathArg(dirs []string, name string) string {
+	if s.method() != MethodNoCWD || len(dirs) == 0 {
+		return name
+	}
+	return strings.Join(dirs, "/") + "/" + name
+}
+
+// setType sends TYPE A or TYPE I.
+func (s *session) setType(t string) error {
+	r, err := s.cmd("TYPE", wire.Lit("TYPE "+t))
+	if err != nil {
+		return err
+	}
+	if r.Class() != 2 {
+		return s.refused("TYPE", r, nil)
+	}
+	return nil
+}

@@ -1,0 +1,295 @@
+package ftp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current client")
+
+// client is a fetch client with only this driver.
+func client(cfg Config, opts fetch.Options) *fetch.Client {
+	c := fetch.NewClient(opts)
+	c.Register("ftp", New(cfg))
+	return c
+}
+
+// get fetches raw and returns the body or the listing entries' names and
+// URLs, one per line.
+func get(t *testing.T, c *fetch.Client, raw string) (string, *fetch.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.Fetch(ctx, raw)
+	if err != nil {
+		return "", nil, err
+	}
+	defer res.Close()
+	if res.Document != nil {
+		b, err := io.ReadAll(res.Document.Body)
+		if err != nil {
+			return string(b), res, err
+		}
+		return string(b), res, res.Close()
+	}
+	var b strings.Builder
+	for _, e := range res.Listing.Entries {
+		b.WriteString(string(e.Kind) + " " + e.Name + " " + e.URL + "\n")
+	}
+	return b.String(), res, nil
+}
+
+// rfcServer holds the files the RFC 1738 examples name.
+func rfcServer(t *testing.T) *fakeServer {
+	s := newFake(t)
+	s.add("/etc/motd", "message of the day\n")
+	s.add("/pub/file.txt", "line one\r\nline two\r\n")
+	s.add("/pub/data.bin", "\x00\x01\x02\r\n\xff")
+	s.mkdir("/pub/sub")
+	return s
+}
+
+// TestTranscripts pins the exact bytes the client sends for each URL form
+// (RFC 1738 §3.2.2's examples, each typecode, each method, resume, active
+// mode) in testdata/<name>.golden.
+func TestTranscripts(t *testing.T) {
+	tests := []struct {
+		name    string
+		url     string // HOST is replaced by the fake's address
+		cfg     Config
+		opts    fetch.Options
+		fake    func(*fakeServer)
+		want    string // body, or listing lines
+		wantURL string // Result.URL when not the request's
+	}{
+		// RFC 1738 §3.2.2: "CWD /etc" and then "RETR motd".
+		{name: "rfc-slash-etc-motd", url: "ftp://myname:secret@HOST/%2Fetc/motd", want: "message of the day\n"},
+		// "would "CWD etc" and then "RETR motd"".
+		{name: "rfc-etc-motd", url: "ftp://myname:secret@HOST/etc/motd", want: "message of the day\n"},
+		// ""CWD " with a null argument, then "CWD etc", and then "RETR motd"".
+		{name: "rfc-null-cwd", url: "ftp://myname:secret@HOST//etc/motd", want: "message of the day\n"},
+		{name: "anonymous", url: "ftp://HOST/pub/data.bin", cfg: Config{AnonymousPassword: "fetch@example.org"}, want: "\x00\x01\x02\r\n\xff"},
+		{name: "prompted-password", url: "ftp://myname@HOST/etc/motd", opts: fetch.Options{Prompter: fetch.Answers{"password": "secret"}}, want: "message of the day\n"},
+		{name: "empty-user", url: "ftp://@HOST/etc/motd", opts: fetch.Options{Prompter: fetch.Answers{"password": ""}}, want: "message of the day\n"},
+		{name: "type-i", url: "ftp://HOST/pub/file.txt;type=i", cfg: Config{AnonymousPassword: "a@b"}, want: "line one\r\nline two\r\n"},
+		{name: "type-a", url: "ftp://HOST/pub/file.txt;type=a", cfg: Config{AnonymousPassword: "a@b"}, want: "line one\nline two\n"},
+		{name: "type-d", url: "ftp://HOST/pub;type=d", cfg: Config{AnonymousPassword: "a@b"},
+			want: "other data.bin ftp://HOST/pub/data.bin\nother file.txt ftp://HOST/pub/file.txt\nother sub ftp://HOST/pub/sub\n"},
+		{name: "type-d-root", url: "ftp://HOST/;type=d", cfg: Config{AnonymousPassword: "a@b"},
+			want: "other etc ftp://HOST/etc\nother pub ftp://HOST/pub\n"},
+		{name: "list-trailing-slash", url: "ftp://HOST/pub/", cfg: Config{AnonymousPassword: "a@b"},
+			want: "file data.bin ftp://HOST/pub/data.bin\nfile file.txt ftp://HOST/pub/file.txt\ndir sub ftp://HOST/pub/sub/\n"},
+		{name: "list-mlsd", url: "ftp://HOST/pub/", cfg: Config{AnonymousPassword: "a@b"}, fake: func(s *fakeServer) { s.mlsd = true },
+			want: "file data.bin ftp://HOST/pub/data.bin\nfile file.txt ftp://HOST/pub/file.txt\ndir sub ftp://HOST/pub/sub/\n"},
+		{name: "list-root-no-path", url: "ftp://HOST", cfg: Config{AnonymousPassword: "a@b"},
+			want: "dir etc ftp://HOST/etc/\ndir pub ftp://HOST/pub/\n", wantURL: "ftp://HOST/"},
+		{name: "directory-detected", url: "ftp://HOST/pub", cfg: Config{AnonymousPassword: "a@b"},
+			want: "file data.bin ftp://HOST/pub/data.bin\nfile file.txt ftp://HOST/pub/file.txt\ndir sub ftp://HOST/pub/sub/\n", wantURL: "ftp://HOST/pub/"},
+		{name: "singlecwd", url: "ftp://myname:secret@HOST//etc/motd", cfg: Config{Method: "singlecwd"}, want: "message of the day\n"},
+		{name: "nocwd", url: "ftp://myname:secret@HOST//etc/motd", cfg: Config{Method: "nocwd"}, want: "message of the day\n"},
+		{name: "nocwd-list", url: "ftp://HOST/pub/", cfg: Config{Method: "nocwd", AnonymousPassword: "a@b"},
+			want: "file data.bin ftp://HOST/pub/data.bin\nfile file.txt ftp://HOST/pub/file.txt\ndir sub ftp://HOST/pub/sub/\n"},
+		{name: "resume", url: "ftp://HOST/etc/motd", cfg: Config{AnonymousPassword: "a@b"}, opts: fetch.Options{Offset: 8}, want: "of the day\n"},
+		{name: "disable-epsv", url: "ftp://HOST/etc/motd", cfg: Config{AnonymousPassword: "a@b", DisableEPSV: true}, want: "message of the day\n"},
+		{name: "epsv-refused", url: "ftp://HOST/pub/", cfg: Config{AnonymousPassword: "a@b"}, fake: func(s *fakeServer) { s.noEPSV = true },
+			want: "file data.bin ftp://HOST/pub/data.bin\nfile file.txt ftp://HOST/pub/file.txt\ndir sub ftp://HOST/pub/sub/\n"},
+		{name: "active-eprt", url: "ftp://HOST/etc/motd", cfg: Config{AnonymousPassword: "a@b", Active: true}, want: "message of the day\n"},
+		{name: "active-port", url: "ftp://HOST/etc/motd", cfg: Config{AnonymousPassword: "a@b", Active: true, DisableEPSV: true}, want: "message of the day\n"},
+		{name: "active-eprt-refused", url: "ftp://HOST/pub/", cfg: Config{AnonymousPassword: "a@b", Active: true}, fake: func(s *fakeServer) { s.noEPSV = true },
+			want: "file data.bin ftp://HOST/pub/data.bin\nfile file.txt ftp://HOST/pub/file.txt\ndir sub ftp://HOST/pub/sub/\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := rfcServer(t)
+			if tt.fake != nil {
+				tt.fake(s)
+			}
+			host := s.addr()
+			raw := strings.ReplaceAll(tt.url, "HOST", host)
+			got, res, err := get(t, client(tt.cfg, tt.opts), raw)
+			if err != nil {
+				t.Fatalf("fetch %s: %v", raw, err)
+			}
+			if want := strings.ReplaceAll(tt.want, "HOST", host); got != want {
+				t.Errorf("got\n%q\nwant\n%q", got, want)
+			}
+			if tt.wantURL != "" {
+				if want := strings.ReplaceAll(tt.wantURL, "HOST", host); res.URL.String() != want {
+					t.Errorf("Result.URL = %s, want %s", res.URL, want)
+				}
+			}
+			golden(t, tt.name, s.transcript())
+		})
+	}
+}
+
+// golden compares got with testdata/name.golden (or rewrites it).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	file := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("client sent\n%s\nwant (%s)\n%s", got, file, want)
+	}
+}
+
+// TestTrace checks that -v shows the command sequence with the password
+// masked.
+func TestTrace(t *testing.T) {
+	s := rfcServer(t)
+	var lines []string
+	tr := fetch.TracerFunc(func(d fetch.Direction, l string) { lines = append(lines, string(d)+" "+l) })
+	if _, _, err := get(t, client(Config{}, fetch.Options{Tracer: tr}), "ftp://myname:secret@"+s.addr()+"/%2Fetc/motd"); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(lines, "\n")
+	if strings.Contains(all, "secret") {
+		t.Errorf("password in trace:\n%s", all)
+	}
+	for _, want := range []string{"> USER myname", "> PASS ****", "> CWD /etc", "> TYPE I", "> RETR motd", "< 226 Transfer complete."} {
+		if !strings.Contains(all, want) {
+			t.Errorf("trace lacks %q:\n%s", want, all)
+		}
+	}
+}
+
+// TestRoundTrip fetches every entry of a listing by its URL: names with
+// spaces, ";", "%", "#", "?", "/" and bytes outside ASCII must come back
+// as the same file.
+func TestRoundTrip(t *testing.T) {
+	names := []string{"name with spaces.txt", "semi;colon.txt", "100%.txt", "percent%41.txt", "hash#name.txt",
+		"question?mark.txt", "caf\u00e9-\u00fcber.txt", "latin1-caf\xe9.txt", "at@sign=eq&amp:colon", "plus+tilde~"}
+	for _, mlsd := range []bool{false, true} {
+		s := newFake(t)
+		s.mlsd = mlsd
+		for i, n := range names {
+			s.add("/dir with spaces/"+n, strings.Repeat("x", i)+n)
+		}
+		c := client(Config{AnonymousPassword: "a@b"}, fetch.Options{})
+		_, res, err := get(t, c, "ftp://"+s.addr()+"/dir%20with%20spaces/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Listing.Entries) != len(names) {
+			t.Fatalf("mlsd=%v: %d entries, want %d", mlsd, len(res.Listing.Entries), len(names))
+		}
+		for _, e := range res.Listing.Entries {
+			body, _, err := get(t, c, e.URL)
+			if err != nil {
+				t.Errorf("fetch %s: %v", e.URL, err)
+				continue
+			}
+			if want := s.files["/dir with spaces/"+e.Name]; body != want {
+				t.Errorf("%s: got %q, want %q", e.URL, body, want)
+			}
+		}
+	}
+}
+
+func TestDocumentMeta(t *testing.T) {
+	s := rfcServer(t)
+	c := client(Config{AnonymousPassword: "a@b"}, fetch.Options{})
+	res, err := c.Fetch(context.Background(), "ftp://"+s.addr()+"/pub/file.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	d := res.Document
+	if d.Size != int64(len(s.files["/pub/file.txt"])) || !d.ModTime.Equal(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)) || d.MIMEType != "text/plain" {
+		t.Errorf("Size %d, ModTime %v, MIME %q", d.Size, d.ModTime, d.MIMEType)
+	}
+	b, _ := io.ReadAll(d.Body)
+	if !bytes.Equal(b, []byte(s.files["/pub/file.txt"])) {
+		t.Errorf("body %q: no suffix guess may change the bytes", b)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		url  string
+		opts fetch.Options
+		kind fetch.Kind
+		is   error
+		sent string // the transcript must not contain this
+	}{
+		{name: "wrong password", url: "ftp://myname:wrong@HOST/etc/motd", kind: fetch.KindServer, is: fetch.ErrAuth},
+		{name: "unknown user", url: "ftp://nobody:x@HOST/etc/motd", kind: fetch.KindServer, is: fetch.ErrAuth},
+		{name: "no prompter", url: "ftp://myname@HOST/etc/motd", kind: fetch.KindUsage, is: fetch.ErrNoAnswer, sent: "PASS"},
+		{name: "missing file", url: "ftp://HOST/etc/nothing", kind: fetch.KindServer, is: fetch.ErrNotFound},
+		{name: "missing dir", url: "ftp://HOST/nodir/motd", kind: fetch.KindServer, is: fetch.ErrNotFound},
+		{name: "CRLF in cwd", url: "ftp://HOST/etc%0D%0ADELE%20x/motd", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, sent: "DELE"},
+		{name: "CRLF in name", url: "ftp://HOST/etc/motd%0ADELE%20x", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, sent: "DELE"},
+		{name: "NUL in password", url: "ftp://myname:a%00b@HOST/etc/motd", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, sent: "USER"},
+		{name: "resume past end", url: "ftp://HOST/etc/motd", opts: fetch.Options{Offset: 1000}, kind: fetch.KindServer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := rfcServer(t)
+			raw := strings.ReplaceAll(tt.url, "HOST", s.addr())
+			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, tt.opts), raw)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if k := fetch.KindOf(err); k != tt.kind {
+				t.Errorf("kind %v, want %v: %v", k, tt.kind, err)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("error %v is not %v", err, tt.is)
+			}
+			if strings.Contains(err.Error(), "wrong") || strings.Contains(err.Error(), "secret") {
+				t.Errorf("password in error: %v", err)
+			}
+			if tt.sent != "" && strings.Contains(s.transcript(), tt.sent) {
+				t.Errorf("sent %q:\n%s", tt.sent, s.transcript())
+			}
+		})
+	}
+}
+
+func TestASCIIConversion(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a\r\nb\r\n", "a\nb\n"},
+		{"lone\rcr\r\n", "lone\rcr\n"},
+		{"ends with cr\r", "ends with cr\r"},
+		{"\r\r\n", "\r\n"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		for _, chunk := range []int{1, 2, 7, 1 << 10} {
+			a := &asciiBody{}
+			var out []byte
+			in := []byte(tt.in)
+			for len(in) > 0 {
+				n := min(chunk, len(in))
+				out = a.convert(out, in[:n])
+				in = in[n:]
+			}
+			if a.cr {
+				out = append(out, '\r')
+			}
+			if string(out) != tt.want {
+				t.Errorf("%q in chunks of %d: got %q, want %q", tt.in, chunk, out, tt.want)
+			}
+		}
+	}
+}

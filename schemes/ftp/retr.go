@@ -1,0 +1,408 @@
+package ftp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
+)
+
+// retrieve sends TYPE, SIZE, MDTM, REST and RETR for the URL's name. When
+// RETR is refused with 550 and CWD <name> succeeds, the name is a
+// directory: isDir is true and the session is inside it.
+func (s *session) retrieve(ctx context.Context, fu *fetch.FTPURL) (doc *fetch.Document, isDir bool, err error) {
+	arg := s.pathArg(fu.Dirs, fu.Name)
+	typ := transferType(fu.Type)
+	if err := s.setType(typ); err != nil {
+		return nil, false, err
+	}
+	size := int64(-1)
+	if typ == "I" { // in ASCII mode the size on the wire is not the file's
+		if r, err := s.cmd("SIZE", wire.Lit("SIZE "), wire.Arg("name", arg)); err != nil {
+			return nil, false, err
+		} else if r.Code == 213 {
+			if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
+				size = n
+			}
+		}
+	}
+	var mod time.Time
+	if r, err := s.cmd("MDTM", wire.Lit("MDTM "), wire.Arg("name", arg)); err != nil {
+		return nil, false, err
+	} else if r.Code == 213 {
+		mod, _ = parseMDTM(strings.TrimSpace(r.Text()))
+	}
+	offset := s.req.Options.Offset
+	if size >= 0 && offset > size {
+		return nil, false, errorf(fetch.KindServer, "REST", "cannot resume at byte %d: the file has %d bytes", offset, size)
+	}
+
+	dc, err := s.openData(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if offset > 0 {
+		r, err := s.cmd("REST", wire.Lit("REST "+strconv.FormatInt(offset, 10)))
+		if err != nil {
+			dc.close()
+			return nil, false, err
+		}
+		if r.Code != 350 {
+			dc.close()
+			return nil, false, s.refused("REST", r, errors.New("the server cannot resume"))
+		}
+	}
+	r, err := s.cmd("RETR", wire.Lit("RETR "), wire.Arg("name", arg))
+	if err != nil {
+		dc.close()
+		return nil, false, err
+	}
+	if r.Class() != 1 && r.Class() != 2 {
+		dc.close()
+		if r.Code == 550 {
+			// Perhaps a directory (RFC 1738 §3.2.2 does not say which a
+			// name is; a CWD into it tells).
+			cr, err := s.cmd("CWD", wire.Lit("CWD "), wire.Arg("name", arg))
+			if err != nil {
+				return nil, false, err
+			}
+			if cr.Class() == 2 {
+				return nil, true, nil
+			}
+		}
+		return nil, false, s.refused("RETR", r, nil)
+	}
+	data, err := dc.conn(ctx)
+	if err != nil {
+		dc.close()
+		return nil, false, err
+	}
+	t := &transfer{s: s, data: data, want: -1, final: r.Class() == 2}
+	if size >= 0 {
+		t.want = size - offset
+	}
+	doc = &fetch.Document{Body: t, Size: size, ModTime: mod, Offset: offset, MIMEType: guessMIME(fu.Name)}
+	if fu.Type == 'a' {
+		doc.MIMEType = "text/plain"
+		if !s.req.Options.Raw {
+			doc.Body = &asciiBody{transfer: t}
+		}
+	}
+	return doc, false, nil
+}
+
+// parseMDTM reads a 213 reply's time, YYYYMMDDHHMMSS[.sss] in UTC
+// (RFC 3659 §2.3).
+func parseMDTM(s string) (time.Time, error) {
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) != 14 {
+		return time.Time{}, fmt.Errorf("%w: MDTM time %q", ErrBadReply, clip(s))
+	}
+	return time.ParseInLocation("20060102150405", s, time.UTC)
+}
+
+// transfer is a RETR's data connection as a document body. The end of the
+// data is only a success once the control connection says 2xx and the
+// byte count matches SIZE; otherwise Read fails with fetch.ErrTruncated.
+type transfer struct {
+	s     *session
+	data  net.Conn
+	n     int64 // bytes read from the data connection
+	want  int64 // bytes SIZE promised from the offset on, or -1
+	final bool  // the final reply was read
+	err   error // sticky: io.EOF after a good end
+	shut  bool
+}
+
+func (t *transfer) Read(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n, err := t.data.Read(p)
+	t.n += int64(n)
+	switch {
+	case err == nil:
+		return n, nil
+	case err == io.EOF:
+		t.err = t.finish()
+		if t.err == nil {
+			t.err = io.EOF
+		}
+	default:
+		t.err = &fetch.Error{Kind: fetch.KindNetwork, Op: "RETR", URL: t.s.req.URL.Redacted(), Offset: -1,
+			Err: fmt.Errorf("data connection after %d bytes: %w", t.n, err)}
+	}
+	return n, t.err
+}
+
+// finish reads the final reply after the data connection has ended.
+func (t *transfer) finish() error {
+	t.data.Close()
+	if !t.final {
+		t.final = true
+		r, err := t.s.readReply("RETR")
+		if err != nil {
+			return t.truncated(fmt.Sprintf("no final reply after %d bytes (%v)", t.n, err), reply{})
+		}
+		if r.Class() != 2 {
+			return t.truncated(fmt.Sprintf("the server ended the transfer after %d bytes", t.n), r)
+		}
+	}
+	if t.want >= 0 && t.n < t.want {
+		return t.truncated(fmt.Sprintf("%d of %d bytes", t.n, t.want), reply{})
+	}
+	return nil
+}
+
+func (t *transfer) truncated(msg string, r reply) error {
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: "RETR", URL: t.s.req.URL.Redacted(), Offset: -1,
+		Code: r.Code, Reply: clip(r.Text()), Err: fmt.Errorf("%w: %s", fetch.ErrTruncated, msg)}
+}
+
+// Close ends the transfer and the session. Closed before the end of the
+// data, it still reads the final reply: a transfer whose bytes all came
+// and that the server calls complete is not an error; anything else is
+// fetch.ErrTruncated.
+func (t *transfer) Close() error {
+	if t.shut {
+		return nil
+	}
+	t.shut = true
+	var err error
+	switch {
+	case t.err == nil:
+		t.data.Close()
+		if t.final {
+			// The server said 2xx before any data; nothing more to read.
+			err = nil
+			if t.want >= 0 && t.n < t.want {
+				err = t.truncated(fmt.Sprintf("closed after %d of %d bytes", t.n, t.want), reply{})
+			}
+		} else {
+			t.final = true
+			r, rerr := t.s.readReply("RETR")
+			switch {
+			case rerr != nil:
+				err = t.truncated(fmt.Sprintf("closed after %d bytes with no final reply", t.n), reply{})
+			case r.Class() != 2 || t.want < 0 || t.n < t.want:
+				err = t.truncated(fmt.Sprintf("closed after %d bytes", t.n), r)
+			}
+		}
+		t.err = err
+		if err != nil {
+			t.s.nc.Close()
+			return err
+		}
+	case t.err != io.EOF:
+		t.data.Close()
+		t.s.nc.Close()
+		return t.err
+	}
+	t.s.quit()
+	return err
+}
+
+// asciiBody turns the CR LF line ends of a TYPE A transfer into the local
+// "\n" (RFC 959 §3.1.1.1: ASCII data travels in NVT-ASCII form). A CR not
+// followed by LF is kept.
+type asciiBody struct {
+	*transfer
+	buf   []byte
+	out   []byte
+	cr    bool // the last byte read was a CR held back
+	ended error
+}
+
+func (a *asciiBody) Read(p []byte) (int, error) {
+	for len(a.out) == 0 {
+		if a.ended != nil {
+			return 0, a.ended
+		}
+		if cap(a.buf) == 0 {
+			a.buf = make([]byte, 32<<10)
+		}
+		n, err := a.transfer.Read(a.buf[:cap(a.buf)])
+		a.out = a.convert(a.out[:0], a.buf[:n])
+		if err != nil {
+			if a.cr {
+				a.out = append(a.out, '\r')
+				a.cr = false
+			}
+			a.ended = err
+		}
+	}
+	n := copy(p, a.out)
+	a.out = a.out[n:]
+	return n, nil
+}
+
+func (a *asciiBody) convert(dst, src []byte) []byte {
+	for _, c := range src {
+		if a.cr {
+			a.cr = false
+			if c == '\n' {
+				dst = append(dst, '\n')
+				continue
+			}
+			dst = append(dst, '\r')
+		}
+		if c == '\r' {
+			a.cr = true
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// maxListing bounds the bytes of one listing held in memory.
+const maxListing = 64 << 20
+
+// list lists the current directory (arg empty) or arg: MLSD when FEAT
+// offers MLST (RFC 3659 §7), else LIST. dirs locate the entries' URLs.
+func (s *session) list(ctx context.Context, dirs []string, arg string) (*fetch.Listing, error) {
+	feats, err := s.feat()
+	if err != nil {
+		return nil, err
+	}
+	verb := "LIST"
+	if _, ok := feats["MLST"]; ok {
+		verb = "MLSD"
+	}
+	lines, err := s.transferLines(ctx, verb, arg)
+	if err != nil {
+		return nil, err
+	}
+	l := &fetch.Listing{Title: "/" + strings.Join(dirs, "/")}
+	now := time.Now()
+	for _, line := range lines {
+		var e fetch.Entry
+		var ok bool
+		if verb == "MLSD" {
+			e, ok = parseMLSD(line)
+		} else {
+			e, ok = parseList(line, now)
+		}
+		if !ok {
+			continue // "." and ".."
+		}
+		if e.Kind != fetch.EntryRaw && e.Kind != fetch.EntryText {
+			e.URL = s.entryURL(dirs, e.Name, e.Kind == fetch.EntryDir)
+			if e.Kind == fetch.EntryFile {
+				e.Type = guessMIME(e.Name)
+			}
+		}
+		l.Entries = append(l.Entries, e)
+	}
+	return l, nil
+}
+
+// nameList is ;type=d: NLST <name>, each line a name (RFC 1738 §3.2.2).
+// Servers answer NLST of a directory with bare names or with
+// "<name>/entry"; both are placed inside <name>.
+func (s *session) nameList(ctx context.Context, fu *fetch.FTPURL) (*fetch.Listing, error) {
+	lines, err := s.transferLines(ctx, "NLST", s.pathArg(fu.Dirs, fu.Name))
+	if err != nil {
+		return nil, err
+	}
+	dirs := fu.Dirs
+	arg := s.pathArg(fu.Dirs, fu.Name)
+	if fu.Name != "" {
+		dirs = append(append([]string(nil), fu.Dirs...), fu.Name)
+	}
+	l := &fetch.Listing{Title: "/" + strings.Join(dirs, "/")}
+	for _, line := range lines {
+		if line == "" {
+			continue
+		}
+		name := line
+		d := dirs
+		switch {
+		case fu.Name != "" && name == arg:
+			// NLST of a single file names the file itself.
+			d, name = fu.Dirs, fu.Name
+		case arg != "" && strings.HasPrefix(name, arg+"/"):
+			name = name[len(arg)+1:]
+		}
+		if name == "." || name == ".." {
+			continue
+		}
+		l.Entries = append(l.Entries, fetch.Entry{Name: name, Kind: fetch.EntryOther, Size: -1,
+			URL: s.entryURL(d, name, false), Raw: line})
+	}
+	return l, nil
+}
+
+// transferLines runs a listing command in ASCII mode and returns its
+// lines; the data must end with a 2xx final reply.
+func (s *session) transferLines(ctx context.Context, verb, arg string) ([]string, error) {
+	if err := s.setType("A"); err != nil {
+		return nil, err
+	}
+	dc, err := s.openData(ctx)
+	if err != nil {
+		return nil, err
+	}
+	parts := []wire.Part{wire.Lit(verb)}
+	if arg != "" {
+		parts = append(parts, wire.Lit(" "), wire.Arg("path", arg))
+	}
+	r, err := s.cmd(verb, parts...)
+	if err != nil {
+		dc.close()
+		return nil, err
+	}
+	if r.Class() != 1 && r.Class() != 2 {
+		dc.close()
+		return nil, s.refused(verb, r, nil)
+	}
+	data, err := dc.conn(ctx)
+	if err != nil {
+		dc.close()
+		return nil, err
+	}
+	defer data.Close()
+	lr := wire.NewReader(data, 0, nil)
+	var lines []string
+	total := 0
+	for {
+		line, err := lr.ReadLine()
+		if err == io.EOF {
+			break
+		}
+		if err == io.ErrUnexpectedEOF { // last line without its end
+			lines = append(lines, line)
+			break
+		}
+		if err != nil {
+			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: verb, Offset: -1, Err: err}
+		}
+		total += len(line)
+		if total > maxListing {
+			return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: verb, Offset: -1,
+				Err: fmt.Errorf("%w: a listing over %d bytes", fetch.ErrTooLarge, maxListing)}
+		}
+		lines = append(lines, line)
+	}
+	data.Close()
+	if r.Class() != 2 {
+		fr, err := s.readReply(verb)
+		if err != nil {
+			return nil, err
+		}
+		if fr.Class() != 2 {
+			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: verb, Offset: -1, Code: fr.Code, Reply: clip(fr.Text()),
+				Err: fmt.Errorf("%w: the listing ended with a failure", fetch.ErrTruncated)}
+		}
+	}
+	return lines, nil
+}
