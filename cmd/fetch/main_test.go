@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runFetch runs the command in-process and returns its exit status,
+// standard output and standard error.
+func runFetch(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("FETCH_CONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestExitStatuses(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"no URL", nil, 2},
+		{"unknown flag", []string{"--no-such-flag", "http://h/"}, 2},
+		{"malformed port", []string{"http://host:99999/"}, 3},
+		{"bad escape", []string{"http://host/%zz"}, 3},
+		{"bad port", []string{"http://127.0.0.1:25/"}, 4},
+		{"unknown scheme", []string{"x-none://h/"}, 4},
+		{"CR LF in selector", []string{"gopher://127.0.0.1:7070/0a%0D%0AQUIT"}, 4},
+		{"discard port", []string{"http://127.0.0.1:9/"}, 4},
+		{"no such file", []string{"file:///no/such/file"}, 6},
+		{"404", []string{srv.URL + "/missing"}, 6},
+		{"write fails", []string{"-o", "/no/such/dir/out", "file:///etc/hostname"}, 7},
+		{"help", []string{"--help"}, 0},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runFetch(t, "", tt.args...)
+		if code != tt.code {
+			t.Errorf("%s: fetch %v exited %d, want %d (stderr %q)", tt.name, tt.args, code, tt.code, stderr)
+		}
+	}
+}
+
+func TestNetworkFailureExit5(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	code, _, stderr := runFetch(t, "", "http://"+addr+"/")
+	if code != 5 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestOutputIsAtomic(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			bufio.NewReader(c).ReadString('\n')
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial")
+			c.Close()
+		}
+	}()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.bin")
+	code, _, stderr := runFetch(t, "", "-o", out, "http://"+ln.Addr().String()+"/f")
+	if code != 5 {
+		t.Fatalf("exit %d (%s)", code, stderr)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+}
+
+func TestDocumentToFileAndResume(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src.txt")
+	os.WriteFile(src, []byte("0123456789"), 0o644)
+	out := filepath.Join(t.TempDir(), "dst.txt")
+	if code, _, e := runFetch(t, "", "-o", out, "file://"+src); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "0123456789" {
+		t.Fatalf("got %q", b)
+	}
+	os.WriteFile(out, []byte("0123"), 0o644)
+	if code, _, e := runFetch(t, "", "-C", "-", "-o", out, "file://"+src); code != 0 {
+		t.Fatalf("resume exit %d: %s", code, e)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "0123456789" {
+		t.Fatalf("resumed %q", b)
+	}
+}
+
+func TestListingFormat(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a b.txt"), []byte("abc"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	code, out, e := runFetch(t, "", "file://"+dir+"/")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("listing %q", out)
+	}
+	for _, l := range lines {
+		fields := strings.Split(l, "\t")
+		if len(fields) != 2 {
+			t.Fatalf("line %q has no tab-separated URL", l)
+		}
+		// Each URL pastes back into fetch.
+		if code, _, e := runFetch(t, "", fields[1]); code != 0 {
+			t.Errorf("%s: exit %d %s", fields[1], code, e)
+		}
+	}
+	if !strings.HasPrefix(lines[0], "file ") || !strings.Contains(lines[0], " 3 ") || !strings.HasSuffix(lines[0], "/a%20b.txt") {
+		t.Errorf("file line %q", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "dir ") || !strings.HasSuffix(lines[1], "/sub/") {
+		t.Errorf("dir line %q", lines[1])
+	}
+
+	code, out, _ = runFetch(t, "", "--json", "file://"+dir+"/")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(l), &e); err != nil || e["url"] == nil || e["kind"] == nil {
+			t.Errorf("json line %q: %v", l, err)
+		}
+	}
+}
+
+func TestParseFlag(t *testing.T) {
+	code, out, e := runFetch(t, "", "--parse", "ftp://myname@host.dom/%2Fetc/motd")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var got struct {
+		URL struct {
+			User string `json:"user"`
+			Host string `json:"host"`
+		} `json:"url"`
+		FTP struct {
+			Dirs []string `json:"dirs"`
+			Name string   `json:"name"`
+		} `json:"ftp"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	// RFC 1738 §3.2.2: %2Fetc/motd is one CWD of "/etc", then RETR motd.
+	if got.URL.User != "myname" || got.URL.Host != "host.dom" || len(got.FTP.Dirs) != 1 || got.FTP.Dirs[0] != "/etc" || got.FTP.Name != "motd" {
+		t.Fatalf("parsed %+v", got)
+	}
+	if code, _, _ := runFetch(t, "", "--parse", "ftp://h:0/"); code != 3 {
+		t.Fatalf("port 0 parsed with exit %d", code)
+	}
+}
+
+func TestPasswordNeverPrinted(t *testing.T) {
+	code, out, e := runFetch(t, "", "--parse", "ftp://user:s3cret@host/")
+	if code != 0 || strings.Contains(out+e, "s3cret") {
+		t.Fatalf("exit %d, output shows the password: %s %s", code, out, e)
+	}
+	code, out, e = runFetch(t, "", "ftp://user:s3cret@127.0.0.1:25/")
+	if code != 4 || strings.Contains(out+e, "s3cret") {
+		t.Fatalf("exit %d, error shows the password: %s %s", code, out, e)
+	}
+}
+
+func TestBaseFlag(t *testing.T) {
+	// RFC 1630's partial forms against magic://a/b/c//d/e/f.
+	code, out, e := runFetch(t, "", "--base", "magic://a/b/c//d/e/f", "g", "/g", "//g", "../g")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	want := "magic://a/b/c//d/e/g\nmagic://a/g\nmagic://g\nmagic://a/b/c//d/g\n"
+	if out != want {
+		t.Fatalf("resolved\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestFlagsAfterURL(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "s")
+	os.WriteFile(src, []byte("x"), 0o644)
+	out := filepath.Join(t.TempDir(), "o")
+	if code, _, e := runFetch(t, "", "file://"+src, "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config")
+	os.WriteFile(cfg, []byte("# defaults\nmax-size = 1K\nno-such-setting = 1\n"), 0o644)
+	code, _, e := runFetch(t, "", "--config", cfg, "file:///etc/hostname")
+	if code != 2 || !strings.Contains(e, "no-such-setting") {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	os.WriteFile(cfg, []byte("max-size = 2\n"), 0o644)
+	src := filepath.Join(t.TempDir(), "s")
+	os.WriteFile(src, []byte("four"), 0o644)
+	if code, _, e := runFetch(t, "", "--config", cfg, "file://"+src); code != 4 {
+		t.Fatalf("config max-size ignored: exit %d: %s", code, e)
+	}
+	// The command line overrides the file.
+	if code, _, e := runFetch(t, "", "--config", cfg, "--max-size", "10", "file://"+src); code != 0 {
+		t.Fatalf("flag did not override: exit %d: %s", code, e)
+	}
+}
