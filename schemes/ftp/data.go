@@ -103,6 +103,9 @@ func parsePASV(text string) (ip string, port int, err error) {
 	if i < 0 {
 		return "", 0, fmt.Errorf("%w: no address in the PASV reply", ErrBadReply)
 	}
+	if i > 0 && text[i-1] == '-' {
+		return "", 0, fmt.Errorf("%w: PASV address has a negative number", ErrBadReply)
+	}
 	var n [6]int
 	rest := text[i:]
 	for k := 0; k < 6; k++ {
@@ -126,7 +129,7 @@ func parsePASV(text string) (ip string, port int, err error) {
 			rest = rest[1:]
 		}
 	}
-	if len(rest) > 0 && rest[0] >= '0' && rest[0] <= '9' {
+	if len(rest) > 0 && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == ',') {
 		return "", 0, fmt.Errorf("%w: PASV address is not six numbers", ErrBadReply)
 	}
 	return fmt.Sprintf("%d.%d.%d.%d", n[0], n[1], n[2], n[3]), n[4]<<8 | n[5], nil

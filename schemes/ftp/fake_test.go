@@ -31,8 +31,9 @@ type fakeServer struct {
 	// greeting replaces the 220 line.
 	greeting string
 
-	mu  sync.Mutex
-	got []byte // every byte the client sent on control connections
+	start sync.Once
+	mu    sync.Mutex
+	got   []byte // every byte the client sent on control connections
 }
 
 func newFake(t *testing.T) *fakeServer {
@@ -45,11 +46,15 @@ func newFake(t *testing.T) *fakeServer {
 		files: map[string]string{}, dirs: map[string]bool{"/": true},
 		users: map[string]string{"myname": "secret", "fetchuser": "fetchpass"}}
 	t.Cleanup(func() { ln.Close() })
-	go s.serve()
 	return s
 }
 
-func (s *fakeServer) addr() string { return s.ln.Addr().String() }
+// addr starts serving and returns the address; the fake's settings must
+// be made before it is called.
+func (s *fakeServer) addr() string {
+	s.start.Do(func() { go s.serve() })
+	return s.ln.Addr().String()
+}
 
 // add puts a file at p, creating its directories.
 func (s *fakeServer) add(p, content string) {

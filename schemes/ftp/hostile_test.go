@@ -1,0 +1,346 @@
+package ftp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// pasvHook answers EPSV with 500 and PASV with the given reply, in which
+// %d is replaced by the real port's high and low bytes (or left out).
+func pasvHook(format string) func(c *fakeConn, verb, arg string) bool {
+	return func(c *fakeConn, verb, arg string) bool {
+		switch verb {
+		case "EPSV":
+			c.reply("500 no EPSV here")
+			return true
+		case "PASV":
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				c.reply("425 %v", err)
+				return true
+			}
+			c.pasv, c.port = ln, ""
+			p := ln.Addr().(*net.TCPAddr).Port
+			if strings.Count(format, "%d") == 2 {
+				c.reply(format, p>>8, p&255)
+			} else {
+				c.reply("%s", format)
+			}
+			return true
+		}
+		return false
+	}
+}
+
+// TestPASVAddressIgnored: a PASV reply naming another host (127.0.0.9
+// here, where nothing listens) must not move the data connection away
+// from the control peer (CVE-2020-8284).
+func TestPASVAddressIgnored(t *testing.T) {
+	s := rfcServer(t)
+	s.hook = pasvHook("227 Entering Passive Mode (127,0,0,9,%d,%d).")
+	var trace []string
+	tr := fetch.TracerFunc(func(d fetch.Direction, l string) { trace = append(trace, l) })
+	got, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{Tracer: tr}), "ftp://"+s.addr()+"/etc/motd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "message of the day\n" {
+		t.Errorf("got %q", got)
+	}
+	all := strings.Join(trace, "\n")
+	if !strings.Contains(all, "ignoring the address 127.0.0.9") || strings.Contains(all, "connecting to 127.0.0.9") {
+		t.Errorf("trace:\n%s", all)
+	}
+}
+
+// TestDataPortRefused: a server may not send the data connection to a
+// reserved port such as 25 (SMTP).
+func TestDataPortRefused(t *testing.T) {
+	for _, tt := range []struct{ name, epsv, pasv string }{
+		{"PASV 25", "", "227 Entering Passive Mode (127,0,0,1,0,25)."},
+		{"PASV 21", "", "227 Entering Passive Mode (127,0,0,1,0,21)."},
+		{"PASV 1023", "", "227 Entering Passive Mode (127,0,0,1,3,255)."},
+		{"PASV 6667", "", "227 Entering Passive Mode (127,0,0,1,26,11)."},
+		{"EPSV 25", "229 Entering Extended Passive Mode (|||25|)", ""},
+		{"EPSV 119", "229 Entering Extended Passive Mode (|||119|)", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := rfcServer(t)
+			s.hook = func(c *fakeConn, verb, arg string) bool {
+				switch {
+				case verb == "EPSV" && tt.epsv != "":
+					c.reply("%s", tt.epsv)
+				case verb == "EPSV":
+					c.reply("500 no")
+				case verb == "PASV":
+					c.reply("%s", tt.pasv)
+				default:
+					return false
+				}
+				return true
+			}
+			var dialed []string
+			tr := fetch.TracerFunc(func(d fetch.Direction, l string) {
+				if strings.HasPrefix(l, "connecting to ") {
+					dialed = append(dialed, l)
+				}
+			})
+			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{Tracer: tr}), "ftp://"+s.addr()+"/etc/motd")
+			if !errors.Is(err, fetch.ErrPortRefused) || fetch.KindOf(err) != fetch.KindPolicy {
+				t.Fatalf("err = %v, want a port refusal", err)
+			}
+			if len(dialed) != 1 {
+				t.Errorf("dialed %v; only the control connection was allowed", dialed)
+			}
+		})
+	}
+}
+
+func TestMalformedPassiveReplies(t *testing.T) {
+	for _, tt := range []struct{ verb, reply string }{
+		{"PASV", "227 Entering Passive Mode"},
+		{"PASV", "227 Entering Passive Mode (127,0,0,1,300,1)."},
+		{"PASV", "227 Entering Passive Mode (127,0,0,1,1234,5)."},
+		{"PASV", "227 Entering Passive Mode (1,2,3)."},
+		{"PASV", "227 Entering Passive Mode (127,0,0,1,4,1,7)."},
+		{"PASV", "227 (-1,0,0,1,4,1)"},
+		{"EPSV", "229 Entering Extended Passive Mode"},
+		{"EPSV", "229 Entering Extended Passive Mode (|||abc|)"},
+		{"EPSV", "229 Entering Extended Passive Mode (|||0|)"},
+		{"EPSV", "229 Entering Extended Passive Mode (|||99999|)"},
+		{"EPSV", "229 Entering Extended Passive Mode (||||)"},
+		{"EPSV", "229 Entering Extended Passive Mode (|||40000)"},
+		{"EPSV", "229 (|"},
+	} {
+		t.Run(tt.reply, func(t *testing.T) {
+			s := rfcServer(t)
+			s.hook = func(c *fakeConn, verb, arg string) bool {
+				switch {
+				case verb == tt.verb:
+					c.reply("%s", tt.reply)
+				case verb == "EPSV":
+					c.reply("500 no")
+				default:
+					return false
+				}
+				return true
+			}
+			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/etc/motd")
+			if !errors.Is(err, ErrBadReply) || fetch.KindOf(err) != fetch.KindServer {
+				t.Fatalf("err = %v, want ErrBadReply", err)
+			}
+			var fe *fetch.Error
+			if errors.As(err, &fe) && (fe.Code != 227 && fe.Code != 229) {
+				t.Errorf("error lacks the reply code: %+v", fe)
+			}
+		})
+	}
+}
+
+// retrHook replaces RETR: serve(c, data) runs with the data connection
+// open after the 150 reply.
+func retrHook(serve func(c *fakeConn, data net.Conn)) func(c *fakeConn, verb, arg string) bool {
+	return func(c *fakeConn, verb, arg string) bool {
+		if verb != "RETR" {
+			return false
+		}
+		dc, err := c.dataConn()
+		if err != nil {
+			c.reply("425 no data connection")
+			return true
+		}
+		c.reply("150 Opening BINARY mode data connection.")
+		serve(c, dc)
+		return true
+	}
+}
+
+// TestStallMidTransfer: a server that stops sending ends the fetch with a
+// timeout (exit 5), never with what looks like a complete file.
+func TestStallMidTransfer(t *testing.T) {
+	s := rfcServer(t)
+	s.add("/big", strings.Repeat("x", 1000))
+	release := make(chan struct{})
+	defer close(release)
+	s.hook = retrHook(func(c *fakeConn, data net.Conn) {
+		io.WriteString(data, strings.Repeat("x", 100))
+		<-release
+		data.Close()
+	})
+	c := client(Config{AnonymousPassword: "a@b"}, fetch.Options{IdleTimeout: 300 * time.Millisecond})
+	start := time.Now()
+	got, _, err := get(t, c, "ftp://"+s.addr()+"/big")
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork || fetch.KindOf(err).ExitCode() != 5 {
+		t.Fatalf("err = %v (kind %v), want a timeout", err, fetch.KindOf(err))
+	}
+	if len(got) != 100 {
+		t.Errorf("got %d bytes before the stall", len(got))
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestTruncatedTransfers(t *testing.T) {
+	full := strings.Repeat("y", 1000)
+	for _, tt := range []struct {
+		name  string
+		serve func(c *fakeConn, data net.Conn)
+	}{
+		{"short with 226", func(c *fakeConn, data net.Conn) {
+			io.WriteString(data, full[:500])
+			data.Close()
+			c.reply("226 Transfer complete.")
+		}},
+		{"426 after all bytes", func(c *fakeConn, data net.Conn) {
+			io.WriteString(data, full)
+			data.Close()
+			c.reply("426 Connection closed; transfer aborted.")
+		}},
+		{"control closed", func(c *fakeConn, data net.Conn) {
+			io.WriteString(data, full)
+			data.Close()
+			c.c.Close()
+		}},
+		{"short, size unknown, 451", func(c *fakeConn, data net.Conn) {
+			io.WriteString(data, full[:10])
+			data.Close()
+			c.reply("451 Local error.")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := rfcServer(t)
+			s.add("/f", full)
+			s.hook = retrHook(tt.serve)
+			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/f")
+			if !errors.Is(err, fetch.ErrTruncated) || fetch.KindOf(err) != fetch.KindNetwork {
+				t.Fatalf("err = %v, want ErrTruncated", err)
+			}
+		})
+	}
+}
+
+// TestCloseEarly: closing a body before its end reports the truncation;
+// closing after reading exactly SIZE bytes with a 226 does not.
+func TestCloseEarly(t *testing.T) {
+	s := rfcServer(t)
+	s.add("/f", strings.Repeat("z", 5000))
+	c := client(Config{AnonymousPassword: "a@b"}, fetch.Options{})
+	res, err := c.Fetch(context.Background(), "ftp://"+s.addr()+"/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10)
+	io.ReadFull(res.Document.Body, buf)
+	if err := res.Close(); !errors.Is(err, fetch.ErrTruncated) {
+		t.Errorf("early Close = %v, want ErrTruncated", err)
+	}
+
+	res, err = c.Fetch(context.Background(), "ftp://"+s.addr()+"/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf = make([]byte, 5000)
+	if _, err := io.ReadFull(res.Document.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // let the 226 arrive
+	if err := res.Close(); err != nil {
+		t.Errorf("Close after every byte = %v", err)
+	}
+}
+
+// TestHugeReplyLine: a 1 MiB reply line is refused at the line bound with
+// a clear error instead of being buffered.
+func TestHugeReplyLine(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	for _, tt := range []struct {
+		name     string
+		greeting string
+		hook     func(c *fakeConn, verb, arg string) bool
+	}{
+		{name: "greeting", greeting: "220 " + huge + "\r\n"},
+		{name: "multi-line greeting", greeting: "220-hello\r\n" + huge + "\r\n220 end\r\n"},
+		{name: "PASS reply", hook: func(c *fakeConn, verb, arg string) bool {
+			if verb == "PASS" {
+				c.reply("230 %s", huge)
+				return true
+			}
+			return false
+		}},
+		{name: "endless multi-line", greeting: "220-hello\r\n" + strings.Repeat(" more\r\n", maxReplyLines+10)},
+		{name: "no code", greeting: "hello there\r\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := rfcServer(t)
+			s.greeting, s.hook = tt.greeting, tt.hook
+			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/etc/motd")
+			if !errors.Is(err, ErrBadReply) || fetch.KindOf(err) != fetch.KindServer {
+				t.Fatalf("err = %v, want ErrBadReply", err)
+			}
+			if len(err.Error()) > 400 {
+				t.Errorf("error quotes too much: %d bytes", len(err.Error()))
+			}
+		})
+	}
+}
+
+func TestServerHangsUp(t *testing.T) {
+	s := rfcServer(t)
+	s.hook = func(c *fakeConn, verb, arg string) bool {
+		if verb == "USER" {
+			c.c.Close()
+			return true
+		}
+		return false
+	}
+	_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/etc/motd")
+	if fetch.KindOf(err) != fetch.KindNetwork {
+		t.Fatalf("err = %v, want a network error", err)
+	}
+}
+
+// TestActiveRefusesStranger: in active mode only the control peer may
+// connect; a connection from 127.0.0.9 is closed unread.
+func TestActiveRefusesStranger(t *testing.T) {
+	s := rfcServer(t)
+	var strangerGotData atomic.Bool
+	s.hook = func(c *fakeConn, verb, arg string) bool {
+		if verb != "RETR" {
+			return false
+		}
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 9)}, Timeout: 2 * time.Second}
+		dc, err := d.Dial("tcp", c.port)
+		if err != nil {
+			c.reply("425 %v", err)
+			return true
+		}
+		defer dc.Close()
+		c.reply("150 here it comes")
+		io.WriteString(dc, "forged")
+		b := make([]byte, 1)
+		dc.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if _, err := dc.Read(b); err == nil {
+			strangerGotData.Store(true)
+		}
+		return true
+	}
+	c := client(Config{AnonymousPassword: "a@b", Active: true}, fetch.Options{IdleTimeout: 500 * time.Millisecond})
+	got, _, err := get(t, c, "ftp://"+s.addr()+"/etc/motd")
+	if err == nil || strings.Contains(got, "forged") {
+		t.Fatalf("got %q, %v; the stranger's data was taken", got, err)
+	}
+	if !errors.Is(err, fetch.ErrTimeout) {
+		t.Errorf("err = %v, want a timeout waiting for the real server", err)
+	}
+	_ = fmt.Sprint(strangerGotData.Load())
+}
