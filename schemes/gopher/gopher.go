@@ -1,22 +1,669 @@
-// Package gopher is the gopher driver. (Being written; see the issue tracker.)
+// Package gopher is the driver for gopher:// URLs: plain Gopher (RFC 1436)
+// and the Gopher+ extensions (views, attributes, +ASK forms), with the URL
+// forms of RFC 1738 §3.4.
+//
+// URL grammar (RFC 1738 §3.4.1), every field %-decoded before it is sent:
+//
+//	gopher://<host>:<port>/<gophertype><selector>%09<search>%09<gopher+_string>
+//
+// The driver connects to host:port (70 by default), sends the selector,
+// then a tab and the search when the URL has one, then a tab and the
+// Gopher+ string when it has one, then CR LF. The type character is never
+// sent; it decides how the reply is read:
+//
+//   - 1 and 7 (search results) are menus, returned as a fetch.Listing whose
+//     entries carry absolute URLs (telnet:// for type 8, tn3270:// for T,
+//     the target of "h" items whose selector is "URL:...", Gopher+ URLs for
+//     items the server marks "+" or "?").
+//   - 0 is text: a line holding a lone "." ends it and a leading ".." loses
+//     one dot (RFC 1436). Servers that close without the "." line are common
+//     (pygopherd, gophernicus) and their text ends at the close.
+//   - every other type is read until the server closes.
+//
+// Gopher+ strings (§3.4.3–3.4.9): "+" the default view, "+<view> <lang>"
+// an alternate view, "!" and "$" the attributes of an item or of every item
+// of a directory (optionally "!+ABSTRACT +SMELL"), "?" an item with a +ASK
+// form, which the driver fetches, asks (Options.Form or the prompter), and
+// answers with the §3.4.9 data block. Gopher+ replies start with a length
+// line: "+N" (exactly N bytes follow, fewer is fetch.ErrTruncated), "+-1"
+// (ends at a "." line), "+-2" (ends at the close), "--N" (an error block
+// with its code). Attribute replies are parsed into Attributes (see
+// DocumentAttributes and RenderAttributes).
+//
+// Per-request inputs: Options.Query is the search of a type 7 URL without
+// one (else the prompter is asked for the field "query"); Options.Form
+// answers +ASK questions by label or by 1-based index; Options.Raw returns
+// the reply exactly as received, length line and terminator included.
+//
+// The RFC 1738 §6 safeguard: a decoded CR, LF or NUL in the selector, the
+// search or the Gopher+ string is refused before connecting, except in the
+// CR LF separators of the §3.4.9 form-answer production.
 package gopher
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
 )
 
-// Config holds the driver's settings.
+// DefaultPort is the gopher port (RFC 1738 §3.4.1).
+const DefaultPort = 70
+
+// Limits on what the driver holds in memory: menus and attribute replies
+// are parsed whole; documents are streamed and not bounded here.
+const (
+	defaultMaxMenu = 32 << 20 // a menu or search result
+	maxAttributes  = 4 << 20  // a "!" or "$" reply
+	maxErrorBlock  = 64 << 10 // the data of a "--N" reply
+)
+
+// Config holds the driver's settings. The gopher driver needs none: every
+// per-request input comes from fetch.Options (Query, Form, Raw).
 type Config struct{}
 
 // Driver fetches gopher URLs.
 type Driver struct{ cfg Config }
 
+var _ fetch.Driver = (*Driver)(nil)
+
 // New returns a driver with cfg.
 func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
 
-// Fetch is not written yet.
+// Fetch dereferences a gopher URL (RFC 1738 §3.4).
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
-	return nil, req.Errorf(fetch.KindUnknown, "gopher", "the gopher driver is not written yet")
+	u := req.URL
+	g, err := u.Gopher()
+	if err != nil {
+		return nil, err
+	}
+	switch g.Type {
+	case '8', 'T':
+		// RFC 1436: these name a terminal session, not a document.
+		scheme := "telnet"
+		if g.Type == 'T' {
+			scheme = "tn3270"
+		}
+		return nil, req.Errorf(fetch.KindUsage, "gopher", "type %c names a %s session, not a document: fetch %s",
+			g.Type, scheme, sessionURL(scheme, g.Selector, u.Host, u.Port))
+	}
+	resURL := u
+	if g.Type == '7' && !g.HasSearch {
+		// RFC 1738 §3.4.2: a search needs its words; ask for them.
+		q := req.Options.Query
+		if q == "" {
+			q, err = req.Prompt(ctx, fetch.Question{Field: "query", Label: "Search for"})
+			if err != nil {
+				return nil, err
+			}
+		}
+		g.Search, g.HasSearch = q, true
+		if resURL, err = d.urlFor(u, g); err != nil {
+			return nil, err
+		}
+	}
+	rq, err := newRequest(g)
+	if err != nil {
+		return nil, withURL(err, u)
+	}
+	if g.HasPlus && g.Plus == "?" {
+		return d.fetchForm(ctx, req, g)
+	}
+	return d.fetch(ctx, req, g.Type, rq, resURL)
+}
+
+// urlFor is the URL of g on u's server.
+func (d *Driver) urlFor(u *fetch.URL, g *fetch.GopherURL) (*fetch.URL, error) {
+	s := fetch.GopherURLString(u.Host, u.Port, g.Type, g.Selector, g.Search, g.HasSearch, g.Plus, g.HasPlus)
+	return fetch.Parse(s)
+}
+
+// withURL fills in the URL of an error that has none.
+func withURL(err error, u *fetch.URL) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) && fe.URL == "" {
+		fe.URL = u.Redacted()
+	}
+	return err
+}
+
+// request is what is sent: selector, search and Gopher+ string (RFC 1738
+// §3.4.3), and, for the §3.4.9 production, the form's data block.
+type request struct {
+	selector  string
+	search    string
+	hasSearch bool
+	plus      string // the whole Gopher+ string, for tracing and URLs
+	hasPlus   bool
+	form      *formBlock // the plus string split as §3.4.9 defines
+	secret    map[int]bool
+}
+
+// newRequest checks g's fields for the line protocol before anything is
+// dialed: selector and search may hold no CR, LF or NUL; the Gopher+
+// string may hold CR LF only as the §3.4.9 form production.
+func newRequest(g *fetch.GopherURL) (*request, error) {
+	if err := fetch.CheckLine("selector", g.Selector); err != nil {
+		return nil, err
+	}
+	if err := fetch.CheckLine("search", g.Search); err != nil {
+		return nil, err
+	}
+	rq := &request{selector: g.Selector, search: g.Search, hasSearch: g.HasSearch, plus: g.Plus, hasPlus: g.HasPlus}
+	if g.HasPlus && strings.ContainsAny(g.Plus, "\r\n\x00") {
+		f, err := parseFormPlus(g.Plus)
+		if err != nil {
+			return nil, err
+		}
+		rq.form = f
+	}
+	return rq, nil
+}
+
+// write sends the request line (and the form's data block).
+func (rq *request) write(c *wire.Conn) error {
+	parts := []wire.Part{wire.Arg("selector", rq.selector)}
+	if rq.hasSearch || rq.hasPlus {
+		parts = append(parts, wire.Lit("\t"), wire.Arg("search", rq.search))
+	}
+	if !rq.hasPlus {
+		return c.WriteLine(parts...)
+	}
+	if rq.form == nil {
+		parts = append(parts, wire.Lit("\t"), wire.Arg("gopher+ string", rq.plus))
+		return c.WriteLine(parts...)
+	}
+	// RFC 1738 §3.4.9: <selector><tab>...+<tab>1 CR LF, +-1 CR LF, one
+	// answer a line, "." CR LF.
+	parts = append(parts, wire.Lit("\t"), wire.Arg("gopher+ string", rq.form.head))
+	if err := c.WriteLine(parts...); err != nil {
+		return err
+	}
+	if err := c.WriteLine(wire.Lit("+-1")); err != nil {
+		return err
+	}
+	for i, a := range rq.form.answers {
+		if rq.secret[i] {
+			c.Mask = func(string) string { return "****" }
+		}
+		err := c.WriteLine(wire.Arg("form answer", a))
+		c.Mask = nil
+		if err != nil {
+			return err
+		}
+	}
+	return c.WriteLine(wire.Lit("."))
+}
+
+// isPlus reports a request that a Gopher+ server answers with a length line.
+func (rq *request) isPlus() bool {
+	return rq.hasPlus && rq.plus != "" && strings.ContainsRune("+!$", rune(rq.plus[0]))
+}
+
+// attributeRequest reports a "!" or "$" request (RFC 1738 §3.4.6).
+func (rq *request) attributeRequest() bool {
+	return rq.hasPlus && rq.plus != "" && (rq.plus[0] == '!' || rq.plus[0] == '$')
+}
+
+// exchange dials, sends rq and reads the head of the reply.
+func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) (net.Conn, *reply, error) {
+	conn, err := req.Dial(ctx, req.URL.HostPort(DefaultPort))
+	if err != nil {
+		return nil, nil, err
+	}
+	c := wire.NewConn(conn, 0, req.Options.Tracer)
+	if err := rq.write(c); err != nil {
+		conn.Close()
+		return nil, nil, netErr(req, "send request", err)
+	}
+	rep, err := readReply(c.R.B, rq.isPlus(), req.Options.Raw, req.Options.Tracer)
+	if err != nil {
+		conn.Close()
+		return nil, nil, annotate(req, err)
+	}
+	return conn, rep, nil
+}
+
+// fetch sends rq and turns the reply into a result for item type typ.
+func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *request, resURL *fetch.URL) (*fetch.Result, error) {
+	conn, rep, err := d.exchange(ctx, req, rq)
+	if err != nil {
+		return nil, err
+	}
+	res := &fetch.Result{URL: resURL}
+	meta := map[string]string{"gopher.type": string(typ)}
+	if rep.plus {
+		meta["gopher+.length"] = strconv.FormatInt(rep.length, 10)
+	}
+	size := int64(-1)
+	if rep.plus && rep.length >= 0 {
+		size = rep.length
+	}
+
+	if req.Options.Raw {
+		mt := mimeType(typ, rq.selector, rq.plus)
+		if rq.attributeRequest() {
+			mt = AttributesMIMEType
+		}
+		res.Kind = fetch.KindDocument
+		res.Document = &fetch.Document{Body: &readCloser{rep.body, conn}, MIMEType: mt, Size: -1, Meta: meta}
+		return res, nil
+	}
+
+	switch {
+	case rq.attributeRequest() && rep.plus:
+		data, err := readAll(rep.body, maxAttributes)
+		conn.Close()
+		if err != nil {
+			return nil, annotate(req, err)
+		}
+		attrs := ParseAttributes(data)
+		for k, v := range attributesMeta(attrs) {
+			meta[k] = v
+		}
+		res.Kind = fetch.KindDocument
+		res.Document = &fetch.Document{Body: io.NopCloser(bytes.NewReader(data)), MIMEType: AttributesMIMEType, Size: int64(len(data)), Meta: meta}
+		return res, nil
+
+	case isMenuType(typ) && !hasView(rq):
+		defer conn.Close()
+		limit := int64(defaultMaxMenu)
+		if m := req.Options.MaxSize; m > 0 && m < limit {
+			limit = m
+		}
+		l, err := parseMenu(rep.body, req.URL.Host, req.URL.PortOr(DefaultPort), limit, req.Options.Tracer)
+		if err != nil {
+			return nil, annotate(req, err)
+		}
+		if err := menuError(l); err != nil {
+			return nil, annotate(req, err)
+		}
+		res.Kind = fetch.KindListing
+		res.Listing = l
+		return res, nil
+	}
+
+	body := rep.body
+	if typ == '0' && !rep.plus {
+		// RFC 1436 text: "." ends it, ".." is unstuffed; a close ends it too.
+		body = newTextReader(body, false)
+	}
+	mt := mimeType(typ, rq.selector, rq.plus)
+	if view, lang, ok := viewOf(rq); ok {
+		meta["gopher+.view"] = view
+		if lang != "" {
+			meta["gopher+.language"] = lang
+		}
+	}
+	res.Kind = fetch.KindDocument
+	res.Document = &fetch.Document{Body: &readCloser{body, conn}, MIMEType: mt, Size: size, Meta: meta}
+	return res, nil
+}
+
+// hasView reports a request for a named (non-menu) view of a directory.
+func hasView(rq *request) bool {
+	v, _, ok := viewOf(rq)
+	return ok && !strings.Contains(strings.ToLower(v), "gopher")
+}
+
+// viewOf splits a "+<view> <language>" Gopher+ string (RFC 1738 §3.4.8).
+func viewOf(rq *request) (view, lang string, ok bool) {
+	if !rq.hasPlus || len(rq.plus) < 2 || rq.plus[0] != '+' {
+		return "", "", false
+	}
+	s := rq.plus[1:]
+	if rq.form != nil {
+		s = strings.TrimPrefix(rq.form.head, "+")
+		if i := strings.IndexByte(s, '\t'); i >= 0 {
+			s = s[:i]
+		}
+		if s == "" {
+			return "", "", false
+		}
+	}
+	view, lang, _ = strings.Cut(s, " ")
+	return view, strings.TrimSpace(lang), view != ""
+}
+
+// readCloser reads r and closes c.
+type readCloser struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (rc *readCloser) Read(p []byte) (int, error) { return rc.r.Read(p) }
+func (rc *readCloser) Close() error               { return rc.c.Close() }
+
+// readAll reads r whole, failing past max bytes.
+func readAll(r io.Reader, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%w (a reply held in memory is limited to %d bytes)", fetch.ErrTooLarge, max)
+	}
+	return data, nil
+}
+
+// reply is a server's answer: its body, framed as its head line says.
+type reply struct {
+	plus   bool  // a Gopher+ length line came first
+	length int64 // N, -1 or -2 from that line
+	body   io.Reader
+}
+
+// readReply reads the head of a reply from b. For a Gopher+ request a
+// length line ("+N", "+-1", "+-2") frames the body and "--N" is an error
+// block; a server that answers in plain Gopher is read as such. A plain
+// reply that is nothing but a type 3 error item is an error.
+func readReply(b *bufio.Reader, plusRequested, raw bool, t fetch.Tracer) (*reply, error) {
+	head, err := readHead(b)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	rest := io.MultiReader(bytes.NewReader(head), b)
+	if plusRequested {
+		if ok, n, isErr := parseStatus(head); isErr || ok {
+			if t != nil {
+				t.Trace(fetch.DirReceived, strings.TrimRight(string(head), "\r\n"))
+			}
+			if isErr {
+				return nil, readPlusError(b, n)
+			}
+			rep := &reply{plus: true, length: n}
+			if raw {
+				rep.body = &rawCount{r: rest, need: int64(len(head)) + n, check: n >= 0}
+				return rep, nil
+			}
+			switch {
+			case n >= 0:
+				rep.body = &lengthReader{r: b, left: n}
+			case n == -1:
+				rep.body = newTextReader(b, true)
+			default:
+				rep.body = b
+			}
+			return rep, nil
+		}
+	}
+	if raw {
+		return &reply{body: rest}, nil
+	}
+	if len(head) > 0 && head[0] == '3' {
+		if err := plainError(head, b); err != nil {
+			return nil, err
+		}
+	}
+	return &reply{body: rest}, nil
+}
+
+// readHead returns the reply's first line, or its first 4 KiB when no
+// line ends there (a binary file), without assuming either.
+func readHead(b *bufio.Reader) ([]byte, error) {
+	line, err := b.ReadSlice('\n')
+	out := append([]byte(nil), line...)
+	if err == bufio.ErrBufferFull {
+		err = nil
+	}
+	return out, err
+}
+
+// parseStatus reads a Gopher+ length line: ok for "+N", "+-1", "+-2";
+// isErr for "--N" (and "-N"), with n the data length of the error block.
+func parseStatus(head []byte) (ok bool, n int64, isErr bool) {
+	s := string(head)
+	if !strings.HasSuffix(s, "\n") {
+		return false, 0, false
+	}
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r")
+	if len(s) < 2 || len(s) > 21 || (s[0] != '+' && s[0] != '-') {
+		return false, 0, false
+	}
+	num := s[1:]
+	if num == "-1" || num == "-2" {
+		n = int64(-1)
+		if num == "-2" {
+			n = -2
+		}
+	} else {
+		for i := 0; i < len(num); i++ {
+			if num[i] < '0' || num[i] > '9' {
+				return false, 0, false
+			}
+		}
+		v, err := strconv.ParseInt(num, 10, 64)
+		if err != nil {
+			return false, 0, false
+		}
+		n = v
+	}
+	if s[0] == '-' {
+		return false, n, true
+	}
+	return true, n, false
+}
+
+// PlusError is the error block of a Gopher+ "--N" reply: its code (1 item
+// not available, 2 try again later, 3 item has moved), the administrator
+// contact from its first line and the message lines.
+type PlusError struct {
+	Code    int
+	Contact string
+	Message string
+	// MovedTo is the URL of the new location for code 3, when given.
+	MovedTo string
+}
+
+func (e *PlusError) Error() string {
+	var what string
+	switch e.Code {
+	case 1:
+		what = "item is not available"
+	case 2:
+		what = "try again later"
+	case 3:
+		what = "item has moved"
+		if e.MovedTo != "" {
+			what += " to " + e.MovedTo
+		}
+	default:
+		what = "error " + strconv.Itoa(e.Code)
+	}
+	return "gopher+ server: " + what
+}
+
+// Is makes code 1 match fetch.ErrNotFound.
+func (e *PlusError) Is(target error) bool { return target == fetch.ErrNotFound && e.Code == 1 }
+
+// readPlusError reads the data of a "--N" reply (Gopher+ §2.3) into a
+// *fetch.Error carrying the code and message.
+func readPlusError(b *bufio.Reader, n int64) error {
+	var r io.Reader
+	switch {
+	case n >= 0:
+		r = &lengthReader{r: b, left: n}
+	case n == -1:
+		r = newTextReader(b, false)
+	default:
+		r = b
+	}
+	data, err := readAll(r, maxErrorBlock)
+	if err != nil && !errors.Is(err, fetch.ErrTooLarge) && !errors.Is(err, fetch.ErrTruncated) {
+		return err
+	}
+	pe := parsePlusError(data)
+	return &fetch.Error{Kind: fetch.KindServer, Op: "gopher+", Offset: -1, Code: pe.Code, Reply: pe.Message, Err: pe}
+}
+
+// parsePlusError splits an error block: "<code> <contact>" then message.
+func parsePlusError(data []byte) *PlusError {
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	pe := &PlusError{}
+	first := strings.TrimSpace(lines[0])
+	code, contact, _ := strings.Cut(first, " ")
+	if v, err := strconv.Atoi(code); err == nil {
+		pe.Code = v
+		pe.Contact = strings.TrimSpace(contact)
+	} else {
+		pe.Contact = first
+	}
+	var msg []string
+	for _, l := range lines[1:] {
+		l = strings.TrimSpace(l)
+		if l == "" || l == "." {
+			continue
+		}
+		msg = append(msg, l)
+	}
+	if pe.Code == 3 {
+		// The error code is followed by the gopher descriptor of the
+		// new place: on the first line, or as the message.
+		for _, cand := range append([]string{strings.TrimSpace(contact)}, msg...) {
+			if it, ok := parseItem(cand); ok && it.Host != "" {
+				pe.MovedTo = it.URL("", 0)
+				break
+			}
+		}
+	}
+	pe.Message = strings.Join(msg, " ")
+	if pe.Message == "" {
+		pe.Message = pe.Contact
+	}
+	return pe
+}
+
+// plainError recognises a plain Gopher reply that is only a type 3 error
+// item (and info lines), as pygopherd sends for a missing selector, and
+// turns it into an error. It looks at most 4 KiB ahead without consuming;
+// a reply longer than that is left alone.
+func plainError(head []byte, b *bufio.Reader) error {
+	it, ok := parseItem(strings.TrimRight(string(head), "\r\n"))
+	if !ok || it.Type != '3' || !bytes.HasSuffix(head, []byte("\n")) {
+		return nil
+	}
+	more, err := b.Peek(4096)
+	if err != io.EOF {
+		return nil // more than a short error reply, or a failure the body will report
+	}
+	for _, l := range strings.Split(string(more), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if l != "" && l != "." && l[0] != '3' && l[0] != 'i' {
+			return nil
+		}
+	}
+	return &fetch.Error{Kind: fetch.KindServer, Op: "gopher", Offset: -1, Reply: it.Name,
+		Err: fmt.Errorf("%w: the server answered with an error item", fetch.ErrNotFound)}
+}
+
+// menuError turns a menu that holds nothing but error items into an error.
+func menuError(l *fetch.Listing) error {
+	var first string
+	n := 0
+	for _, e := range l.Entries {
+		switch e.Kind {
+		case fetch.EntryError:
+			if n == 0 {
+				first = e.Name
+			}
+			n++
+		case fetch.EntryText:
+		default:
+			return nil
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return &fetch.Error{Kind: fetch.KindServer, Op: "gopher", Offset: -1, Reply: first,
+		Err: fmt.Errorf("%w: the server answered with an error item", fetch.ErrNotFound)}
+}
+
+// lengthReader gives exactly left bytes of r; a close before that is
+// fetch.ErrTruncated (Gopher+ "+N").
+type lengthReader struct {
+	r    io.Reader
+	left int64
+	got  int64
+}
+
+func (l *lengthReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	l.got += int64(n)
+	if err == io.EOF {
+		if l.left > 0 {
+			return n, fmt.Errorf("%w: %d of the %d bytes announced by the Gopher+ length line arrived",
+				fetch.ErrTruncated, l.got, l.got+l.left)
+		}
+		err = nil
+	}
+	if l.left == 0 && err == nil {
+		return n, nil
+	}
+	return n, err
+}
+
+// rawCount passes bytes through unchanged and, when check is set, fails
+// with fetch.ErrTruncated if fewer than need arrive before the close.
+type rawCount struct {
+	r     io.Reader
+	need  int64
+	got   int64
+	check bool
+}
+
+func (c *rawCount) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.got += int64(n)
+	if err == io.EOF && c.check && c.got < c.need {
+		return n, fmt.Errorf("%w: %d of the %d bytes announced by the Gopher+ length line arrived",
+			fetch.ErrTruncated, c.got, c.need)
+	}
+	return n, err
+}
+
+// netErr wraps a failure to talk to the server.
+func netErr(req *fetch.Request, op string, err error) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		if fe.URL == "" {
+			fe.URL = req.URL.Redacted()
+		}
+		return err
+	}
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, URL: req.URL.Redacted(), Offset: -1, Err: err}
+}
+
+// annotate gives a reading failure its kind and the URL.
+func annotate(req *fetch.Request, err error) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		if fe.URL == "" {
+			fe.URL = req.URL.Redacted()
+		}
+		return err
+	}
+	k := fetch.KindOf(err)
+	switch {
+	case errors.Is(err, fetch.ErrLineTooLong):
+		k = fetch.KindServer
+	case k == fetch.KindUnknown:
+		k = fetch.KindNetwork
+	}
+	return &fetch.Error{Kind: k, Op: "read reply", URL: req.URL.Redacted(), Offset: -1, Err: err}
 }

@@ -1,0 +1,345 @@
+package gopher
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// AttributesMIMEType is the MIME type the driver gives the reply to a "!"
+// or "$" request (RFC 1738 §3.4.6): Gopher+ attribute blocks.
+const AttributesMIMEType = "application/gopher+-attributes"
+
+// MetaAttributes is the Document.Meta key holding the parsed attributes of
+// a "!" or "$" reply as JSON ([]Attributes); DocumentAttributes decodes it.
+const MetaAttributes = "gopher+.attributes"
+
+// Attributes are the Gopher+ attribute blocks of one item (Gopher+ §2.5,
+// Appendix I): the +INFO item, +ADMIN, +VIEWS, +ABSTRACT and +ASK parsed,
+// and every block as received in Blocks.
+type Attributes struct {
+	Info     *Item      `json:"info,omitempty"`
+	InfoType string     `json:"type,omitempty"` // the +INFO item's type character
+	URL      string     `json:"url,omitempty"`  // the +INFO item's URL
+	Admin    []Field    `json:"admin,omitempty"`
+	ModDate  time.Time  `json:"mod_date,omitzero"` // from Mod-Date's <YYYYMMDDhhmmss>, taken as UTC
+	Views    []View     `json:"views,omitempty"`
+	Abstract string     `json:"abstract,omitempty"`
+	Ask      []AskField `json:"ask,omitempty"`
+	Blocks   []Block    `json:"blocks"`
+}
+
+// Field is a "Name: value" line of a block such as +ADMIN.
+type Field struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// View is a +VIEWS line: a MIME type, an optional language, an optional
+// approximate size ("<10k>"), and the URL that fetches that view.
+type View struct {
+	Type     string `json:"type"`
+	Language string `json:"language,omitempty"`
+	Size     string `json:"size,omitempty"`  // as the server wrote it, without <>
+	Bytes    int64  `json:"bytes,omitempty"` // Size in bytes, approximate; 0 when unknown
+	URL      string `json:"url,omitempty"`
+}
+
+// AskField is one line of a +ASK block (Gopher+ §2.8): Kind is Ask, AskP,
+// AskL, AskF, Choose, ChooseF, Select or Note; Fields are the tab-separated
+// defaults or choices.
+type AskField struct {
+	Kind   string   `json:"kind"`
+	Label  string   `json:"label"`
+	Fields []string `json:"fields,omitempty"`
+}
+
+// Block is one attribute block as received: "+NAME: head" and its lines,
+// each without the leading space.
+type Block struct {
+	Name  string   `json:"name"` // with its "+", e.g. "+ABSTRACT"
+	Head  string   `json:"head,omitempty"`
+	Lines []string `json:"lines,omitempty"`
+}
+
+// ParseAttributes parses the data of a "!" or "$" reply: blocks start with
+// "+" in column 1, their lines with a space; each +INFO block starts the
+// attributes of a new item. It never fails: lines it cannot place are
+// kept in the block they follow.
+func ParseAttributes(data []byte) []Attributes {
+	var out []Attributes
+	var cur *Attributes
+	var blk *Block
+	s := strings.ReplaceAll(string(data), "\r\n", "\n")
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, "+") {
+			name, head := line, ""
+			if i := strings.IndexByte(line, ':'); i >= 0 {
+				name, head = line[:i], strings.TrimPrefix(line[i+1:], " ")
+			} else if i := strings.IndexByte(line, ' '); i >= 0 {
+				name, head = line[:i], line[i+1:]
+			}
+			if name == "+INFO" || cur == nil {
+				out = append(out, Attributes{})
+				cur = &out[len(out)-1]
+			}
+			cur.Blocks = append(cur.Blocks, Block{Name: name, Head: head})
+			blk = &cur.Blocks[len(cur.Blocks)-1]
+			continue
+		}
+		if blk == nil {
+			out = append(out, Attributes{Blocks: []Block{{}}})
+			cur = &out[len(out)-1]
+			blk = &cur.Blocks[0]
+		}
+		blk.Lines = append(blk.Lines, strings.TrimPrefix(line, " "))
+	}
+	for i := range out {
+		out[i].interpret()
+	}
+	return out
+}
+
+// interpret fills the parsed fields from the blocks.
+func (a *Attributes) interpret() {
+	for _, b := range a.Blocks {
+		switch b.Name {
+		case "+INFO":
+			if it, ok := parseItem(b.Head); ok {
+				a.Info = &it
+				a.InfoType = string(it.Type)
+				a.URL = it.URL("", 0)
+			}
+		case "+ADMIN":
+			for _, l := range b.Lines {
+				name, value, ok := strings.Cut(l, ":")
+				if !ok {
+					continue
+				}
+				f := Field{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)}
+				a.Admin = append(a.Admin, f)
+				if f.Name == "Mod-Date" {
+					a.ModDate = angleDate(f.Value)
+				}
+			}
+		case "+VIEWS":
+			for _, l := range b.Lines {
+				if v, ok := parseView(l); ok {
+					if a.Info != nil && a.Info.Host != "" {
+						plus := "+" + v.Type
+						if v.Language != "" {
+							plus += " " + v.Language
+						}
+						v.URL = fetch.GopherURLString(a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", true, plus, true)
+					}
+					a.Views = append(a.Views, v)
+				}
+			}
+		case "+ABSTRACT":
+			a.Abstract = strings.Join(b.Lines, "\n")
+		case "+ASK":
+			for _, l := range b.Lines {
+				if f, ok := parseAskLine(l); ok {
+					a.Ask = append(a.Ask, f)
+				}
+			}
+		}
+	}
+}
+
+// angleDate reads the <YYYYMMDDhhmmss> of a Mod-Date (Gopher+ A2.0).
+func angleDate(v string) time.Time {
+	i, j := strings.LastIndexByte(v, '<'), strings.LastIndexByte(v, '>')
+	if i < 0 || j < i {
+		return time.Time{}
+	}
+	t, err := time.Parse("20060102150405", v[i+1:j])
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// parseView reads a +VIEWS line: "Content-Type[ language]: [<size>]".
+func parseView(l string) (View, bool) {
+	l = strings.TrimSpace(l)
+	left, right, _ := strings.Cut(l, ":")
+	f := strings.Fields(left)
+	if len(f) == 0 || !strings.Contains(f[0], "/") {
+		return View{}, false
+	}
+	v := View{Type: strings.ToLower(f[0])}
+	if len(f) > 1 {
+		v.Language = strings.Join(f[1:], " ")
+	}
+	if i := strings.IndexByte(right, '<'); i >= 0 {
+		if j := strings.IndexByte(right[i:], '>'); j > 0 {
+			v.Size = right[i+1 : i+j]
+			v.Bytes = approxBytes(v.Size)
+		}
+	}
+	return v, true
+}
+
+// approxBytes reads sizes such as "10k", "1.5M", "300" ("<0k>" is 0).
+func approxBytes(s string) int64 {
+	s = strings.TrimSpace(s)
+	mult := 1.0
+	if s != "" {
+		switch s[len(s)-1] {
+		case 'k', 'K':
+			mult, s = 1024, s[:len(s)-1]
+		case 'm', 'M':
+			mult, s = 1024*1024, s[:len(s)-1]
+		case 'g', 'G':
+			mult, s = 1024*1024*1024, s[:len(s)-1]
+		case 'b', 'B':
+			s = s[:len(s)-1]
+		}
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f < 0 || f > 1e15 {
+		return 0
+	}
+	return int64(f * mult)
+}
+
+// parseAskLine reads "Kind: label[<tab>field...]".
+func parseAskLine(l string) (AskField, bool) {
+	kind, rest, ok := strings.Cut(l, ":")
+	kind = strings.TrimSpace(kind)
+	if !ok || kind == "" || strings.ContainsAny(kind, " \t") {
+		return AskField{}, false
+	}
+	rest = strings.TrimPrefix(rest, " ")
+	parts := strings.Split(rest, "\t")
+	return AskField{Kind: kind, Label: parts[0], Fields: parts[1:]}, true
+}
+
+// attributesMeta is the Document.Meta of an attribute reply: the JSON of
+// every item's attributes, and the main facts of the first item.
+func attributesMeta(attrs []Attributes) map[string]string {
+	m := map[string]string{}
+	if js, err := json.Marshal(attrs); err == nil {
+		m[MetaAttributes] = string(js)
+	}
+	m["gopher+.items"] = strconv.Itoa(len(attrs))
+	if len(attrs) == 0 {
+		return m
+	}
+	a := attrs[0]
+	if a.URL != "" {
+		m["gopher+.info"] = a.URL
+	}
+	for _, f := range a.Admin {
+		m["gopher+.admin."+strings.ToLower(f.Name)] = f.Value
+	}
+	if len(a.Views) > 0 {
+		var vs []string
+		for _, v := range a.Views {
+			vs = append(vs, strings.TrimSpace(v.Type+" "+v.Language))
+		}
+		m["gopher+.views"] = strings.Join(vs, ", ")
+	}
+	if a.Abstract != "" {
+		m["gopher+.abstract"] = a.Abstract
+	}
+	return m
+}
+
+// DocumentAttributes returns the parsed attributes of a document fetched
+// with a "!" or "$" Gopher+ string, or false for any other document.
+func DocumentAttributes(doc *fetch.Document) ([]Attributes, bool) {
+	if doc == nil || doc.MIMEType != AttributesMIMEType {
+		return nil, false
+	}
+	js, ok := doc.Meta[MetaAttributes]
+	if !ok {
+		return nil, false
+	}
+	var attrs []Attributes
+	if err := json.Unmarshal([]byte(js), &attrs); err != nil {
+		return nil, false
+	}
+	return attrs, true
+}
+
+// RenderAttributes writes attributes for a person to read: each item's
+// link, its administrator and date, its views with the URL of each, its
+// abstract, its form, and any other block as received.
+func RenderAttributes(w io.Writer, attrs []Attributes) error {
+	var b strings.Builder
+	for i, a := range attrs {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if a.Info != nil {
+			fmt.Fprintf(&b, "%s\n", a.Info.Name)
+			if a.URL != "" {
+				fmt.Fprintf(&b, "  URL: %s\n", a.URL)
+			}
+		}
+		for _, f := range a.Admin {
+			fmt.Fprintf(&b, "  %s: %s\n", f.Name, f.Value)
+		}
+		if len(a.Views) > 0 {
+			b.WriteString("  Views:\n")
+			for _, v := range a.Views {
+				label := strings.TrimSpace(v.Type + " " + v.Language)
+				if v.Size != "" {
+					label += " <" + v.Size + ">"
+				}
+				if v.URL != "" {
+					fmt.Fprintf(&b, "    %s  %s\n", label, v.URL)
+				} else {
+					fmt.Fprintf(&b, "    %s\n", label)
+				}
+			}
+		}
+		if a.Abstract != "" {
+			b.WriteString("  Abstract:\n")
+			for _, l := range strings.Split(a.Abstract, "\n") {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
+		}
+		if len(a.Ask) > 0 {
+			b.WriteString("  Form:\n")
+			for _, f := range a.Ask {
+				fmt.Fprintf(&b, "    %s: %s", f.Kind, f.Label)
+				if len(f.Fields) > 0 {
+					fmt.Fprintf(&b, " [%s]", strings.Join(f.Fields, " | "))
+				}
+				b.WriteString("\n")
+			}
+		}
+		for _, blk := range a.Blocks {
+			switch blk.Name {
+			case "+INFO", "+ADMIN", "+VIEWS", "+ABSTRACT", "+ASK":
+				continue
+			}
+			name := blk.Name
+			if name == "" {
+				name = "(no block)"
+			}
+			fmt.Fprintf(&b, "  %s:", strings.TrimPrefix(name, "+"))
+			if blk.Head != "" {
+				fmt.Fprintf(&b, " %s", blk.Head)
+			}
+			b.WriteString("\n")
+			for _, l := range blk.Lines {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,290 @@
+package gopher
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
+)
+
+// Item is one line of a gopher menu (RFC 1436 §3.8): type, display string,
+// selector, host and port, and the Gopher+ field ("+" or "?") when the
+// server sends one.
+type Item struct {
+	Type     byte   `json:"-"`
+	Name     string `json:"name"`
+	Selector string `json:"selector"`
+	Host     string `json:"host"`
+	Port     int    `json:"port"`
+	Plus     string `json:"plus,omitempty"`
+}
+
+// parseItem splits a menu line. Lines with fewer than the four
+// tab-separated fields are not items (info lines without fields are
+// accepted as such). Fields past the fifth are ignored (Gopher+ §2.1).
+func parseItem(line string) (Item, bool) {
+	if line == "" {
+		return Item{}, false
+	}
+	it := Item{Type: line[0]}
+	f := strings.Split(line[1:], "\t")
+	it.Name = f[0]
+	if len(f) < 4 {
+		if it.Type == 'i' {
+			if len(f) > 1 {
+				it.Selector = f[1]
+			}
+			return it, true
+		}
+		return Item{}, false
+	}
+	it.Selector, it.Host = f[1], strings.TrimSpace(f[2])
+	port := strings.TrimSpace(f[3])
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 0 || n > 65535 {
+			if it.Type == 'i' || it.Type == '3' {
+				return it, true
+			}
+			return Item{}, false
+		}
+		it.Port = n
+	}
+	if len(f) > 4 {
+		it.Plus = strings.TrimSpace(f[4])
+	}
+	return it, true
+}
+
+// URL is the item's URL (RFC 1738 §3.4, and the draft's conversion of
+// links to other protocols): defHost and defPort stand in for a missing
+// host or port. It is empty for items that are not links.
+func (it Item) URL(defHost string, defPort int) string {
+	host, port := it.Host, it.Port
+	if host == "" {
+		host = defHost
+		if port == 0 {
+			port = defPort
+		}
+	}
+	if host == "" {
+		return ""
+	}
+	switch it.Type {
+	case 'i', '3':
+		return ""
+	case '8':
+		return sessionURL("telnet", it.Selector, host, port)
+	case 'T':
+		return sessionURL("tn3270", it.Selector, host, port)
+	case 'h':
+		if rest, ok := strings.CutPrefix(it.Selector, "URL:"); ok {
+			if u, err := fetch.Parse(rest); err == nil && u.Scheme != "" {
+				return u.String()
+			}
+		}
+	case '7':
+		// A search is linked without its words, so that fetching it asks.
+		return fetch.GopherURLString(host, port, it.Type, it.Selector, "", false, "", false)
+	}
+	switch it.Plus {
+	case "+", "?":
+		// RFC 1738 §3.4.4: Gopher+ items link to their default view, and
+		// items with a form to the "?" form.
+		return fetch.GopherURLString(host, port, it.Type, it.Selector, "", true, it.Plus, true)
+	}
+	return fetch.GopherURLString(host, port, it.Type, it.Selector, "", false, "", false)
+}
+
+// sessionURL is the telnet:// or tn3270:// URL of a type 8 or T item: the
+// selector is the login name (RFC 1436 §3.8, as Lynx and LWP convert it).
+func sessionURL(scheme, user, host string, port int) string {
+	var b strings.Builder
+	b.WriteString(scheme)
+	b.WriteString("://")
+	if user != "" {
+		b.WriteString(fetch.Escape(user, ""))
+		b.WriteByte('@')
+	}
+	if strings.Contains(host, ":") {
+		b.WriteString("[" + host + "]")
+	} else {
+		b.WriteString(host)
+	}
+	if port != 0 && port != 23 {
+		b.WriteString(":" + strconv.Itoa(port))
+	}
+	b.WriteByte('/')
+	return b.String()
+}
+
+// entry turns an item into a listing entry.
+func (it Item) entry(defHost string, defPort int) fetch.Entry {
+	e := fetch.Entry{Name: it.Name, Size: -1}
+	switch it.Type {
+	case 'i':
+		e.Kind = fetch.EntryText
+		return e
+	case '3':
+		e.Kind = fetch.EntryError
+		return e
+	}
+	e.URL = it.URL(defHost, defPort)
+	e.Type = mimeType(it.Type, it.Selector, "")
+	switch {
+	case it.Plus == "?" && it.Type != '7':
+		e.Kind = fetch.EntryForm
+	case it.Type == '1':
+		e.Kind = fetch.EntryDir
+	case it.Type == '7':
+		e.Kind = fetch.EntrySearch
+	case it.Type == '8' || it.Type == 'T':
+		e.Kind = fetch.EntrySession
+		e.Type = ""
+	case it.Type == 'h' && strings.HasPrefix(it.Selector, "URL:") && !strings.HasPrefix(e.URL, "gopher:"):
+		e.Kind = fetch.EntryLink
+		e.Type = ""
+	case it.Type == '2':
+		e.Kind = fetch.EntryOther
+	default:
+		e.Kind = fetch.EntryFile
+	}
+	if e.URL == "" {
+		e.Kind = fetch.EntryRaw
+	}
+	return e
+}
+
+// parseMenu reads a menu (RFC 1436 §3.8) until its "." line or the close,
+// at most limit bytes, tracing each line. Items whose host or port is
+// missing are taken to be on host:port.
+func parseMenu(r io.Reader, host string, port int, limit int64, t fetch.Tracer) (*fetch.Listing, error) {
+	lr := &io.LimitedReader{R: r, N: limit + 1}
+	wr := wire.NewReader(lr, 0, t)
+	l := &fetch.Listing{Entries: []fetch.Entry{}}
+	var prev byte = '1'
+	for {
+		line, err := wr.ReadLine()
+		if err != nil && err != io.ErrUnexpectedEOF {
+			if err == io.EOF {
+				break
+			}
+			return nil, err
+		}
+		if lr.N <= 0 {
+			return nil, fmt.Errorf("%w (a menu is limited to %d bytes)", fetch.ErrTooLarge, limit)
+		}
+		if line == "." {
+			break
+		}
+		addLine(l, line, host, port, &prev)
+		if err != nil {
+			break // the last line had no line end
+		}
+	}
+	return l, nil
+}
+
+// addLine parses one menu line into l.
+func addLine(l *fetch.Listing, line, host string, port int, prev *byte) {
+	if strings.TrimSpace(line) == "" {
+		return
+	}
+	it, ok := parseItem(line)
+	if !ok {
+		l.Entries = append(l.Entries, fetch.Entry{Name: line, Kind: fetch.EntryRaw, Size: -1, Raw: line})
+		return
+	}
+	if it.Type == '+' {
+		// RFC 1436: a redundant server for the item before.
+		it.Type = *prev
+	}
+	*prev = it.Type
+	if it.Type == 'i' && it.Selector == "TITLE" && l.Title == "" && len(l.Entries) == 0 {
+		l.Title = it.Name // gophernicus' title line
+		return
+	}
+	e := it.entry(host, port)
+	if e.Kind == fetch.EntryRaw {
+		e.Raw = line
+	}
+	l.Entries = append(l.Entries, e)
+}
+
+// ParseMenu parses the bytes of a gopher menu into a listing, the way the
+// driver does; host and port stand in for items that leave them out.
+func ParseMenu(r io.Reader, host string, port int) (*fetch.Listing, error) {
+	return parseMenu(r, host, port, defaultMaxMenu, nil)
+}
+
+// isMenuType reports the types whose reply is a menu.
+func isMenuType(t byte) bool { return t == '1' || t == '7' }
+
+// typeMIME maps gopher item types to MIME types (RFC 1436 §3.8, the
+// Gopher+ additions and the types in common use since).
+var typeMIME = map[byte]string{
+	'0': "text/plain",
+	'1': MenuMIMEType,
+	'2': "text/plain", // CSO phone book
+	'4': "application/mac-binhex40",
+	'5': "application/octet-stream",
+	'6': "text/x-uuencode",
+	'7': MenuMIMEType,
+	'9': "application/octet-stream",
+	'g': "image/gif",
+	'h': "text/html",
+	'M': "message/rfc822",
+	'P': "application/pdf",
+	'p': "image/png",
+	'c': "text/calendar",
+	'x': "application/xml",
+	'r': "application/rtf",
+	'X': "application/xml",
+}
+
+// MenuMIMEType is the Gopher+ name of the menu view.
+const MenuMIMEType = "application/gopher-menu"
+
+// mimeType is the MIME type of an item: the Gopher+ view when plus names
+// one (RFC 1738 §3.4.8), else the type's, refined by the selector's
+// extension for the image, sound, movie and document types.
+func mimeType(t byte, selector, plus string) string {
+	if len(plus) > 1 && plus[0] == '+' {
+		v, _, _ := strings.Cut(plus[1:], " ")
+		v, _, _ = strings.Cut(v, "\t")
+		if strings.Contains(v, "/") {
+			return strings.ToLower(v)
+		}
+	}
+	if m, ok := typeMIME[t]; ok {
+		return m
+	}
+	byExt := func(prefix, def string) string {
+		if ext := path.Ext(selector); ext != "" {
+			if m := mime.TypeByExtension(strings.ToLower(ext)); m != "" && (prefix == "" || strings.HasPrefix(m, prefix)) {
+				m, _, _ = strings.Cut(m, ";")
+				return m
+			}
+		}
+		return def
+	}
+	switch t {
+	case 'I', ':':
+		return byExt("image/", "application/octet-stream")
+	case 's', '<':
+		return byExt("audio/", "audio/basic")
+	case ';':
+		return byExt("video/", "application/octet-stream")
+	case 'd':
+		return byExt("", "application/octet-stream")
+	}
+	return "application/octet-stream"
+}
+
+var errNoForm = errors.New("the item has no +ASK form")
