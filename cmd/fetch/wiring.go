@@ -7,7 +7,9 @@ import (
 
 	"github.com/fetchproject/fetch/schemes"
 	"github.com/fetchproject/fetch/schemes/file"
+	"github.com/fetchproject/fetch/schemes/ftp"
 	"github.com/fetchproject/fetch/schemes/http"
+	"github.com/fetchproject/fetch/schemes/nntp"
 )
 
 // driverConfig maps the flags (and configuration file) onto each driver's
@@ -16,6 +18,18 @@ func driverConfig(o *options, s stdio) schemes.Config {
 	cfg := schemes.Config{
 		File: file.Config{FTPFallback: o.fileFTP},
 		HTTP: http.Config{UserAgent: o.userAgent, MaxRedirects: o.maxRedirs, Insecure: o.insecure, Header: o.headers},
+		FTP: ftp.Config{
+			AnonymousPassword: o.ftpEmail,
+			Method:            o.ftpMethod,
+			Active:            o.ftpActive != "",
+			ActiveAddr:        o.ftpActive,
+			DisableEPSV:       o.ftpNoEPSV,
+		},
+		NNTP: nntp.Config{
+			Server:   o.nntpServer,
+			User:     o.nntpUser,
+			Password: o.secrets["nntp-password"],
+		},
 	}
 	return cfg
 }
