@@ -1,0 +1,309 @@
+package mailto
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"strconv"
+	"strings"
+
+	"github.com/emersion/go-sasl"
+	"github.com/emersion/go-smtp"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
+)
+
+// smtpMaxLine bounds one reply line (RFC 5321 §4.5.3.1.5 allows 512;
+// go-smtp reads up to 2000).
+const smtpMaxLine = 2000
+
+// send hands msg to the submission server: EHLO, STARTTLS and AUTH when
+// configured, MAIL FROM, one RCPT TO per recipient, DATA (RFC 5321 §3.3).
+// It returns the server's final reply, which carries its queue id.
+func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []byte) (string, error) {
+	server := d.cfg.SMTPServer
+	host, port, err := net.SplitHostPort(server)
+	if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+		return "", req.Errorf(fetch.KindUsage, "mailto", "the SMTP server %q is not host:port", server)
+	}
+	loopback := isLoopback(host)
+	if d.cfg.User != "" && !d.cfg.StartTLS && !loopback {
+		return "", req.Errorf(fetch.KindPolicy, "AUTH", "refusing to send the SMTP password in clear text to %s: enable STARTTLS", server)
+	}
+	if err := fetch.CheckLine("user", d.cfg.User); err != nil {
+		return "", err
+	}
+
+	raw, err := req.Dial(ctx, server)
+	if err != nil {
+		return "", err
+	}
+	defer raw.Close()
+	hello := helloName(raw)
+	mask := authMask()
+
+	var conn net.Conn
+	if d.cfg.StartTLS {
+		tc, greeting, err := startTLS(ctx, raw, req.Options.Tracer, hello, &tls.Config{
+			ServerName:         host,
+			InsecureSkipVerify: d.cfg.TLSInsecure,
+		})
+		if err != nil {
+			return "", withURL(req, err)
+		}
+		// go-smtp expects a greeting first; the server's own came before
+		// STARTTLS, so it is replayed, untraced, above the TLS layer.
+		conn = &greetedConn{Conn: wire.TraceConn(tc, req.Options.Tracer, mask), greeting: "220 " + greeting + "\r\n"}
+	} else {
+		conn = wire.TraceConn(raw, req.Options.Tracer, mask)
+	}
+
+	c := smtp.NewClient(conn)
+	defer c.Close()
+	c.CommandTimeout = req.Options.Idle()
+	c.SubmissionTimeout = req.Options.Idle()
+	fail := func(op, part string, err error) (string, error) { return "", withURL(req, smtpError(op, part, err)) }
+
+	if err := c.Hello(hello); err != nil {
+		return fail("EHLO", "", err)
+	}
+	if d.cfg.User != "" {
+		if ok, _ := c.Extension("AUTH"); !ok {
+			return "", req.Errorf(fetch.KindServer, "AUTH", "%s offers no SMTP AUTH, and a user is configured", server)
+		}
+		if err := c.Auth(sasl.NewPlainClient("", d.cfg.User, d.cfg.Password)); err != nil {
+			return fail("AUTH", "user", err)
+		}
+	}
+	if err := c.Mail(m.From.Spec(), &smtp.MailOptions{UTF8: m.needsUTF8()}); err != nil {
+		return fail("MAIL FROM", "from", err)
+	}
+	for _, a := range m.recipients() {
+		if err := c.Rcpt(a.Spec(), nil); err != nil {
+			_ = c.Reset() // send nothing to the others either
+			_ = c.Quit()
+			return fail("RCPT TO", "recipient <"+a.Spec()+">", err)
+		}
+	}
+	w, err := c.Data()
+	if err != nil {
+		return fail("DATA", "", err)
+	}
+	if _, err := w.Write(msg); err != nil {
+		return fail("DATA", "", err)
+	}
+	resp, err := w.CloseWithResponse()
+	if err != nil {
+		return fail("DATA", "", err)
+	}
+	_ = c.Quit()
+	return "250 " + resp.StatusText, nil
+}
+
+// withURL fills in the request's URL on an error that lacks one.
+func withURL(req *fetch.Request, err error) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) && fe.URL == "" {
+		fe.URL = req.URL.Redacted()
+	}
+	return err
+}
+
+// smtpError turns a go-smtp failure into a fetch.Error: a server reply
+// keeps its code and text (KindServer); a broken connection is a network
+// failure.
+func smtpError(op, part string, err error) error {
+	var se *smtp.SMTPError
+	if errors.As(err, &se) {
+		cause := fmt.Errorf("the server refused %s", op)
+		switch {
+		case op == "AUTH" && (se.Code == 535 || se.Code == 534):
+			cause = fmt.Errorf("%w: the server refused the login", fetch.ErrAuth)
+		case op == "RCPT TO" && (se.Code == 550 || se.Code == 551 || se.Code == 553):
+			cause = fmt.Errorf("%w: the server refused the recipient", fetch.ErrNotFound)
+		case op == "RCPT TO":
+			cause = errors.New("the server refused the recipient")
+		}
+		return &fetch.Error{Kind: fetch.KindServer, Op: op, Part: part, Offset: -1, Code: se.Code, Reply: se.Message, Err: cause}
+	}
+	var fe *fetch.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	k := fetch.KindOf(err)
+	var pe textproto.ProtocolError
+	switch {
+	case errors.As(err, &pe):
+		k = fetch.KindServer
+	case k == fetch.KindUnknown:
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
+			k = fetch.KindNetwork
+		} else {
+			k = fetch.KindServer
+		}
+	}
+	return &fetch.Error{Kind: k, Op: op, Part: part, Offset: -1, Err: err}
+}
+
+// isLoopback reports a host that names this machine.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// helloName is the EHLO argument: the local address as an address literal
+// (RFC 5321 §4.1.4 allows it when there is no meaningful host name).
+func helloName(c net.Conn) string {
+	if a, ok := c.LocalAddr().(*net.TCPAddr); ok {
+		if ip4 := a.IP.To4(); ip4 != nil {
+			return "[" + ip4.String() + "]"
+		}
+		return "[IPv6:" + a.IP.String() + "]"
+	}
+	return "localhost"
+}
+
+// authMask hides AUTH's initial response and every SASL line after it
+// (RFC 4954 §4) in the trace, until the next SMTP command.
+func authMask() func(string) string {
+	inAuth := false
+	return func(line string) string {
+		up := strings.ToUpper(line)
+		if strings.HasPrefix(up, "AUTH ") {
+			inAuth = true
+			if f := strings.Fields(line); len(f) > 2 {
+				return f[0] + " " + f[1] + " ****"
+			}
+			return line
+		}
+		if inAuth {
+			verb, _, _ := strings.Cut(up, " ")
+			switch verb {
+			case "MAIL", "RCPT", "DATA", "RSET", "QUIT", "NOOP", "EHLO", "HELO", "VRFY":
+				inAuth = false
+			default:
+				return "****"
+			}
+		}
+		return line
+	}
+}
+
+// startTLS reads the greeting, says EHLO and upgrades the connection with
+// STARTTLS (RFC 3207), tracing the clear-text part. It returns the TLS
+// connection and the greeting's text. Bytes the server sends after its
+// 220 and before the handshake would be read as if they came over TLS
+// (the STARTTLS injection of CVE-2011-0411), so they end the session.
+func startTLS(ctx context.Context, raw net.Conn, t fetch.Tracer, hello string, cfg *tls.Config) (net.Conn, string, error) {
+	wc := wire.NewConn(raw, smtpMaxLine, t)
+	code, greeting, err := readReply(wc.R)
+	if err != nil {
+		return nil, "", err
+	}
+	if code != 220 {
+		return nil, "", replyError("greeting", code, greeting)
+	}
+	if err := wc.WriteLine(wire.Lit("EHLO "), wire.Arg("hello", hello)); err != nil {
+		return nil, "", fetch.Wrap(fetch.KindNetwork, "EHLO", err)
+	}
+	code, text, err := readReply(wc.R)
+	if err != nil {
+		return nil, "", err
+	}
+	if code != 250 {
+		return nil, "", replyError("EHLO", code, text)
+	}
+	offered := false
+	for _, l := range strings.Split(text, "\n")[1:] {
+		if strings.EqualFold(strings.TrimSpace(l), "STARTTLS") {
+			offered = true
+		}
+	}
+	if !offered {
+		return nil, "", &fetch.Error{Kind: fetch.KindServer, Op: "STARTTLS", Offset: -1,
+			Err: errors.New("the server does not offer STARTTLS, and StartTLS is configured")}
+	}
+	if err := wc.WriteLine(wire.Lit("STARTTLS")); err != nil {
+		return nil, "", fetch.Wrap(fetch.KindNetwork, "STARTTLS", err)
+	}
+	code, text, err = readReply(wc.R)
+	if err != nil {
+		return nil, "", err
+	}
+	if code != 220 {
+		return nil, "", replyError("STARTTLS", code, text)
+	}
+	if wc.R.B.Buffered() > 0 {
+		return nil, "", &fetch.Error{Kind: fetch.KindServer, Op: "STARTTLS", Offset: -1,
+			Err: errors.New("the server sent data after its STARTTLS reply, before TLS began (RFC 3207 §6)")}
+	}
+	tc := tls.Client(raw, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, "", &fetch.Error{Kind: fetch.KindNetwork, Op: "TLS handshake", Offset: -1, Err: err}
+	}
+	if t != nil {
+		t.Trace(fetch.DirInfo, "TLS "+tls.VersionName(tc.ConnectionState().Version)+" established with "+cfg.ServerName)
+	}
+	first, _, _ := strings.Cut(greeting, "\n")
+	return tc, first, nil
+}
+
+// readReply reads one SMTP reply, joining the lines of a multi-line reply
+// with "\n" (RFC 5321 §4.2).
+func readReply(r *wire.Reader) (int, string, error) {
+	var lines []string
+	code := 0
+	for {
+		line, err := r.ReadLine()
+		if err != nil {
+			return 0, "", fetch.Wrap(fetch.KindNetwork, "read reply", err)
+		}
+		if len(line) < 3 || (len(line) > 3 && line[3] != ' ' && line[3] != '-') {
+			return 0, "", &fetch.Error{Kind: fetch.KindServer, Op: "read reply", Offset: -1, Reply: line,
+				Err: errors.New("malformed SMTP reply")}
+		}
+		n, err := strconv.Atoi(line[:3])
+		if err != nil || n < 200 || n > 599 || (code != 0 && n != code) {
+			return 0, "", &fetch.Error{Kind: fetch.KindServer, Op: "read reply", Offset: -1, Reply: line,
+				Err: errors.New("malformed SMTP reply code")}
+		}
+		code = n
+		if len(line) > 4 {
+			lines = append(lines, line[4:])
+		} else {
+			lines = append(lines, "")
+		}
+		if len(line) == 3 || line[3] == ' ' {
+			return code, strings.Join(lines, "\n"), nil
+		}
+	}
+}
+
+// replyError is an unexpected reply to op.
+func replyError(op string, code int, text string) error {
+	return &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1, Code: code, Reply: text,
+		Err: fmt.Errorf("unexpected reply to %s", op)}
+}
+
+// greetedConn yields greeting before the bytes of its connection.
+type greetedConn struct {
+	net.Conn
+	greeting string
+}
+
+func (c *greetedConn) Read(p []byte) (int, error) {
+	if c.greeting != "" {
+		n := copy(p, c.greeting)
+		c.greeting = c.greeting[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}

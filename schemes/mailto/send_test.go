@@ -1,0 +1,382 @@
+package mailto
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// sendVia sends rawURL with body through d and returns the result.
+func sendVia(t *testing.T, d *Driver, opts fetch.Options, rawURL, body string) (*fetch.Result, error) {
+	t.Helper()
+	opts.Body = strings.NewReader(body)
+	return fetchWith(t, d, opts, rawURL)
+}
+
+// The exact bytes a send puts on the wire, for each URL form.
+func TestSendTranscripts(t *testing.T) {
+	tests := []struct {
+		name, url string
+		cfg       Config
+	}{
+		{name: "simple", url: "mailto:user@fetch.test?subject=Hello"},
+		{name: "list-cc", url: "mailto:a@fetch.test,b@fetch.test?cc=c@fetch.test&to=a@fetch.test"},
+		{name: "bcc-allowed", url: "mailto:a@fetch.test?bcc=hidden@fetch.test", cfg: Config{AllowBcc: true}},
+		{name: "quoted-local", url: "mailto:%22not%40me%22@fetch.test"},
+		{name: "auth-loopback", url: "mailto:user@fetch.test", cfg: Config{User: "fetchuser", Password: "s3cret"}},
+		{name: "dot-stuffing", url: "mailto:user@fetch.test?body=.%0D%0A..%0D%0A.x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newTestServer(t, func(ts *testServer) { ts.user, ts.pass = "fetchuser", "s3cret" })
+			cfg := tt.cfg
+			cfg.SMTPServer, cfg.From = srv.addr, "sender@fetch.test"
+			var tr traceLog
+			body := "hi\n"
+			if strings.Contains(tt.url, "body=") {
+				body = ""
+			}
+			opts := fetch.Options{Tracer: &tr}
+			var res *fetch.Result
+			var err error
+			if body == "" {
+				res, err = fetchWith(t, testDriver(cfg), opts, tt.url)
+			} else {
+				res, err = sendVia(t, testDriver(cfg), opts, tt.url, body)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Kind != fetch.KindSent || res.Sent == nil {
+				t.Fatalf("result %+v, want sent", res)
+			}
+			if res.Sent.Reply != "250 2.0.0 OK id=1fetch-TEST01-00" || res.Sent.Server != srv.addr || res.Sent.MessageID != "TESTID.1@fetch.test" {
+				t.Errorf("Sent = %+v", res.Sent)
+			}
+			mails := srv.received()
+			if len(mails) != 1 {
+				t.Fatalf("server received %d messages", len(mails))
+			}
+			if len(mails[0].To) != len(res.Sent.Recipients) {
+				t.Errorf("server got RCPT %v, result says %v", mails[0].To, res.Sent.Recipients)
+			}
+			for _, l := range tr.lines {
+				if strings.Contains(l, "s3cret") || strings.Contains(l, "AGZldGNodXNlcgBzM2NyZXQ") {
+					t.Errorf("password in trace: %q", l)
+				}
+			}
+			checkGolden(t, "send/"+tt.name+".golden", srv.transcript(0))
+		})
+	}
+}
+
+// What go-smtp's server received equals what a dry run composes.
+func TestSentEqualsDryRun(t *testing.T) {
+	srv := newTestServer(t, nil)
+	u := "mailto:user@fetch.test?subject=caf%C3%A9&cc=x@fetch.test"
+	res, err := sendVia(t, testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test"}), fetch.Options{}, u, "Grüße\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dry, err := sendVia(t, testDriver(Config{DryRun: true, From: "me@fetch.test"}), fetch.Options{}, u, "Grüße\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := io.ReadAll(dry.Document.Body)
+	if got := srv.received()[0].Data; !bytes.Equal(got, want) {
+		t.Errorf("received:\n%s\ndry run:\n%s", got, want)
+	}
+	if strings.Join(res.Sent.Recipients, ",") != "user@fetch.test,x@fetch.test" {
+		t.Errorf("recipients %v", res.Sent.Recipients)
+	}
+}
+
+// A refused recipient ends the transaction: exit 6 with the server's
+// code and text, and no message for anyone.
+func TestRecipientRefused(t *testing.T) {
+	srv := newTestServer(t, func(ts *testServer) {
+		ts.refuse["nobody-here@fetch.test"] = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1},
+			Message: "nobody-here@fetch.test: no such user here"}
+	})
+	d := testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test"})
+	_, err := sendVia(t, d, fetch.Options{}, "mailto:ok@fetch.test,nobody-here@fetch.test", "hi\n")
+	var fe *fetch.Error
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v", err)
+	}
+	if fe.Kind != fetch.KindServer || fe.Kind.ExitCode() != 6 || fe.Code != 550 ||
+		!strings.Contains(fe.Reply, "no such user here") || !errors.Is(err, fetch.ErrNotFound) {
+		t.Errorf("err = %v (%+v), want exit 6 with the server's 550 text", err, fe)
+	}
+	if !strings.Contains(err.Error(), "nobody-here@fetch.test") || !strings.HasPrefix(err.Error(), "mailto:") {
+		t.Errorf("message %q should name the URL and the recipient", err)
+	}
+	if n := len(srv.received()); n != 0 {
+		t.Errorf("%d messages delivered after a refused recipient", n)
+	}
+	if tr := string(srv.transcript(0)); strings.Contains(tr, "DATA") || !strings.Contains(tr, "RSET") {
+		t.Errorf("transcript:\n%s", tr)
+	}
+}
+
+func TestDataRefused(t *testing.T) {
+	srv := newTestServer(t, func(ts *testServer) {
+		ts.dataErr = &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "message looks like spam"}
+	})
+	_, err := sendVia(t, testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test"}), fetch.Options{}, "mailto:a@fetch.test", "x\n")
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Kind != fetch.KindServer || fe.Code != 554 || fe.Reply != "message looks like spam" {
+		t.Errorf("err = %v, want the 554 reply", err)
+	}
+}
+
+func TestAuth(t *testing.T) {
+	srv := newTestServer(t, func(ts *testServer) { ts.user, ts.pass = "fetchuser", "right" })
+	d := testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test", User: "fetchuser", Password: "wrong"})
+	var tr traceLog
+	_, err := sendVia(t, d, fetch.Options{Tracer: &tr}, "mailto:a@fetch.test", "x\n")
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Kind != fetch.KindServer || fe.Code != 535 || !errors.Is(err, fetch.ErrAuth) {
+		t.Errorf("err = %v, want a 535 ErrAuth", err)
+	}
+	if strings.Contains(err.Error(), "wrong") {
+		t.Errorf("password in error: %v", err)
+	}
+	found := false
+	for _, l := range tr.lines {
+		if strings.HasPrefix(l, "> AUTH PLAIN") {
+			found = true
+			if l != "> AUTH PLAIN ****" {
+				t.Errorf("trace line %q", l)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no AUTH in the trace: %q", tr.lines)
+	}
+
+	// A server that offers no AUTH while a user is configured.
+	plain := newTestServer(t, nil)
+	d = testDriver(Config{SMTPServer: plain.addr, From: "me@fetch.test", User: "u", Password: "p"})
+	if _, err := sendVia(t, d, fetch.Options{}, "mailto:a@fetch.test", "x\n"); fetch.KindOf(err) != fetch.KindServer {
+		t.Errorf("no AUTH offered: err = %v", err)
+	}
+}
+
+// The password never goes in clear text to a server off this machine.
+func TestAuthNeedsTLSOffLoopback(t *testing.T) {
+	d := testDriver(Config{SMTPServer: "mail.fetch.invalid:587", From: "me@fetch.test", User: "u", Password: "p"})
+	_, err := sendVia(t, d, fetch.Options{Dialer: failDialer{t}}, "mailto:a@fetch.test", "x\n")
+	if fetch.KindOf(err) != fetch.KindPolicy {
+		t.Errorf("err = %v, want KindPolicy", err)
+	}
+}
+
+type failDialer struct{ t *testing.T }
+
+func (f failDialer) DialContext(context.Context, string, string) (net.Conn, error) {
+	f.t.Error("dialed")
+	return nil, errors.New("no")
+}
+
+func TestStartTLS(t *testing.T) {
+	srv := newTestServer(t, func(ts *testServer) {
+		withTLS(ts)
+		ts.user, ts.pass = "fetchuser", "s3cret"
+	})
+	var tr traceLog
+	d := testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test", StartTLS: true, TLSInsecure: true, User: "fetchuser", Password: "s3cret"})
+	res, err := sendVia(t, d, fetch.Options{Tracer: &tr}, "mailto:a@fetch.test?subject=over%20TLS", "secret text\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := srv.received(); len(m) != 1 || !m[0].TLS {
+		t.Fatalf("received %+v, want one message over TLS", m)
+	}
+	if res.Sent.Reply != "250 2.0.0 OK id=1fetch-TEST01-00" {
+		t.Errorf("reply %q", res.Sent.Reply)
+	}
+	// The trace shows the clear-text lines on both sides of the handshake.
+	joined := strings.Join(tr.lines, "\n")
+	for _, want := range []string{"> STARTTLS", "* TLS ", "> EHLO [127.0.0.1]", "> AUTH PLAIN ****", "> MAIL FROM:<me@fetch.test>", "> Subject: over TLS"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("trace lacks %q:\n%s", want, joined)
+		}
+	}
+	if strings.Count(joined, "> EHLO") != 2 {
+		t.Errorf("want EHLO before and after STARTTLS:\n%s", joined)
+	}
+
+	// Without TLSInsecure the self-signed certificate is refused.
+	d = testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test", StartTLS: true})
+	if _, err := sendVia(t, d, fetch.Options{}, "mailto:a@fetch.test", "x\n"); fetch.KindOf(err) != fetch.KindNetwork {
+		t.Errorf("unverified certificate: err = %v", err)
+	}
+}
+
+func TestStartTLSNotOffered(t *testing.T) {
+	srv := newTestServer(t, nil)
+	d := testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test", StartTLS: true, TLSInsecure: true})
+	_, err := sendVia(t, d, fetch.Options{}, "mailto:a@fetch.test", "x\n")
+	if fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "STARTTLS") {
+		t.Errorf("err = %v", err)
+	}
+	if len(srv.received()) != 0 {
+		t.Error("sent without TLS")
+	}
+}
+
+// A server that pipelines a reply behind its STARTTLS answer would have
+// it read as if it came over TLS (CVE-2011-0411): refused.
+func TestStartTLSInjection(t *testing.T) {
+	addr := rawServer(t, func(c net.Conn) {
+		r := bufio.NewReader(c)
+		io.WriteString(c, "220 evil ESMTP\r\n")
+		r.ReadString('\n')
+		io.WriteString(c, "250-evil\r\n250 STARTTLS\r\n")
+		r.ReadString('\n')
+		io.WriteString(c, "220 go ahead\r\n250 injected\r\n")
+		r.ReadString('\n')
+	})
+	d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test", StartTLS: true, TLSInsecure: true})
+	_, err := sendVia(t, d, fetch.Options{}, "mailto:a@fetch.test", "x\n")
+	if fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "RFC 3207") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// Hostile and broken servers: each failure has its kind, and nothing hangs.
+func TestHostileServers(t *testing.T) {
+	tests := []struct {
+		name   string
+		handle func(c net.Conn)
+		kind   fetch.Kind
+	}{
+		{"silent", func(c net.Conn) { time.Sleep(700 * time.Millisecond) }, fetch.KindNetwork},
+		{"closes", func(c net.Conn) {}, fetch.KindNetwork},
+		{"refuses greeting", func(c net.Conn) { io.WriteString(c, "554 go away\r\n"); time.Sleep(200 * time.Millisecond) }, fetch.KindServer},
+		{"garbage", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\n\r\n")
+			time.Sleep(200 * time.Millisecond)
+		}, fetch.KindServer},
+		{"endless line", func(c net.Conn) {
+			io.WriteString(c, "220 ")
+			for range 100 {
+				if _, err := c.Write(bytes.Repeat([]byte("x"), 1000)); err != nil {
+					return
+				}
+			}
+		}, fetch.KindServer},
+		{"drops after MAIL", func(c net.Conn) {
+			r := bufio.NewReader(c)
+			io.WriteString(c, "220 hi\r\n")
+			r.ReadString('\n')
+			io.WriteString(c, "250 hi\r\n")
+			r.ReadString('\n')
+		}, fetch.KindNetwork},
+		{"hangs after DATA", func(c net.Conn) {
+			r := bufio.NewReader(c)
+			io.WriteString(c, "220 hi\r\n")
+			for _, reply := range []string{"250 hi", "250 ok", "250 ok", "354 go"} {
+				r.ReadString('\n')
+				io.WriteString(c, reply+"\r\n")
+			}
+			time.Sleep(700 * time.Millisecond)
+		}, fetch.KindNetwork},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := rawServer(t, tt.handle)
+			d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test"})
+			start := time.Now()
+			_, err := sendVia(t, d, fetch.Options{IdleTimeout: 300 * time.Millisecond}, "mailto:a@fetch.test", "x\n")
+			if k := fetch.KindOf(err); k != tt.kind {
+				t.Errorf("err = %v (kind %v), want %v", err, k, tt.kind)
+			}
+			if time.Since(start) > 3*time.Second {
+				t.Errorf("took %v", time.Since(start))
+			}
+		})
+	}
+}
+
+func TestContextCancel(t *testing.T) {
+	addr := rawServer(t, func(c net.Conn) { time.Sleep(time.Second) })
+	c := fetch.NewClient(fetch.Options{Body: strings.NewReader("x")})
+	c.Register("mailto", testDriver(Config{SMTPServer: addr, From: "me@fetch.test"}))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Fetch(ctx, "mailto:a@fetch.test")
+	if err == nil || time.Since(start) > 900*time.Millisecond {
+		t.Errorf("err = %v after %v", err, time.Since(start))
+	}
+}
+
+func TestConfirm(t *testing.T) {
+	for _, tt := range []struct {
+		answer string
+		sent   bool
+	}{{"yes", true}, {"y", true}, {"no", false}, {"", false}} {
+		srv := newTestServer(t, nil)
+		d := testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test", Confirm: true})
+		asked := ""
+		p := promptFunc(func(_ context.Context, q fetch.Question) (string, error) {
+			asked = q.Label
+			if q.Field != "confirm" || strings.Join(q.Choices, "/") != "yes/no" {
+				t.Errorf("question %+v", q)
+			}
+			return tt.answer, nil
+		})
+		_, err := sendVia(t, d, fetch.Options{Prompter: p}, "mailto:a@fetch.test?subject=Hi", "x\n")
+		if (err == nil) != tt.sent || len(srv.received()) == 1 != tt.sent {
+			t.Errorf("answer %q: err = %v, received %d", tt.answer, err, len(srv.received()))
+		}
+		if !tt.sent && srv.connections() != 0 {
+			t.Errorf("answer %q: connected anyway", tt.answer)
+		}
+		if !strings.Contains(asked, "a@fetch.test") || !strings.Contains(asked, srv.addr) {
+			t.Errorf("question %q should name the recipients and the server", asked)
+		}
+	}
+}
+
+type promptFunc func(context.Context, fetch.Question) (string, error)
+
+func (f promptFunc) Prompt(ctx context.Context, q fetch.Question) (string, error) { return f(ctx, q) }
+
+func TestBadServerAddress(t *testing.T) {
+	for _, s := range []string{"nohostport", ":25", "host:0", "host:99999", "host:smtp"} {
+		d := testDriver(Config{SMTPServer: s, From: "me@fetch.test"})
+		if _, err := sendVia(t, d, fetch.Options{Dialer: failDialer{t}}, "mailto:a@fetch.test", "x\n"); fetch.KindOf(err) != fetch.KindUsage {
+			t.Errorf("%q: err = %v, want KindUsage", s, err)
+		}
+	}
+}
+
+func TestAuthMask(t *testing.T) {
+	m := authMask()
+	for _, tt := range [][2]string{
+		{"EHLO [127.0.0.1]", "EHLO [127.0.0.1]"},
+		{"AUTH PLAIN AGZvbwBiYXI=", "AUTH PLAIN ****"},
+		{"AUTH LOGIN", "AUTH LOGIN"},
+		{"Zm9v", "****"},
+		{"YmFy", "****"},
+		{"MAIL FROM:<a@b>", "MAIL FROM:<a@b>"},
+		{"Zm9v", "Zm9v"},
+	} {
+		if got := m(tt[0]); got != tt[1] {
+			t.Errorf("mask(%q) = %q, want %q", tt[0], got, tt[1])
+		}
+	}
+}
