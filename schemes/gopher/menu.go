@@ -205,7 +205,9 @@ func addLine(l *fetch.Listing, line, host string, port int, prev *byte) {
 		// RFC 1436: a redundant server for the item before.
 		it.Type = *prev
 	}
-	*prev = it.Type
+	if it.Type != 'i' && it.Type != '3' {
+		*prev = it.Type
+	}
 	if it.Type == 'i' && it.Selector == "TITLE" && l.Title == "" && len(l.Entries) == 0 {
 		l.Title = it.Name // gophernicus' title line
 		return

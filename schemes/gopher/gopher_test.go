@@ -1,0 +1,597 @@
+package gopher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+func TestDocuments(t *testing.T) {
+	cases := []struct {
+		name, path, reply string
+		want              string
+		mime              string
+		size              int64
+	}{
+		{"text dot and unstuff", "0/t", "a\r\n..b\r\n.c\r\n.\r\nafter\r\n", "a\r\n.b\r\n.c\r\n", "text/plain", -1},
+		{"text LF kept", "0/t", "a\nb\n.\n", "a\nb\n", "text/plain", -1},
+		{"text close without dot", "0/t", "a\nlast line", "a\nlast line", "text/plain", -1},
+		{"text dot at close", "0/t", "a\r\n.", "a\r\n", "text/plain", -1},
+		{"text empty", "0/t", "", "", "text/plain", -1},
+		{"text dotted line kept", "0/t", ".\rx\r\n.\r\n", ".\rx\r\n", "text/plain", -1},
+		{"binary until close", "9/b", "\x00\x01.\r\n..\r\n\xff", "\x00\x01.\r\n..\r\n\xff", "application/octet-stream", -1},
+		{"gif", "g/p.gif", "GIF89a", "GIF89a", "image/gif", -1},
+		{"image by extension", "I/p.png", "\x89PNG", "\x89PNG", "image/png", -1},
+		{"html", "h/d.html", "<p>.\r\n..</p>", "<p>.\r\n..</p>", "text/html", -1},
+		{"unknown type", "Z/x", "raw\r\n.\r\n", "raw\r\n.\r\n", "application/octet-stream", -1},
+		{"plus length", "0/t%09%09+", "+5\r\n..\r\n.xyz", "..\r\n.", "text/plain", 5},
+		{"plus dot", "0/t%09%09+", "+-1\r\nline\r\n..x\r\n.\r\n", "line\r\n.x\r\n", "text/plain", -1},
+		{"plus close", "9/b%09%09+", "+-2\r\n.\r\nbin", ".\r\nbin", "application/octet-stream", -1},
+		{"plus view", "0/t%09%09+text/html%20En_US", "+2\r\nhi", "hi", "text/html", 2},
+		{"plus not understood", "0/t%09%09+", "plain old gopher\r\n", "plain old gopher\r\n", "text/plain", -1},
+		{"plus zero", "0/t%09%09+", "+0\r\nignored", "", "text/plain", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, answerWith(tc.reply))
+			res, body, err := get(t, client(fetch.Options{}), f.url(tc.path))
+			if err != nil {
+				t.Fatalf("fetch: %v", err)
+			}
+			if string(body) != tc.want {
+				t.Errorf("body %q, want %q", body, tc.want)
+			}
+			if res.Kind != fetch.KindDocument || res.Document.MIMEType != tc.mime || res.Document.Size != tc.size {
+				t.Errorf("kind %s mime %q size %d, want document %q %d", res.Kind, res.Document.MIMEType, res.Document.Size, tc.mime, tc.size)
+			}
+		})
+	}
+}
+
+func TestRaw(t *testing.T) {
+	const r = "+-1\r\nline\n..x\r\n.\r\n"
+	f := newFake(t, answerWith(r))
+	_, body, err := get(t, client(fetch.Options{Raw: true}), f.url("0/t%09%09+"))
+	if err != nil || string(body) != r {
+		t.Fatalf("raw body %q, %v; want %q", body, err, r)
+	}
+	// A menu comes back as bytes too.
+	const m = "0a\t/a\th\t70\r\n.\r\n"
+	f = newFake(t, answerWith(m))
+	res, body, err := get(t, client(fetch.Options{Raw: true}), f.url("1/"))
+	if err != nil || string(body) != m || res.Document.MIMEType != MenuMIMEType {
+		t.Fatalf("raw menu %q, %v", body, err)
+	}
+	// A short "+N" reply is still an error in raw mode.
+	f = newFake(t, answerWith("+10\r\nshort"))
+	_, body, err = get(t, client(fetch.Options{Raw: true}), f.url("9/b%09%09+"))
+	if !errors.Is(err, fetch.ErrTruncated) || string(body) != "+10\r\nshort" {
+		t.Fatalf("raw truncated: %q, %v", body, err)
+	}
+}
+
+func TestMenu(t *testing.T) {
+	const menu = "" +
+		"iWelcome\tTITLE\tnull.host\t1\r\n" +
+		"iplain info\tfake\t(NULL)\t0\r\n" +
+		"itext without fields\r\n" +
+		"0About\t/about.txt\tgopher.example\t70\r\n" +
+		"00 starts with its type\t0file\tgopher.example\t7070\r\n" +
+		"1Sub menu\t/sub\tgopher.example\t70\t+\r\n" +
+		"7Search\t/search\tgopher.example\t70\t+\r\n" +
+		"0Form\t/form\tgopher.example\t70\t?\r\n" +
+		"8Login\tguest\tbbs.example\t2323\r\n" +
+		"8Anon\t\tbbs.example\t23\r\n" +
+		"TMainframe\tuser\tibm.example\t23\r\n" +
+		"hWeb\tURL:http://www.example.com/a?b\tgopher.example\t70\r\n" +
+		"hLocal html\t/x.html\tgopher.example\t70\r\n" +
+		"3Oops\t\terror.host\t1\r\n" +
+		"+Mirror\t/about.txt\tmirror.example\t70\r\n" +
+		"9Spaces and tabs\t/a b%c\t\t\r\n" +
+		"garbage line\r\n" +
+		"0Bad port\t/x\thost\tseventy\r\n" +
+		"gv6\t/p.gif\t::1\t7070\r\n" +
+		"\r\n" +
+		".\r\n" +
+		"0After the end\t/x\th\t70\r\n"
+	f := newFake(t, answerWith(menu))
+	res, _, err := get(t, client(fetch.Options{}), f.url(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Kind != fetch.KindListing {
+		t.Fatalf("kind %s", res.Kind)
+	}
+	l := res.Listing
+	if l.Title != "Welcome" {
+		t.Errorf("title %q", l.Title)
+	}
+	self := fmt.Sprintf("127.0.0.1:%d", f.port())
+	want := []struct {
+		kind fetch.EntryKind
+		name string
+		url  string
+	}{
+		{fetch.EntryText, "plain info", ""},
+		{fetch.EntryText, "text without fields", ""},
+		{fetch.EntryFile, "About", "gopher://gopher.example/0/about.txt"},
+		{fetch.EntryFile, "0 starts with its type", "gopher://gopher.example:7070/00file"},
+		{fetch.EntryDir, "Sub menu", "gopher://gopher.example/1/sub%09%09+"},
+		{fetch.EntrySearch, "Search", "gopher://gopher.example/7/search"},
+		{fetch.EntryForm, "Form", "gopher://gopher.example/0/form%09%09%3F"},
+		{fetch.EntrySession, "Login", "telnet://guest@bbs.example:2323/"},
+		{fetch.EntrySession, "Anon", "telnet://bbs.example/"},
+		{fetch.EntrySession, "Mainframe", "tn3270://user@ibm.example/"},
+		{fetch.EntryLink, "Web", "http://www.example.com/a?b"},
+		{fetch.EntryFile, "Local html", "gopher://gopher.example/h/x.html"},
+		{fetch.EntryError, "Oops", ""},
+		{fetch.EntryFile, "Mirror", "gopher://mirror.example/h/about.txt"},
+		{fetch.EntryFile, "Spaces and tabs", "gopher://" + self + "/9/a%20b%25c"},
+		{fetch.EntryRaw, "garbage line", ""},
+		{fetch.EntryRaw, "0Bad port\t/x\thost\tseventy", ""},
+		{fetch.EntryFile, "v6", "gopher://[::1]:7070/g/p.gif"},
+	}
+	if len(l.Entries) != len(want) {
+		for _, e := range l.Entries {
+			t.Logf("%+v", e)
+		}
+		t.Fatalf("%d entries, want %d", len(l.Entries), len(want))
+	}
+	for i, w := range want {
+		e := l.Entries[i]
+		if e.Kind != w.kind || e.Name != w.name || e.URL != w.url {
+			t.Errorf("entry %d = %s %q %q, want %s %q %q", i, e.Kind, e.Name, e.URL, w.kind, w.name, w.url)
+		}
+		// Every link is absolute and parses back to the same item.
+		if e.URL != "" {
+			u, err := fetch.Parse(e.URL)
+			if err != nil {
+				t.Errorf("entry %d URL %q: %v", i, e.URL, err)
+				continue
+			}
+			if u.Scheme == "gopher" {
+				if _, err := u.Gopher(); err != nil {
+					t.Errorf("entry %d URL %q: %v", i, e.URL, err)
+				}
+			}
+		}
+	}
+	// The selector comes back unchanged from the URL built for it.
+	u, _ := fetch.Parse(l.Entries[14].URL)
+	g, _ := u.Gopher()
+	if g.Selector != "/a b%c" || g.Type != '9' {
+		t.Errorf("round trip: %+v", g)
+	}
+}
+
+// TestMenuLinksFetchable follows every link of a menu served by the fake,
+// each answered with a document or a menu as its type asks.
+func TestMenuLinksFetchable(t *testing.T) {
+	var f *fakeServer
+	f = newFake(t, func(i int, req string, c net.Conn) {
+		line, _, _ := strings.Cut(req, "\r\n")
+		switch line {
+		case "":
+			fmt.Fprintf(c, "0Doc\t/doc\t127.0.0.1\t%[1]d\r\n1Dir\t/dir\t127.0.0.1\t%[1]d\t+\r\n9Bin\t9bin\t127.0.0.1\t%[1]d\r\n.\r\n", f.port())
+		case "/dir\t\t+":
+			io.WriteString(c, "+-2\r\niempty\tfake\t(NULL)\t0\r\n")
+		default:
+			io.WriteString(c, "content\r\n")
+		}
+	})
+	c := client(fetch.Options{})
+	res, _, err := get(t, c, f.url(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Listing.Entries {
+		r, _, err := get(t, c, e.URL)
+		if err != nil {
+			t.Errorf("%s: %v", e.URL, err)
+			continue
+		}
+		if e.Kind == fetch.EntryDir && r.Kind != fetch.KindListing {
+			t.Errorf("%s: kind %s", e.URL, r.Kind)
+		}
+	}
+	got := f.requests()
+	if len(got) != 4 || string(got[3]) != "9bin\r\n" {
+		t.Errorf("requests %q", got)
+	}
+}
+
+func TestSearchPrompt(t *testing.T) {
+	f := newFake(t, answerWith("0hit\t/hit\th\t70\r\n.\r\n"))
+	// No query and no prompter: an error that says an answer is needed.
+	_, _, err := get(t, client(fetch.Options{}), f.url("7/s"))
+	if !errors.Is(err, fetch.ErrNoAnswer) {
+		t.Fatalf("err %v, want ErrNoAnswer", err)
+	}
+	if len(f.requests()) != 0 {
+		t.Fatal("connected without a query")
+	}
+	res, _, err := get(t, client(fetch.Options{Prompter: fetch.Answers{"query": "gopher holes"}}), f.url("7/s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(f.requests()[0]); got != "/s\tgopher holes\r\n" {
+		t.Errorf("sent %q", got)
+	}
+	if res.URL.String() != f.url("7/s%09gopher%20holes") {
+		t.Errorf("result URL %s", res.URL)
+	}
+	// A query with a newline is refused before connecting.
+	_, _, err = get(t, client(fetch.Options{Query: "a\r\nb"}), f.url("7/s"))
+	if !errors.Is(err, fetch.ErrUnsafeLine) || fetch.KindOf(err) != fetch.KindPolicy {
+		t.Fatalf("err %v", err)
+	}
+	if len(f.requests()) != 1 {
+		t.Fatal("connected with an unsafe query")
+	}
+}
+
+func TestLineSafety(t *testing.T) {
+	for _, path := range []string{
+		"0/a%0D%0Ab", "0/a%00", "0/a%0A", "7/s%09a%0Db", "0/a%09%09+%0D%0AQUIT",
+		"0/a%09%09+%091%0D%0A+-1%0D%0Aa%0Ab%0D%0A.%0D%0A",        // LF inside an answer
+		"0/a%09%09+%091%0D%0A+-1%0D%0A.%0D%0Aextra%0D%0A.%0D%0A", // a "." line before the end
+		"0/a%09%09+%091%0D%0A+-2%0D%0Ax%0D%0A.%0D%0A",            // not the +-1 block
+		"0/a%09%09+%091%0D%0A+-1%0D%0Ax",                         // no terminator
+		"0/a%09%09!%0D%0A+-1%0D%0A.%0D%0A",                       // no data flag
+	} {
+		t.Run(path, func(t *testing.T) {
+			f := newFake(t, answerWith("x"))
+			_, _, err := get(t, client(fetch.Options{}), f.url(path))
+			if !errors.Is(err, fetch.ErrUnsafeLine) || fetch.KindOf(err) != fetch.KindPolicy {
+				t.Fatalf("err %v, want ErrUnsafeLine", err)
+			}
+			var fe *fetch.Error
+			if !errors.As(err, &fe) || fe.Part == "" || fe.URL == "" {
+				t.Errorf("error lacks part or URL: %#v", fe)
+			}
+			if len(f.requests()) != 0 {
+				t.Error("connected")
+			}
+		})
+	}
+}
+
+func TestPlusErrors(t *testing.T) {
+	cases := []struct {
+		reply string
+		code  int
+		found bool // errors.Is ErrNotFound
+		msg   string
+	}{
+		{"--2\r\n1 admin <a@b>\r\n'/x' does not exist\r\n", 1, true, "'/x' does not exist"},
+		{"--1\r\n2 admin <a@b>\r\nToo busy\r\n.\r\n", 2, false, "Too busy"},
+		{"-15\r\n1 <a@b>\r\ngone\r\nignored", 1, true, "gone"},
+		{"--2\r\n3 <a@b>\r\n0moved\t/new\tnew.example\t70\r\n", 3, false, "0moved\t/new\tnew.example\t70"},
+		{"-5\r\n9 x\r\n", 9, false, "x"},
+	}
+	for _, tc := range cases {
+		f := newFake(t, answerWith(tc.reply))
+		_, _, err := get(t, client(fetch.Options{}), f.url("0/x%09%09+"))
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Kind != fetch.KindServer || fe.Code != tc.code || fe.Reply != tc.msg {
+			t.Errorf("%q: err %#v", tc.reply, err)
+			continue
+		}
+		if errors.Is(err, fetch.ErrNotFound) != tc.found {
+			t.Errorf("%q: ErrNotFound = %v", tc.reply, !tc.found)
+		}
+		if tc.code == 3 && !strings.Contains(err.Error(), "gopher://new.example/0/new") {
+			t.Errorf("moved: %v", err)
+		}
+	}
+}
+
+func TestPlainErrorItem(t *testing.T) {
+	for _, path := range []string{"0/x", "1/x", "9/x"} {
+		f := newFake(t, answerWith("3'/x' does not exist (no handler found)\t\terror.host\t1\r\n"))
+		_, _, err := get(t, client(fetch.Options{}), f.url(path))
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Kind != fetch.KindServer || !errors.Is(err, fetch.ErrNotFound) || !strings.Contains(fe.Reply, "does not exist") {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	// A menu with an error item among other items is a menu.
+	f := newFake(t, answerWith("3Some error\t\terror.host\t1\r\n0doc\t/d\th\t70\r\n.\r\n"))
+	res, _, err := get(t, client(fetch.Options{}), f.url("1/x"))
+	if err != nil || len(res.Listing.Entries) != 2 {
+		t.Errorf("mixed menu: %v", err)
+	}
+}
+
+func TestSessionTypes(t *testing.T) {
+	c := client(fetch.Options{})
+	_, _, err := get(t, c, "gopher://127.0.0.1:7070/8guest")
+	if fetch.KindOf(err) != fetch.KindUsage || !strings.Contains(err.Error(), "telnet://guest@127.0.0.1:7070/") {
+		t.Errorf("type 8: %v", err)
+	}
+	_, _, err = get(t, c, "gopher://127.0.0.1:7070/T")
+	if fetch.KindOf(err) != fetch.KindUsage || !strings.Contains(err.Error(), "tn3270://127.0.0.1:7070/") {
+		t.Errorf("type T: %v", err)
+	}
+}
+
+func TestAttributes(t *testing.T) {
+	const attrs = "+INFO: 0Some file\tmoo selector\thost2\t7070\t+\r\n" +
+		"+ADMIN:\r\n Admin: Frodo Gophermeister <fng@bogus.edu>\r\n Mod-Date: Wed Jul 28 17:02:01 1993 <19930728170201>\r\n" +
+		"+VIEWS:\r\n Text/plain: <10k>\r\n application/postscript: <100k>\r\n Text/plain De_DE: <15k>\r\n" +
+		"+ABSTRACT:\r\n This is a short (but multi-line) abstract about the\r\n item. Two or three lines ought to be enough\r\n" +
+		"+SMELL:\r\n Roses\r\n"
+	f := newFake(t, answerWith("+-2\r\n"+attrs))
+	res, body, err := get(t, client(fetch.Options{}), f.url("0/moo%20selector%09%09!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(body) != attrs || res.Document.MIMEType != AttributesMIMEType {
+		t.Fatalf("body %q mime %q", body, res.Document.MIMEType)
+	}
+	m := res.Document.Meta
+	if m["gopher+.admin.admin"] != "Frodo Gophermeister <fng@bogus.edu>" || !strings.HasPrefix(m["gopher+.abstract"], "This is a short") {
+		t.Errorf("meta %v", m)
+	}
+	as, ok := DocumentAttributes(res.Document)
+	if !ok || len(as) != 1 {
+		t.Fatalf("DocumentAttributes: %v %v", as, ok)
+	}
+	a := as[0]
+	if a.URL != "gopher://host2:7070/0moo%20selector%09%09+" {
+		t.Errorf("info URL %s", a.URL)
+	}
+	if !a.ModDate.Equal(time.Date(1993, 7, 28, 17, 2, 1, 0, time.UTC)) {
+		t.Errorf("mod date %v", a.ModDate)
+	}
+	if len(a.Views) != 3 || a.Views[2].Type != "text/plain" || a.Views[2].Language != "De_DE" || a.Views[1].Bytes != 100*1024 ||
+		a.Views[2].URL != "gopher://host2:7070/0moo%20selector%09%09+text/plain%20De_DE" {
+		t.Errorf("views %+v", a.Views)
+	}
+	if len(a.Blocks) != 5 || a.Blocks[4].Name != "+SMELL" || a.Blocks[4].Lines[0] != "Roses" {
+		t.Errorf("blocks %+v", a.Blocks)
+	}
+	var out strings.Builder
+	if err := RenderAttributes(&out, as); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Some file", "Admin: Frodo", "text/plain De_DE <15k>  gopher://host2:7070/", "Abstract:", "SMELL:", "    Roses"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("rendering lacks %q:\n%s", s, out.String())
+		}
+	}
+}
+
+func TestDirectoryAttributes(t *testing.T) {
+	const attrs = "+INFO: 0Salmon dogs\tsome selector\thost2\t70\t+\r\n+ADMIN:\r\n Admin: Frodo <fng@bogus.edu>\r\n Mod-Date: August 15, 1992 <19920815185503>\r\n" +
+		"+VIEWS:\r\n Text/plain: <10k>\r\n application/Postscript De_DE: <100k>\r\n+ABSTRACT:\r\n A great recipe for making salmon\r\n" +
+		"+INFO: 0Hot pups\tother selector\thost3\t70\t+\r\n+ADMIN:\r\n Admin: Bilbo <bng@bogus.edu>\r\n Date: <19910101080003>\r\n"
+	f := newFake(t, answerWith(fmt.Sprintf("+%d\r\n%s", len(attrs), attrs)))
+	res, _, err := get(t, client(fetch.Options{}), f.url("1%09%09$"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, ok := DocumentAttributes(res.Document)
+	if !ok || len(as) != 2 || as[1].Info.Name != "Hot pups" || as[0].Abstract != "A great recipe for making salmon" {
+		t.Fatalf("%+v", as)
+	}
+	if res.Document.Meta["gopher+.items"] != "2" {
+		t.Errorf("meta %v", res.Document.Meta)
+	}
+}
+
+// formServer serves an item whose +ASK block is ask and records the
+// answers; it ignores "!+ASK" when plain is set, as pygopherd does.
+func formServer(t *testing.T, ask string, plain bool) *fakeServer {
+	return newFake(t, func(_ int, req string, c net.Conn) {
+		line, _, _ := strings.Cut(req, "\r\n")
+		switch {
+		case strings.HasSuffix(line, "\t!+ASK") && plain:
+			io.WriteString(c, "the document itself\r\n")
+		case strings.HasSuffix(line, "\t!+ASK"), strings.HasSuffix(line, "\t!"):
+			io.WriteString(c, "+-2\r\n+INFO: 0form\t/form\th\t70\t?\r\n+ASK:\r\n"+ask)
+		case strings.Contains(line, "\t+\t1"):
+			io.WriteString(c, "+-1\r\nthanks\r\n.\r\n")
+		default:
+			io.WriteString(c, "--1\r\n1 x\r\nno form\r\n.\r\n")
+		}
+	})
+}
+
+func TestAskForm(t *testing.T) {
+	const ask = " Ask: Name?\tGopher User\r\n AskP: Password?\r\n Note: Choose wisely\r\n Choose: Colour\tred\tgreen\tblue\r\n Select: Spam?:1\r\n AskL: Comments\r\n"
+	tr := &traceLog{}
+	f := formServer(t, ask, true)
+	res, body, err := get(t, client(fetch.Options{
+		Tracer:   tr,
+		Form:     map[string]string{"2": "s3cret", "Colour": "blue", "5": "one\ntwo\nthree"},
+		Prompter: fetch.Answers{"1": "Ann"}, // question 4 is left to its default
+	}), f.url("0/form%09%09?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(body) != "thanks\r\n" {
+		t.Errorf("body %q", body)
+	}
+	reqs := f.requests()
+	if len(reqs) != 3 || string(reqs[0]) != "/form\t\t!+ASK\r\n" || string(reqs[1]) != "/form\t\t!\r\n" {
+		t.Fatalf("requests %q", reqs)
+	}
+	const want = "/form\t\t+\t1\r\n+-1\r\nAnn\r\ns3cret\r\nblue\r\n1\r\n3\r\none\r\ntwo\r\nthree\r\n.\r\n"
+	if string(reqs[2]) != want {
+		t.Errorf("form sent %q, want %q", reqs[2], want)
+	}
+	if strings.Contains(tr.String(), "s3cret") || !strings.Contains(tr.String(), "> ****") {
+		t.Errorf("password in trace:\n%s", tr)
+	}
+	// With a password answered, the result URL does not carry the form.
+	if res.URL.String() != f.url("0/form%09%09?") {
+		t.Errorf("result URL %s", res.URL)
+	}
+}
+
+func TestAskFormURL(t *testing.T) {
+	f := formServer(t, " Ask: Name?\r\n Choose: Colour\tred\tgreen\r\n", false)
+	c := client(fetch.Options{Form: map[string]string{"Name?": "Ann", "Colour": "2"}})
+	res, _, err := get(t, c, f.url("0/form%09%09?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The result URL is the §3.4.9 form URL; fetching it sends the same bytes.
+	want := f.url("0/form%09%09+%091%0D%0A+-1%0D%0AAnn%0D%0Agreen%0D%0A.%0D%0A")
+	if res.URL.String() != want {
+		t.Fatalf("result URL %s, want %s", res.URL, want)
+	}
+	if _, _, err := get(t, c, res.URL.String()); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.requests()
+	if len(reqs) != 3 || string(reqs[1]) != string(reqs[2]) {
+		t.Errorf("requests %q", reqs)
+	}
+}
+
+func TestAskFormErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		ask  string
+		opts fetch.Options
+		kind fetch.Kind
+		is   error
+	}{
+		{"no answer", " AskP: Password?\r\n", fetch.Options{}, fetch.KindUsage, fetch.ErrNoAnswer},
+		{"bad choice", " Choose: C\ta\tb\r\n", fetch.Options{Form: map[string]string{"1": "c"}}, fetch.KindUsage, nil},
+		{"unsafe answer", " Ask: Q\r\n", fetch.Options{Form: map[string]string{"1": "a\rb"}}, fetch.KindPolicy, fetch.ErrUnsafeLine},
+		{"lone dot", " Ask: Q\r\n", fetch.Options{Form: map[string]string{"1": "."}}, fetch.KindUsage, nil},
+		{"file upload", " ChooseF: File\r\n", fetch.Options{}, fetch.KindUsage, nil},
+		{"no form", " \r\n", fetch.Options{}, fetch.KindServer, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := formServer(t, tc.ask, false)
+			_, _, err := get(t, client(tc.opts), f.url("0/form%09%09?"))
+			if fetch.KindOf(err) != tc.kind || (tc.is != nil && !errors.Is(err, tc.is)) {
+				t.Fatalf("err %v (kind %v), want kind %v", err, fetch.KindOf(err), tc.kind)
+			}
+			for _, r := range f.requests() {
+				if strings.Contains(string(r), "+-1") {
+					t.Errorf("sent a form: %q", r)
+				}
+			}
+		})
+	}
+}
+
+// Hostile servers: every failure is an error of the right kind, never a
+// short document reported as complete, and nothing hangs.
+func TestHostile(t *testing.T) {
+	endless := func(_ int, _ string, c net.Conn) {
+		buf := []byte(strings.Repeat("x", 32<<10))
+		for i := 0; i < 64; i++ { // 2 MiB with no line end
+			if _, err := c.Write(buf); err != nil {
+				return
+			}
+		}
+	}
+	stall := func(_ int, _ string, c net.Conn) {
+		io.WriteString(c, "+-2\r\n0partial\t/p\th\t70\r\n")
+		io.Copy(io.Discard, c) // until the client gives up
+	}
+	cases := []struct {
+		name   string
+		path   string
+		answer func(int, string, net.Conn)
+		opts   fetch.Options
+		is     error
+		kind   fetch.Kind
+	}{
+		{"endless menu line", "1/", endless, fetch.Options{}, fetch.ErrLineTooLong, fetch.KindServer},
+		{"menu too large", "1/", func(_ int, _ string, c net.Conn) {
+			buf := []byte(strings.Repeat("iflood\r\n", 4<<10))
+			for i := 0; i < 64; i++ {
+				if _, err := c.Write(buf); err != nil {
+					return
+				}
+			}
+		}, fetch.Options{MaxSize: 100 << 10}, fetch.ErrTooLarge, fetch.KindPolicy},
+		{"endless attributes", "0/x%09%09!", func(i int, s string, c net.Conn) {
+			io.WriteString(c, "+-2\r\n")
+			buf := []byte(strings.Repeat("+X:\r\n", 1<<12))
+			for i := 0; i < 300; i++ {
+				if _, err := c.Write(buf); err != nil {
+					return
+				}
+			}
+		}, fetch.Options{}, fetch.ErrTooLarge, fetch.KindPolicy},
+		{"stall in menu", "1/%09%09+", stall, fetch.Options{IdleTimeout: 200 * time.Millisecond}, fetch.ErrTimeout, fetch.KindNetwork},
+		{"stall in text", "0/t", func(_ int, _ string, c net.Conn) {
+			io.WriteString(c, "some text\r\n")
+			io.Copy(io.Discard, c) // until the client gives up
+		}, fetch.Options{IdleTimeout: 200 * time.Millisecond}, fetch.ErrTimeout, fetch.KindNetwork},
+		{"stall before reply", "9/b", func(_ int, _ string, c net.Conn) { io.Copy(io.Discard, c) },
+			fetch.Options{IdleTimeout: 200 * time.Millisecond}, fetch.ErrTimeout, fetch.KindNetwork},
+		{"plus length short", "9/b%09%09+", answerWith("+1000\r\nonly this"), fetch.Options{}, fetch.ErrTruncated, fetch.KindNetwork},
+		{"plus length short text", "0/t%09%09+", answerWith("+20\r\nshort\r\n.\r\n"), fetch.Options{}, fetch.ErrTruncated, fetch.KindNetwork},
+		{"plus dot missing", "0/t%09%09+", answerWith("+-1\r\nno terminator\r\n"), fetch.Options{}, fetch.ErrTruncated, fetch.KindNetwork},
+		{"plus dot missing mid line", "0/t%09%09+", answerWith("+-1\r\nno terminator"), fetch.Options{}, fetch.ErrTruncated, fetch.KindNetwork},
+		{"plus menu short", "1/%09%09+", answerWith("+500\r\n0a\t/a\th\t70\r\n"), fetch.Options{}, fetch.ErrTruncated, fetch.KindNetwork},
+		{"plus attributes short", "0/x%09%09!", answerWith("+500\r\n+INFO: 0a\t/a\th\t70\r\n"), fetch.Options{}, fetch.ErrTruncated, fetch.KindNetwork},
+		{"document too large", "9/b", endless, fetch.Options{MaxSize: 1000}, fetch.ErrTooLarge, fetch.KindPolicy},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, tc.answer)
+			start := time.Now()
+			_, _, err := get(t, client(tc.opts), f.url(tc.path))
+			if !errors.Is(err, tc.is) || fetch.KindOf(err) != tc.kind {
+				t.Fatalf("err %v (kind %v), want %v of kind %v", err, fetch.KindOf(err), tc.is, tc.kind)
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Errorf("took %v", time.Since(start))
+			}
+		})
+	}
+}
+
+func TestContextCancel(t *testing.T) {
+	f := newFake(t, func(_ int, _ string, c net.Conn) {
+		io.WriteString(c, "start\r\n")
+		io.Copy(io.Discard, c)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := client(fetch.Options{}).Fetch(ctx, f.url("0/t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err = io.ReadAll(res.Document.Body)
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("read after cancel: %v after %v", err, time.Since(start))
+	}
+}
+
+func TestPortPolicy(t *testing.T) {
+	// The client refuses another scheme's port before the driver runs.
+	_, _, err := get(t, client(fetch.Options{}), "gopher://127.0.0.1:25/0x")
+	if !errors.Is(err, fetch.ErrPortRefused) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestMalformedURL(t *testing.T) {
+	for _, u := range []string{"gopher:/0x", "gopher://user@127.0.0.1:7070/0x", "gopher://127.0.0.1:7070/0%zz"} {
+		_, _, err := get(t, client(fetch.Options{}), u)
+		if fetch.KindOf(err) != fetch.KindMalformed {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
