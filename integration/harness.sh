@@ -11,6 +11,11 @@
 # FETCH_SERVERS=nginx,vsftpd restricts the servers (default: all of them).
 # FETCH_RUN_DIR (default /tmp/fetch-harness) holds configs, content, logs, pids.
 #
+# The ports are fixed, so two harness runs on one machine would stop each
+# other's servers: install, start and stop take an exclusive lock
+# (FETCH_LOCK, default /tmp/fetch-harness.lock) and wait for it. test.sh holds
+# it for its whole run, so concurrent test.sh runs take turns.
+#
 # Each server lives in integration/servers/<name>.sh and defines:
 #   <name>_packages   print the Debian packages it needs
 #   <name>_install    optional: set-up after the packages are installed (as root)
@@ -30,10 +35,23 @@ CONTENT_DIR=$RUN_DIR/content
 # Debian's modules.
 PY=/usr/bin/python3
 READY_TIMEOUT=${FETCH_READY_TIMEOUT:-60}
+LOCK_FILE=${FETCH_LOCK:-/tmp/fetch-harness.lock}
 export DEBIAN_FRONTEND=noninteractive
 
 log() { printf 'harness: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
+
+# lock: take the harness lock on fd 9 (unless a parent, test.sh, holds it),
+# waiting up to FETCH_LOCK_TIMEOUT seconds (default 1800).
+lock() {
+	[ -n "${FETCH_HARNESS_LOCKED:-}" ] && return 0
+	exec 9>>"$LOCK_FILE"
+	if ! flock -n 9; then
+		log "waiting for another harness run to finish (lock $LOCK_FILE)"
+		flock -w "${FETCH_LOCK_TIMEOUT:-1800}" 9 || die "gave up waiting for $LOCK_FILE"
+	fi
+	export FETCH_HARNESS_LOCKED=1
+}
 
 # ---------------------------------------------------------------- helpers used by servers/*.sh
 
@@ -107,7 +125,8 @@ spawn() {
 	local name=$1
 	shift
 	mkdir -p "$RUN_DIR/$name"
-	setsid "$@" </dev/null >>"$RUN_DIR/$name/$name.log" 2>&1 &
+	# 9>&-: servers must not inherit (and so keep) the harness lock
+	setsid "$@" </dev/null >>"$RUN_DIR/$name/$name.log" 2>&1 9>&- &
 	echo $! >"$RUN_DIR/$name/$name.pid"
 }
 
@@ -279,12 +298,12 @@ cmd_status() {
 }
 
 case "${1:-}" in
-install) cmd_install ;;
-start) cmd_start ;;
-stop) cmd_stop ;;
+install) lock && cmd_install ;;
+start) lock && cmd_start ;;
+stop) lock && cmd_stop ;;
 env) USE_STARTED=1 cmd_env ;;
 status) USE_STARTED=1 cmd_status ;;
-content) cmd_content ;;
+content) lock && cmd_content ;;
 *)
 	echo "usage: $0 install|start|stop|env|status|content" >&2
 	exit 2

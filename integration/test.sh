@@ -15,6 +15,18 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 harness=$repo/integration/harness.sh
 cd "$repo" || exit 1
 
+# One run at a time per machine: the servers' ports are fixed.
+lock=${FETCH_LOCK:-/tmp/fetch-harness.lock}
+exec 9>>"$lock"
+if ! flock -n 9; then
+	echo "integration/test.sh: waiting for another harness run to finish (lock $lock)" >&2
+	flock -w "${FETCH_LOCK_TIMEOUT:-1800}" 9 || {
+		echo "integration/test.sh: gave up waiting for $lock" >&2
+		exit 1
+	}
+fi
+export FETCH_HARNESS_LOCKED=1
+
 "$harness" install || exit $?
 
 trap '"$harness" stop || true' EXIT
@@ -46,7 +58,7 @@ args=(-race -count=1 -tags integration "$@")
 [ -n "$have_pkgs" ] || args+=(./...)
 
 echo "integration/test.sh: go test ${args[*]}" >&2
-go test "${args[@]}"
+go test "${args[@]}" 9>&-
 rc=$?
 if [ "$rc" -eq 0 ] && [ "$start_rc" -ne 0 ]; then
 	echo "integration/test.sh: go test passed but a server failed to start" >&2

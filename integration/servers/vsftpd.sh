@@ -15,7 +15,7 @@ vsftpd_install() {
 			--shell /usr/sbin/nologin "$FTP_USER"
 	fi
 	# vsftpd changes to the home directory before local_root: it must exist
-	usermod --home / "$FTP_USER"
+	[ "$(getent passwd "$FTP_USER" | cut -d: -f6)" = / ] || usermod --home / "$FTP_USER"
 	echo "$FTP_USER:$FTP_PASS" | chpasswd
 	cat >/etc/pam.d/fetch-vsftpd <<'PAM'
 # fetch integration tests: password check only (see integration/servers/vsftpd.sh)
