@@ -322,9 +322,8 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 	traceHeader(req, fetch.DirSent, hreq.Header)
 	w := bufio.NewWriter(conn)
 	fmt.Fprintf(w, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", target, hreq.Host)
-	if err := hreq.Header.Write(w); err == nil {
-		_, err = w.WriteString("\r\n")
-	}
+	hreq.Header.Write(w) // errors surface at Flush: bufio.Writer keeps the first
+	w.WriteString("\r\n")
 	if err := w.Flush(); err != nil {
 		conn.Close()
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", URL: req.URL.Redacted(), Offset: -1, Err: err}

@@ -73,17 +73,16 @@ func TestStatusErrors(t *testing.T) {
 }
 
 func TestRedirects(t *testing.T) {
-	var srv *httptest.Server
-	srv = httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		switch r.URL.Path {
 		case "/to-index":
-			nethttp.Redirect(w, r, "/index", 301)
+			nethttp.Redirect(w, r, "/index", nethttp.StatusMovedPermanently)
 		case "/loop":
-			nethttp.Redirect(w, r, "/loop", 302)
+			nethttp.Redirect(w, r, "/loop", nethttp.StatusFound)
 		case "/to-smtp":
-			nethttp.Redirect(w, r, "http://127.0.0.1:25/", 302)
+			nethttp.Redirect(w, r, "http://127.0.0.1:25/", nethttp.StatusFound)
 		case "/to-ftp":
-			nethttp.Redirect(w, r, "ftp://127.0.0.1/", 302)
+			nethttp.Redirect(w, r, "ftp://127.0.0.1/", nethttp.StatusFound)
 		case "/index":
 			fmt.Fprint(w, "index")
 		}
