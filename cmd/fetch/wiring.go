@@ -9,6 +9,7 @@ import (
 	"github.com/fetchproject/fetch/schemes/file"
 	"github.com/fetchproject/fetch/schemes/ftp"
 	"github.com/fetchproject/fetch/schemes/http"
+	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
 )
 
@@ -30,6 +31,21 @@ func driverConfig(o *options, s stdio) schemes.Config {
 			User:     o.nntpUser,
 			Password: o.secrets["nntp-password"],
 		},
+		Mailto: mailto.Config{
+			SMTPServer: o.smtpServer,
+			From:       o.from,
+			AllowBcc:   o.allowBcc,
+			DryRun:     o.dryRun,
+			StartTLS:   o.secrets["smtp-starttls"] == "yes" || o.secrets["smtp-starttls"] == "true",
+			User:       o.secrets["smtp-user"],
+			Password:   o.secrets["smtp-password"],
+		},
+	}
+	// In a terminal, a message with no body from --data or standard input is
+	// written in $EDITOR, and every message is confirmed before it is sent.
+	if isTerminalReader(s.in) && o.data == "" && !o.dryRun {
+		cfg.Mailto.Edit = editDraft
+		cfg.Mailto.Confirm = true
 	}
 	return cfg
 }
