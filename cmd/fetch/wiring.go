@@ -43,8 +43,10 @@ func driverConfig(o *options, s stdio) schemes.Config {
 	}
 	// In a terminal, a message with no body from --data or standard input is
 	// written in $EDITOR, and every message is confirmed before it is sent.
-	if isTerminalReader(s.in) && o.data == "" && !o.dryRun {
-		cfg.Mailto.Edit = editDraft
+	if isTerminalReader(s.in) && !o.dryRun {
+		if o.data == "" {
+			cfg.Mailto.Edit = editDraft
+		}
 		cfg.Mailto.Confirm = true
 	}
 	return cfg
