@@ -119,6 +119,11 @@ func urlParse(raw string) (*URL, error) {
 		}
 	}
 	u := &URL{Scheme: strings.ToLower(s[:colon])}
+	if u.Scheme == "url" {
+		// RFC 1738 Appendix: "URL:" is a prefix, never a scheme; a URL
+		// with that scheme could not be written back unambiguously.
+		return nil, urlParseErr("scheme", off, "\"URL:\" is a prefix, not a scheme")
+	}
 	rest, restOff := s[colon+1:], off+colon+1
 
 	if h := strings.IndexByte(rest, '#'); h >= 0 {

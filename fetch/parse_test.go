@@ -180,6 +180,8 @@ func TestParseErrors(t *testing.T) {
 		{"", "scheme", 0},
 		{"no-scheme-here", "scheme", 0},
 		{":foo", "scheme", 0},
+		{"URL:URL:a:b", "scheme", 4},
+		{"url:foo", "scheme", 0},
 		{"1http://h/", "scheme", 0},
 		{"ht_tp://h/", "scheme", 2},
 		{"  ht tp://h/", "scheme", 4},

@@ -71,14 +71,16 @@ func ExtractURLs(text string) []string {
 	return out
 }
 
-// urlDropSpace removes every whitespace octet from s.
+// urlDropSpace removes every whitespace octet from s, leaving the other
+// octets (valid UTF-8 or not) as they are.
 func urlDropSpace(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x80 && urlIsSpace(byte(r)) {
-			return -1
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if !urlIsSpace(s[i]) {
+			b = append(b, s[i])
 		}
-		return r
-	}, s)
+	}
+	return string(b)
 }
 
 // urlScanBare reads an unwrapped URL starting at text[i]: up to the next

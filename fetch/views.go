@@ -66,7 +66,7 @@ func (u *URL) needLogin(user bool) error {
 	if !u.Slashes {
 		return u.viewErr("host", len(u.Scheme)+1, u.Scheme+" URLs need \"//host\" after \""+u.Scheme+":\"")
 	}
-	if u.Host == "" && u.Scheme != "file" {
+	if u.Host == "" {
 		return u.viewErr("host", len(u.Scheme)+3, u.Scheme+" URLs must name a host")
 	}
 	if !user && u.HasUser {
@@ -550,8 +550,8 @@ func (u *URL) File() (*FileURL, error) {
 	f := &FileURL{}
 	path, base := u.Path, u.pathOffset()
 	if u.Slashes {
-		if err := u.needLogin(false); err != nil {
-			return nil, err
+		if u.HasUser {
+			return nil, u.viewErr("user", len(u.Scheme)+3, "file URLs may not hold a user name or password")
 		}
 		if u.Port != 0 {
 			return nil, u.viewErr("port", len(u.Scheme)+3+len(u.Host), "a file URL has no port")
