@@ -269,9 +269,9 @@ func TestErrors(t *testing.T) {
 func TestASCIIConversion(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"a\r\nb\r\n", "a\nb\n"},
-		{"lone\rcr\r\n", "lone\rcr\n"},
-		{"ends with cr\r", "ends with cr\r"},
-		{"\r\r\n", "\r\n"},
+		{"lone\rcr\r\n", "lone\ncr\n"},
+		{"ends with cr\r", "ends with cr\n"},
+		{"\r\r\n", "\n\n"},
 		{"", ""},
 	}
 	for _, tt := range tests {
@@ -285,7 +285,7 @@ func TestASCIIConversion(t *testing.T) {
 				in = in[n:]
 			}
 			if a.cr {
-				out = append(out, '\r')
+				out = append(out, '\n')
 			}
 			if string(out) != tt.want {
 				t.Errorf("%q in chunks of %d: got %q, want %q", tt.in, chunk, out, tt.want)

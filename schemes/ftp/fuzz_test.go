@@ -42,7 +42,8 @@ func FuzzParseMLSD(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		e, ok := parseMLSD(line)
-		if ok && (e.Raw != line || e.Name == "" || e.Size < -1) {
+		named := e.Kind == fetch.EntryRaw || e.Kind == fetch.EntryText || e.Name != ""
+		if ok && (e.Raw != line || !named || e.Size < -1) {
 			t.Fatalf("%q: %+v", line, e)
 		}
 	})

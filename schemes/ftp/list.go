@@ -41,6 +41,9 @@ func dotName(name string) bool { return name == "." || name == ".." }
 
 // parseMLSD reads one MLSD line, "fact=value;...; name" (RFC 3659 §7.2).
 func parseMLSD(line string) (e fetch.Entry, ok bool) {
+	if strings.TrimSpace(line) == "" {
+		return fetch.Entry{Name: line, Kind: fetch.EntryText, Size: -1, Raw: line}, true
+	}
 	facts, name, found := strings.Cut(line, " ")
 	if !found || name == "" || !strings.Contains(facts, "=") {
 		return rawEntry(line), true

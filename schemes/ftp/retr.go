@@ -211,9 +211,10 @@ func (t *transfer) Close() error {
 	return err
 }
 
-// asciiBody turns the CR LF line ends of a TYPE A transfer into the local
-// "\n" (RFC 959 §3.1.1.1: ASCII data travels in NVT-ASCII form). A CR not
-// followed by LF is kept.
+// asciiBody turns the line ends of a TYPE A transfer into the local "\n"
+// (RFC 959 §3.1.1.1: ASCII data travels in NVT-ASCII form, where CR LF
+// ends a line). A bare CR also becomes "\n", as curl does, so the output
+// is the same as curl's for the same URL.
 type asciiBody struct {
 	*transfer
 	buf   []byte
@@ -234,7 +235,7 @@ func (a *asciiBody) Read(p []byte) (int, error) {
 		a.out = a.convert(a.out[:0], a.buf[:n])
 		if err != nil {
 			if a.cr {
-				a.out = append(a.out, '\r')
+				a.out = append(a.out, '\n')
 				a.cr = false
 			}
 			a.ended = err
@@ -249,11 +250,10 @@ func (a *asciiBody) convert(dst, src []byte) []byte {
 	for _, c := range src {
 		if a.cr {
 			a.cr = false
+			dst = append(dst, '\n')
 			if c == '\n' {
-				dst = append(dst, '\n')
 				continue
 			}
-			dst = append(dst, '\r')
 		}
 		if c == '\r' {
 			a.cr = true
