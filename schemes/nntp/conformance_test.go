@@ -81,7 +81,9 @@ func harnesses() (news, nntpH *fetchtest.Harness) {
 			{Name: "user", Example: "reader",
 				URL: func(addr, v string) string { return "nntp://" + fetch.Escape(v, "") + ":pw@" + addr + "/alt.test/1" }},
 			{Name: "password", Example: "secret",
-				URL: func(addr, v string) string { return "nntp://reader:" + fetch.Escape(v, "") + "@" + addr + "/alt.test/1" }},
+				URL: func(addr, v string) string {
+					return "nntp://reader:" + fetch.Escape(v, "") + "@" + addr + "/alt.test/1"
+				}},
 		},
 		Seeds: seeds,
 	}
