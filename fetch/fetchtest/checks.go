@@ -23,7 +23,7 @@ import (
 // Bounds of the timing checks. slack absorbs scheduling (and -race).
 const (
 	shortIdle  = 300 * time.Millisecond
-	slack      = 1500 * time.Millisecond
+	slack      = 2 * time.Second
 	dribbleGap = 100 * time.Millisecond
 	maxTime    = 500 * time.Millisecond
 )

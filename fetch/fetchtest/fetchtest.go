@@ -79,8 +79,8 @@ type Harness struct {
 	// DefaultNames.
 	Names []string
 	// MakeListing, for a driver that lists something local (file), creates
-	// a listing of names and returns its URL; it replaces Open for the
-	// listing checks.
+	// a listing of names and returns its URL; it replaces ListingURL and
+	// Open for the listing checks.
 	MakeListing func(t testing.TB, names []string) string
 
 	// EndMarker says the protocol ends a transfer with a marker beyond the
@@ -207,7 +207,7 @@ func Checks(h *Harness) []Check {
 		add("LongLine/1MiB", checkLongLine)
 		add("LongLine/Endless", checkEndlessLine)
 	}
-	if h.ListingURL != nil && (h.Open != nil && h.ListingLine != nil || h.MakeListing != nil) {
+	if h.MakeListing != nil || h.ListingURL != nil && h.Open != nil && h.ListingLine != nil {
 		add("Listing/Names", checkListingNames)
 		add("Listing/100000", checkListingLarge)
 		if h.MakeListing == nil {
