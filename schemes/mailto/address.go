@@ -3,7 +3,6 @@ package mailto
 import (
 	"errors"
 	"fmt"
-	"mime"
 	"net/netip"
 	"strings"
 	"unicode/utf8"
@@ -197,9 +196,13 @@ func parseMailboxList(s string) ([]address, error) {
 	return out, nil
 }
 
+// maxPhrase is the longest display name or keyword written as plain text
+// or a quoted-string; a longer one is encoded, so folding can bound its lines.
+const maxPhrase = 200
+
 // formatPhrase writes a display name as an RFC 5322 phrase: atoms as
-// they are, ASCII specials in a quoted-string, anything else as RFC 2047
-// encoded-words.
+// they are, ASCII specials in a quoted-string, anything else (and a very
+// long name) as RFC 2047 encoded-words.
 func formatPhrase(name string) string {
 	plain, quote := true, false
 	for i := 0; i < len(name); i++ {
@@ -212,18 +215,8 @@ func formatPhrase(name string) string {
 			quote = true
 		}
 	}
-	if !plain {
-		if strings.ContainsAny(name, "()<>[]:;@\\,.\"") {
-			// Q encoding leaves specials as they are, and a phrase's
-			// encoded-word may not hold them (RFC 2047 §5 rule 3).
-			return mime.BEncoding.Encode("utf-8", name)
-		}
-		return encodeText(name)
-	}
-	for w := range strings.FieldsSeq(name) {
-		if len(w) > maxWord {
-			return forceQ(name)
-		}
+	if !plain || len(name) > maxPhrase {
+		return forceQ(name)
 	}
 	if !quote && strings.TrimSpace(name) == name && !strings.Contains(name, "  ") {
 		return name

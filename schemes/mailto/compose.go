@@ -272,21 +272,25 @@ func fold(k, v string) []byte {
 const maxWord = 900
 
 // encodeText encodes unstructured text (Subject) as RFC 2047 Q
-// encoded-words when it is not printable ASCII or holds a word too long
-// for a line; plain text stays as it is.
+// encoded-words when it is not printable ASCII; plain text stays as it
+// is. Text whose spacing folding would lose or stretch past a line (runs
+// of spaces, tabs, spaces at either end, a word too long for a line) is
+// encoded whole, so that it reads back exactly.
 func encodeText(s string) string {
-	long := false
+	odd := strings.Contains(s, "  ") || strings.ContainsRune(s, '\t') ||
+		strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ")
 	for w := range strings.FieldsSeq(s) {
-		long = long || len(w) > maxWord
+		odd = odd || len(w) > maxWord
 	}
-	if !long {
-		return mime.QEncoding.Encode("utf-8", s)
+	if odd {
+		return forceQ(s)
 	}
-	return forceQ(s)
+	return mime.QEncoding.Encode("utf-8", s)
 }
 
 // forceQ encodes all of s as Q encoded-words of at most 75 octets, never
-// splitting a UTF-8 sequence (RFC 2047 §2, §5 rule 3).
+// splitting a UTF-8 sequence (RFC 2047 §2). Only letters and digits stay
+// as they are, so the words are valid in a phrase too (§5 rule 3).
 func forceQ(s string) string {
 	const prefix, suffix = "=?utf-8?q?", "?="
 	var words []string

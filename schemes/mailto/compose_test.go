@@ -27,12 +27,8 @@ func testDriver(cfg Config) *Driver {
 	d.now = func() time.Time { return fixedDate }
 	d.newID = func() string { return "TESTID.1" }
 	d.hostname = func() (string, error) { return "host.example", nil }
-	d.env = func(k string) string {
-		if k == "USER" {
-			return "tester"
-		}
-		return ""
-	}
+	d.username = func() string { return "tester" }
+	d.env = func(string) string { return "" }
 	return d
 }
 
@@ -198,6 +194,10 @@ func checkMessageShape(t *testing.T, msg []byte) {
 	known := map[string]bool{"From": true, "To": true, "Cc": true, "Subject": true, "Date": true, "Message-Id": true,
 		"In-Reply-To": true, "Keywords": true, "Mime-Version": true, "Content-Type": true, "Content-Transfer-Encoding": true}
 	for _, line := range strings.Split(string(head), "\r\n") {
+		if strings.TrimSpace(line) == "" {
+			t.Errorf("header line of white space only: %q", line)
+			continue
+		}
 		if line[0] == ' ' || line[0] == '\t' {
 			continue
 		}

@@ -81,16 +81,25 @@ type Driver struct {
 	// now and newID make Date and Message-ID reproducible in tests.
 	now   func() time.Time
 	newID func() string
-	// hostname and env stand in for os.Hostname and os.Getenv in tests.
+	// hostname, username and env stand in for the system's in tests.
 	hostname func() (string, error)
+	username func() string
 	env      func(string) string
+}
+
+// username is the login name of the user running fetch.
+func username() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return os.Getenv("USER")
 }
 
 var _ fetch.Driver = (*Driver)(nil)
 
 // New returns a driver with cfg.
 func New(cfg Config) *Driver {
-	return &Driver{cfg: cfg, now: time.Now, newID: randomID, hostname: os.Hostname, env: os.Getenv}
+	return &Driver{cfg: cfg, now: time.Now, newID: randomID, hostname: os.Hostname, username: username, env: os.Getenv}
 }
 
 // randomID is the left part of a Message-ID: the time and 64 random bits
@@ -116,8 +125,14 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err := m.fromURL(view, d.cfg.AllowBcc, warn); err != nil {
 		return nil, err
 	}
-	if !d.cfg.DryRun && d.cfg.SMTPServer == "" {
-		return nil, req.Errorf(fetch.KindUsage, "mailto", "no SMTP server to send through: pass --smtp-server host:port or set it in the configuration file (a mailto URL never names one)")
+	if !d.cfg.DryRun {
+		// Checked before the editor runs, so no message is written in vain.
+		if d.cfg.SMTPServer == "" {
+			return nil, req.Errorf(fetch.KindUsage, "mailto", "no SMTP server to send through: pass --smtp-server host:port or set it in the configuration file (a mailto URL never names one)")
+		}
+		if _, err := serverHost(req, d.cfg.SMTPServer); err != nil {
+			return nil, err
+		}
 	}
 	if m.From, err = d.sender(); err != nil {
 		return nil, err
@@ -150,7 +165,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		warn("the message body is empty (no --data, standard input or body= in the URL)")
 	}
 
-	id := d.newID() + "@" + strings.Trim(m.From.Domain, "[]")
+	id := d.newID() + "@" + m.From.Domain
 	var msg bytes.Buffer
 	if err := compose(&msg, m, d.now(), id); err != nil {
 		return nil, fetch.Wrap(fetch.KindMalformed, "compose", err)
@@ -189,10 +204,7 @@ func (d *Driver) sender() (address, error) {
 		from, part = d.env("EMAIL"), "EMAIL"
 	}
 	if from == "" {
-		name := d.env("USER")
-		if u, err := user.Current(); err == nil && u.Username != "" {
-			name = u.Username
-		}
+		name := d.username()
 		host, err := d.hostname()
 		if err != nil || host == "" || name == "" {
 			return address{}, &fetch.Error{Kind: fetch.KindUsage, Op: "mailto", Part: "from", Offset: -1,

@@ -10,6 +10,7 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
@@ -27,9 +28,9 @@ const smtpMaxLine = 2000
 // It returns the server's final reply, which carries its queue id.
 func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []byte) (string, error) {
 	server := d.cfg.SMTPServer
-	host, port, err := net.SplitHostPort(server)
-	if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
-		return "", req.Errorf(fetch.KindUsage, "mailto", "the SMTP server %q is not host:port", server)
+	host, err := serverHost(req, server)
+	if err != nil {
+		return "", err
 	}
 	loopback := isLoopback(host)
 	if d.cfg.User != "" && !d.cfg.StartTLS && !loopback {
@@ -39,11 +40,12 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 		return "", err
 	}
 
-	raw, err := req.Dial(ctx, server)
+	dialed, err := req.Dial(ctx, server)
 	if err != nil {
 		return "", err
 	}
-	defer raw.Close()
+	defer dialed.Close()
+	raw := &errConn{Conn: dialed}
 	hello := helloName(raw)
 	mask := authMask()
 
@@ -54,6 +56,9 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 			InsecureSkipVerify: d.cfg.TLSInsecure,
 		})
 		if err != nil {
+			if rerr := raw.readErr(); rerr != nil && fetch.KindOf(err) != fetch.KindNetwork {
+				err = smtpError("STARTTLS", "", rerr)
+			}
 			return "", withURL(req, err)
 		}
 		// go-smtp expects a greeting first; the server's own came before
@@ -67,7 +72,15 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 	defer c.Close()
 	c.CommandTimeout = req.Options.Idle()
 	c.SubmissionTimeout = req.Options.Idle()
-	fail := func(op, part string, err error) (string, error) { return "", withURL(req, smtpError(op, part, err)) }
+	fail := func(op, part string, err error) (string, error) {
+		var se *smtp.SMTPError
+		if rerr := raw.readErr(); rerr != nil && !errors.As(err, &se) {
+			// net/textproto hands over a line cut short by a timeout or a
+			// close as if complete; the connection's own error tells.
+			err = fmt.Errorf("%w (the reply was cut short: %v)", rerr, err)
+		}
+		return "", withURL(req, smtpError(op, part, err))
+	}
 
 	if err := c.Hello(hello); err != nil {
 		return fail("EHLO", "", err)
@@ -103,6 +116,15 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 	}
 	_ = c.Quit()
 	return "250 " + resp.StatusText, nil
+}
+
+// serverHost checks the configured "host:port" and returns its host.
+func serverHost(req *fetch.Request, server string) (string, error) {
+	host, port, err := net.SplitHostPort(server)
+	if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
+		return "", req.Errorf(fetch.KindUsage, "mailto", "the SMTP server %q is not host:port (--smtp-server)", server)
+	}
+	return host, nil
 }
 
 // withURL fills in the request's URL on an error that lacks one.
@@ -306,4 +328,29 @@ func (c *greetedConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return c.Conn.Read(p)
+}
+
+// errConn remembers the first error a read from its connection returned.
+type errConn struct {
+	net.Conn
+	mu  sync.Mutex
+	err error
+}
+
+func (c *errConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.mu.Lock()
+		if c.err == nil {
+			c.err = err
+		}
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+func (c *errConn) readErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
 }

@@ -380,3 +380,25 @@ func TestAuthMask(t *testing.T) {
 		}
 	}
 }
+
+// A local part beyond ASCII needs SMTPUTF8 (RFC 6531): asked for when
+// the server offers it, a clear server refusal when it does not.
+func TestSMTPUTF8(t *testing.T) {
+	srv := newTestServer(t, nil)
+	d := testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test"})
+	if _, err := sendVia(t, d, fetch.Options{}, "mailto:j%C3%B6rg@fetch.test", "x\n"); err != nil {
+		t.Fatal(err)
+	}
+	tr := string(srv.transcript(0))
+	if !strings.Contains(tr, "MAIL FROM:<me@fetch.test> BODY=8BITMIME SMTPUTF8\r\n") || !strings.Contains(tr, "RCPT TO:<jörg@fetch.test>\r\n") ||
+		!strings.Contains(tr, "\r\nTo: jörg@fetch.test\r\n") {
+		t.Errorf("transcript:\n%s", tr)
+	}
+
+	old := newTestServer(t, func(ts *testServer) { ts.srv.EnableSMTPUTF8 = false })
+	d = testDriver(Config{SMTPServer: old.addr, From: "me@fetch.test"})
+	_, err := sendVia(t, d, fetch.Options{}, "mailto:j%C3%B6rg@fetch.test", "x\n")
+	if fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "SMTPUTF8") {
+		t.Errorf("err = %v", err)
+	}
+}
