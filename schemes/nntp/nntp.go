@@ -123,25 +123,38 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 		return nil, err
 	}
 	creds := credentials{user: d.cfg.User, pass: d.cfg.Password, hasUser: d.cfg.User != "", hasPass: d.cfg.User != "" && d.cfg.Password != ""}
+	if err := creds.check(req); err != nil {
+		return nil, err
+	}
 	s, err := open(ctx, req, addr, creds)
 	if err != nil {
 		return nil, err
 	}
+	// Listing URLs are news:<x>, or news://host:port/<x> when the URL
+	// named its server (RFC 5538 §2.2).
+	entryURL := func(escaped string) string {
+		if u.Host == "" {
+			return "news:" + escaped
+		}
+		e := u.Clone()
+		e.Path, e.HasPath = escaped, true
+		return e.String()
+	}
+	groupURL := func(g string) string { return entryURL(fetch.Escape(g, "")) }
 	var res *fetch.Result
 	switch {
 	case nu.MessageID != "":
-		op := "ARTICLE"
-		res, err = s.article(ctx, op, "message-id", wireArticleByID(nu.MessageID))
+		res, err = s.article(ctx, "ARTICLE", "message-id", wireArticleByID(nu.MessageID))
 	case nu.All:
-		res, err = s.listGroups(ctx, "", func(g string) string { return "news:" + fetch.Escape(g, "") })
+		res, err = s.listGroups(ctx, "", groupURL)
 	case nu.Wildmat:
-		res, err = s.listGroups(ctx, nu.Group, func(g string) string { return "news:" + fetch.Escape(g, "") })
+		res, err = s.listGroups(ctx, nu.Group, groupURL)
 	default:
 		res, err = s.listGroup(ctx, nu.Group, d.pageSize(), func(ov *overview) string {
 			if ov.MessageID == "" {
 				return ""
 			}
-			return "news:" + escapeMessageID(ov.MessageID)
+			return entryURL(escapeMessageID(ov.MessageID))
 		})
 	}
 	return s.finish(res, err)
@@ -182,6 +195,9 @@ func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Resu
 		case u.User == d.cfg.User && d.cfg.Password != "":
 			creds.pass, creds.hasPass = d.cfg.Password, true
 		}
+	}
+	if err := creds.check(req); err != nil {
+		return nil, err
 	}
 	s, err := open(ctx, req, u.HostPort(DefaultPort), creds)
 	if err != nil {
@@ -272,4 +288,16 @@ func splitServer(s string) (string, int, error) {
 // additional characters are reserved"), but never "?", "/" or "#".
 func escapeMessageID(id string) string {
 	return fetch.Escape(id, "@:;=&")
+}
+
+// check refuses credentials that would put CR, LF or NUL on the AUTHINFO
+// lines (RFC 1738 §6), before any connection is made.
+func (c credentials) check(req *fetch.Request) error {
+	for _, p := range []struct{ part, v string }{{"user", c.user}, {"password", c.pass}} {
+		if err := fetch.CheckLine(p.part, p.v); err != nil {
+			err.(*fetch.Error).URL = req.URL.Redacted()
+			return err
+		}
+	}
+	return nil
 }

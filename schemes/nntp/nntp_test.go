@@ -249,6 +249,25 @@ func TestTranscripts(t *testing.T) {
 			},
 		},
 		{
+			// RFC 5538 §2.2: news://server/group names its server, and
+			// the listing's URLs keep it.
+			name: "news-server-group",
+			fake: fake{caps: readerCaps},
+			cfg:  Config{Server: "127.0.0.9:1119"}, // not used
+			url:  "news://%s/fetch.test.beta",
+			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
+				want := "news://" + f.addr() + "/beta.7@fetch.test"
+				if fmt.Sprint(urls(res.Listing)) != "["+want+"]" {
+					t.Errorf("URLs %q, want %q", urls(res.Listing), want)
+				}
+				_, b, err := get(t, client(fetch.Options{}, Config{Server: "127.0.0.9:1119"}), want)
+				if err != nil || string(b) != artBeta.text {
+					t.Errorf("%s: %v %q", want, err, b)
+				}
+				f.transcript(t)
+			},
+		},
+		{
 			// RFC 1738 §3.7.
 			name: "nntp-article",
 			fake: fake{caps: readerCaps},
@@ -339,7 +358,9 @@ func TestTranscripts(t *testing.T) {
 			tc.fake.groups = defaultGroups()
 			f := newFake(t, &tc.fake)
 			cfg := tc.cfg
-			cfg.Server = f.addr()
+			if cfg.Server == "" {
+				cfg.Server = f.addr()
+			}
 			tr := &recorder{}
 			tc.opts.Tracer = tr
 			c := client(tc.opts, cfg)

@@ -13,9 +13,13 @@ import (
 	"github.com/fetchproject/fetch/fetch/wire"
 )
 
-// maxBlockLines bounds a multi-line listing reply (LIST ACTIVE, OVER), so
-// a server that never sends "." cannot fill memory while staying busy.
-const maxBlockLines = 1 << 20
+// maxBlockBytes and maxBlockLines bound a multi-line listing reply (LIST
+// ACTIVE, OVER), so a server that never sends "." cannot fill memory while
+// staying busy; Options.MaxSize lowers the byte bound.
+const (
+	maxBlockBytes = 64 << 20
+	maxBlockLines = 1 << 20
+)
 
 // credentials for AUTHINFO; a missing one is asked of the prompter.
 type credentials struct {
@@ -269,6 +273,11 @@ func (s *session) status(_ context.Context, op string) (int, string, error) {
 // line, undoing dot-stuffing, and hands each line to fn. A stream that
 // ends first fails with fetch.ErrTruncated.
 func (s *session) readBlock(_ context.Context, op string, fn func(line string) error) error {
+	limit := int64(maxBlockBytes)
+	if m := s.req.Options.MaxSize; m > 0 && m < limit {
+		limit = m
+	}
+	var size int64
 	for n := 0; ; n++ {
 		line, err := s.data.ReadLine()
 		if err != nil {
@@ -283,9 +292,9 @@ func (s *session) readBlock(_ context.Context, op string, fn func(line string) e
 		if strings.HasPrefix(line, "..") {
 			line = line[1:]
 		}
-		if n >= maxBlockLines {
+		if size += int64(len(line)) + 2; n >= maxBlockLines || size > limit {
 			return &fetch.Error{Kind: fetch.KindPolicy, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
-				Err: fmt.Errorf("%w: more than %d lines", fetch.ErrTooLarge, maxBlockLines)}
+				Err: fmt.Errorf("%w: the reply passed %d lines or %d bytes", fetch.ErrTooLarge, maxBlockLines, limit)}
 		}
 		if err := fn(line); err != nil {
 			return err
