@@ -64,8 +64,25 @@ func parseItem(line string) (Item, bool) {
 
 // URL is the item's URL (RFC 1738 §3.4, and the draft's conversion of
 // links to other protocols): defHost and defPort stand in for a missing
-// host or port. It is empty for items that are not links.
+// host or port. It is empty for items that are not links, and for items
+// whose host cannot stand in a URL.
 func (it Item) URL(defHost string, defPort int) string {
+	return checkedURL(it.url(defHost, defPort))
+}
+
+// checkedURL is s when it parses as a URL, else "": a server's host
+// field can hold anything.
+func checkedURL(s string) string {
+	if s == "" {
+		return ""
+	}
+	if _, err := fetch.Parse(s); err != nil {
+		return ""
+	}
+	return s
+}
+
+func (it Item) url(defHost string, defPort int) string {
 	host, port := it.Host, it.Port
 	if host == "" {
 		host = defHost
