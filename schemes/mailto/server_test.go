@@ -34,7 +34,6 @@ type testServer struct {
 	authed  []string
 	refuse  map[string]*smtp.SMTPError // RCPT refusals by address
 	dataErr *smtp.SMTPError            // the reply to the final dot
-	tlsSeen []bool
 }
 
 // receivedMail is one accepted transaction.
