@@ -74,8 +74,14 @@ inn_ready() {
 	mv "$d/posted.tmp" "$d/posted"
 }
 
+# innd acts on SIGTERM only when its main loop next wakes up, which may be
+# minutes away: ask it through its control socket first.
 inn_stop() {
-	stop_pidfile "$RUN_DIR/inn/inn.pid"
+	local d=$RUN_DIR/inn
+	if [ -f "$d/inn.pid" ] && [ -f "$d/etc/inn.conf" ]; then
+		as_news "$d" /usr/lib/news/bin/ctlinnd -s -t 10 shutdown "harness stop" >/dev/null 2>&1 || true
+	fi
+	stop_pidfile "$d/inn.pid"
 	free_port $NNTP_PORT
 }
 
