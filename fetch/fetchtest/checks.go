@@ -276,6 +276,7 @@ func checkLineUnsafe(t testing.TB, h *Harness, wp WirePart, bad string) {
 		u := wp.URL(srv.Addr, value)
 		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second}, srv.Addr)
 		_, _, err := fetchAll(context.Background(), c, u)
+		srv.WaitGone(time.Second)
 		srv.Close()
 		got := srv.Received()
 		if wp.Escaped {

@@ -26,6 +26,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	conns    []io.Closer
+	peers    []*Peer
 	received bytes.Buffer
 	accepted int
 	closed   bool
@@ -63,6 +64,9 @@ func (s *Server) accept() {
 		s.accepted++
 		s.mu.Unlock()
 		p := newPeer(s, c)
+		s.mu.Lock()
+		s.peers = append(s.peers, p)
+		s.mu.Unlock()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -110,6 +114,23 @@ func (s *Server) record(p []byte) {
 	defer s.mu.Unlock()
 	if room := maxRecorded - s.received.Len(); room > 0 {
 		s.received.Write(p[:min(len(p), room)])
+	}
+}
+
+// WaitGone waits up to d for every client to have closed its
+// connection (as far as the handlers have read), so that Received holds
+// all they sent.
+func (s *Server) WaitGone(d time.Duration) {
+	s.mu.Lock()
+	peers := append([]*Peer(nil), s.peers...)
+	s.mu.Unlock()
+	timeout := time.After(d)
+	for _, p := range peers {
+		select {
+		case <-p.gone:
+		case <-timeout:
+			return
+		}
 	}
 }
 
@@ -176,9 +197,7 @@ func (p *Peer) ReadLine() (string, error) {
 			continue
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-				p.markGone()
-			}
+			p.markGone()
 			if err == bufio.ErrBufferFull {
 				err = errors.New("fake server: client line too long")
 			}
