@@ -1,6 +1,8 @@
 package http_test
 
 import (
+	"io"
+	"log"
 	"strconv"
 	"testing"
 
@@ -81,8 +83,22 @@ func open(p *fetchtest.Peer, o fetchtest.Opening) (*fetchtest.Content, error) {
 	}, nil
 }
 
-func TestConformance(t *testing.T) { fetchtest.Run(t, harness()) }
+func TestConformance(t *testing.T) {
+	quietLog(t)
+	fetchtest.Run(t, harness())
+}
 
 // FuzzServerBytes feeds arbitrary bytes to the driver as the server's
 // whole reply.
-func FuzzServerBytes(f *testing.F) { fetchtest.FuzzServerBytes(f, harness()) }
+func FuzzServerBytes(f *testing.F) {
+	quietLog(f)
+	fetchtest.FuzzServerBytes(f, harness())
+}
+
+// quietLog silences net/http's "Unsolicited response received on idle
+// HTTP channel", which garbage replies provoke by the thousand.
+func quietLog(t testing.TB) {
+	w := log.Writer()
+	log.SetOutput(io.Discard)
+	t.Cleanup(func() { log.SetOutput(w) })
+}
