@@ -30,9 +30,12 @@ HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(dirname "$HARNESS_DIR")
 TESTDATA=$REPO_DIR/testdata/harness
 RUN_DIR=${FETCH_RUN_DIR:-/tmp/fetch-harness}
-CONTENT_DIR=$RUN_DIR/content
+# FETCH_CONTENT_DIR may put the content tree elsewhere (Docker shares one
+# tree between containers); FETCH_CONTENT_PREBUILT=1 serves it as it is.
+CONTENT_DIR=${FETCH_CONTENT_DIR:-$RUN_DIR/content}
 # Debian's interpreter: the python3 first on PATH may be another one without
 # Debian's modules.
+# shellcheck disable=SC2034 # used by servers/*.sh
 PY=/usr/bin/python3
 READY_TIMEOUT=${FETCH_READY_TIMEOUT:-60}
 LOCK_FILE=${FETCH_LOCK:-/tmp/fetch-harness.lock}
@@ -59,6 +62,7 @@ lock() {
 # (printf %b escapes; empty sends nothing), and succeed as soon as a line that
 # comes back (CR removed) matches the extended regexp EXPECT, within SECONDS.
 probe() {
+	# shellcheck disable=SC2016 # the inner script expands its own arguments
 	timeout "${4:-3}" bash -c '
 		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
 		[ -n "$2" ] && printf "%b" "$2" >&3
@@ -82,7 +86,7 @@ kill_pids() {
 	shift
 	local p
 	for p in "$@"; do
-		[ -n "$p" ] && kill "-$sig" "$p" 2>/dev/null || true
+		if [ -n "$p" ]; then kill "-$sig" "$p" 2>/dev/null || true; fi
 	done
 }
 
@@ -101,14 +105,22 @@ stop_pidfile() {
 # free_port PORT: stop whatever still listens on PORT (a server left by an
 # earlier run whose run directory is gone), waiting up to 5 s.
 free_port() {
-	local port=$1 i pids
+	local port=$1 i pids termed=
 	for i in $(seq 1 50); do
+		ss -Hltn "sport = :$port" 2>/dev/null | grep -q . || return 0
 		pids=$(pids_on_port "$port")
-		[ -z "$pids" ] && return 0
-		if [ "$i" -eq 1 ]; then
+		if [ -z "$pids" ]; then
+			# a process exiting, or another user's or container's: not
+			# ours to stop
+			if [ "$i" -ge 20 ]; then
+				log "port $port is in use by a process this harness cannot see"
+				return 1
+			fi
+		elif [ -z "$termed" ]; then
 			# shellcheck disable=SC2086
 			kill_pids TERM $pids
-		elif [ "$i" -eq 30 ]; then
+			termed=1
+		elif [ "$i" -ge 30 ]; then
 			# shellcheck disable=SC2086
 			kill_pids KILL $pids
 		fi
@@ -239,6 +251,10 @@ cmd_install() {
 cmd_content() {
 	mkdir -p "$RUN_DIR"
 	chmod 755 "$RUN_DIR"
+	if [ "${FETCH_CONTENT_PREBUILT:-}" = 1 ]; then
+		[ -f "$CONTENT_DIR/SHA256SUMS" ] || die "FETCH_CONTENT_PREBUILT=1 but $CONTENT_DIR/SHA256SUMS is missing"
+		return 0
+	fi
 	"$TESTDATA/gen-content.sh" "$CONTENT_DIR"
 }
 
@@ -246,8 +262,10 @@ cmd_start() {
 	local s failed=()
 	mkdir -p "$RUN_DIR"
 	chmod 755 "$RUN_DIR"
-	# stop everything a previous start left behind, whatever was selected then
-	FETCH_SERVERS= cmd_stop
+	# stop what the previous start started and what this one will start
+	local previous=
+	[ -f "$RUN_DIR/servers" ] && previous=$(cat "$RUN_DIR/servers")
+	FETCH_SERVERS=$( { selected_servers; echo "${previous//,/$'\n'}"; } | grep . | sort -u | paste -sd, -) cmd_stop
 	cmd_content
 	selected_servers | paste -sd, - >"$RUN_DIR/servers"
 	for s in $(selected_servers); do

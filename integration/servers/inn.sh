@@ -8,7 +8,7 @@ NNTP_PORT=18119
 NNTP_USER=newsuser
 NNTP_PASS=newspass
 
-inn_packages() { echo inn2 openssl; }
+inn_packages() { echo inn2 openssl python3; }
 
 # Debian's postinst fails while the host name does not resolve to a domain:
 # give the system inn.conf one, then finish the configuration. Our instance

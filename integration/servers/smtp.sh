@@ -7,15 +7,22 @@ SMTP_PORT=18025
 
 smtp_packages() { echo exim4-daemon-light; }
 
+# FETCH_MAILBOX may name another Maildir (Docker puts it on a shared mount)
+smtp_maildir() { echo "${FETCH_MAILBOX:-$RUN_DIR/smtp/Maildir}"; }
+
 smtp_start() {
-	local d=$RUN_DIR/smtp
+	local d=$RUN_DIR/smtp mb
+	mb=$(smtp_maildir)
 	free_port $SMTP_PORT
-	rm -rf "$d"
-	mkdir -p "$d/spool" "$d/log" "$d/Maildir"/{new,cur,tmp}
-	render "$TESTDATA/conf/exim.conf" "$d/exim.conf" SMTP_PORT=$SMTP_PORT
+	rm -rf "$d/spool" "$d/log"
+	mkdir -p "$d/spool" "$d/log" "$mb"
+	# empty the Maildir rather than remove it: it may be a mount point
+	find "$mb" -mindepth 1 -delete
+	mkdir -p "$mb"/{new,cur,tmp}
+	render "$TESTDATA/conf/exim.conf" "$d/exim.conf" SMTP_PORT=$SMTP_PORT MAILDIR="$mb"
 	chmod 644 "$d/exim.conf"
-	chown -R Debian-exim:Debian-exim "$d/spool" "$d/log" "$d/Maildir"
-	chmod 755 "$d/Maildir" "$d/Maildir"/*
+	chown -R Debian-exim:Debian-exim "$d/spool" "$d/log" "$mb"
+	chmod 755 "$mb" "$mb"/*
 	# -bdf: daemon in the foreground; -odi: deliver in the receiving process,
 	# so the message is in the Maildir when the client has its 250
 	spawn smtp /usr/sbin/exim4 -C "$d/exim.conf" -bdf -odi
@@ -32,5 +39,5 @@ smtp_stop() {
 
 smtp_env() {
 	echo "export FETCH_SMTP_ADDR=127.0.0.1:$SMTP_PORT"
-	echo "export FETCH_MAILBOX=$RUN_DIR/smtp/Maildir"
+	echo "export FETCH_MAILBOX=$(smtp_maildir)"
 }

@@ -22,6 +22,7 @@ telnet_start() {
 
 # telnetd opens with option negotiation: IAC (0xff) DO/WILL ...
 telnet_ready() {
+	# shellcheck disable=SC2016 # the inner script expands its own arguments
 	timeout 3 bash -c '
 		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
 		head -c 3 <&3 | od -An -tx1 | grep -Eq "^ *ff (fb|fc|fd|fe) "

@@ -14,9 +14,10 @@ stream() {
 	head -c "$2" /dev/zero | openssl enc -aes-256-ctr -nosalt -K "$key" -iv "$iv"
 }
 
-rm -rf "$dir"
+# empty it rather than remove it: it may be a mount point
 mkdir -p "$dir"
 cd "$dir"
+find . -mindepth 1 -delete
 
 # sizes
 : >empty.bin
@@ -73,7 +74,8 @@ HTML
 find . -exec touch -h -d '2024-01-02 03:04:05 UTC' {} +
 
 # manifest (sorted, byte order), then its own time
-find . -type f ! -name SHA256SUMS -printf '%P\0' | LC_ALL=C sort -z | xargs -0 sha256sum -- >SHA256SUMS
+find . -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 sha256sum -- >../.SHA256SUMS.$$
+mv ../.SHA256SUMS.$$ SHA256SUMS
 touch -d '2024-01-02 03:04:05 UTC' SHA256SUMS . 
 
 chmod -R u=rwX,go=rX .
