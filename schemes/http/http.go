@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
 )
 
 // UserAgent is sent with every request unless Config.UserAgent is set.
@@ -98,7 +99,13 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		if errors.As(err, &fe) {
 			return nil, fe
 		}
-		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "GET", URL: req.URL.Redacted(), Offset: -1, Err: unwrapURLError(err)}
+		cause := unwrapURLError(err)
+		if pastDeadline(ctx) && !errors.Is(cause, fetch.ErrTimeout) {
+			// net/http reports what it had parsed when --max-time closed
+			// the connection; the cause is the time limit.
+			cause = fmt.Errorf("%w (--max-time): %v", fetch.ErrTimeout, cause)
+		}
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "GET", URL: req.URL.Redacted(), Offset: -1, Err: cause}
 	}
 	return d.result(req, resp)
 }
@@ -182,13 +189,22 @@ func (d *Driver) transport(ctx context.Context, req *fetch.Request) *nethttp.Tra
 			}
 			return fetch.NewDeadlineConn(ctx, c, req.Options.Idle()), nil
 		},
-		TLSClientConfig:       &tls.Config{InsecureSkipVerify: d.cfg.Insecure},
-		DisableCompression:    true, // bytes arrive as the server stores them
-		ResponseHeaderTimeout: req.Options.Idle(),
-		TLSHandshakeTimeout:   req.Options.Idle(),
-		MaxIdleConns:          1,
-		IdleConnTimeout:       time.Second,
+		TLSClientConfig:    &tls.Config{InsecureSkipVerify: d.cfg.Insecure},
+		DisableCompression: true, // bytes arrive as the server stores them
+		// The same bound on a server's protocol lines as every other driver.
+		MaxResponseHeaderBytes: wire.DefaultMaxLine,
+		ResponseHeaderTimeout:  req.Options.Idle(),
+		TLSHandshakeTimeout:    req.Options.Idle(),
+		MaxIdleConns:           1,
+		IdleConnTimeout:        time.Second,
 	}
+}
+
+// pastDeadline reports whether ctx's deadline has come; its Err may lag
+// the connection deadline that fired first by a moment.
+func pastDeadline(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) || ok && !time.Now().Before(dl)
 }
 
 func unwrapURLError(err error) error {
