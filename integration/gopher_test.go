@@ -459,4 +459,16 @@ func TestGophernicusMenu(t *testing.T) {
 	if !link || !other {
 		t.Errorf("URL: link %v, other-server link %v in %+v", link, other, l.Entries)
 	}
+
+	// gophernicus answers "$" ("selector<tab>$", no empty search) with the
+	// menu's own attributes in a "+-1" block.
+	res, err = gopherClient(fetch.Options{}).Fetch(context.Background(), "gopher://"+serverAddr(t, h.env)+"/1%09%09$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	attrs, ok := gopher.DocumentAttributes(res.Document)
+	if !ok || len(attrs) != 1 || attrs[0].Info == nil || attrs[0].Info.Type != '1' || len(attrs[0].Views) == 0 {
+		t.Errorf("$ attributes: %+v", attrs)
+	}
 }

@@ -87,7 +87,7 @@ func (d *Driver) fetchForm(ctx context.Context, req *fetch.Request, g *fetch.Gop
 		return nil, err
 	}
 	f := &formBlock{head: "+\t1", answers: answers}
-	rq := &request{selector: g.Selector, search: g.Search, hasSearch: true, plus: f.encode(), hasPlus: true, form: f}
+	rq := &request{selector: g.Selector, search: g.Search, hasSearch: sendsSearch(g.Type, g.Search, true, true), plus: f.encode(), hasPlus: true, form: f}
 	if len(secret) > 0 {
 		rq.secret = secret
 	}
@@ -109,7 +109,7 @@ func (d *Driver) fetchForm(ctx context.Context, req *fetch.Request, g *fetch.Gop
 // not honour a chosen block.
 func (d *Driver) askBlock(ctx context.Context, req *fetch.Request, g *fetch.GopherURL) ([]AskField, error) {
 	for _, plus := range []string{"!+ASK", "!"} {
-		rq := &request{selector: g.Selector, search: g.Search, hasSearch: true, plus: plus, hasPlus: true}
+		rq := &request{selector: g.Selector, search: g.Search, hasSearch: sendsSearch(g.Type, g.Search, true, true), plus: plus, hasPlus: true}
 		conn, rep, err := d.exchange(ctx, req, rq)
 		if err != nil {
 			return nil, err

@@ -24,8 +24,7 @@ const MetaAttributes = "gopher+.attributes"
 // and every block as received in Blocks.
 type Attributes struct {
 	Info     *Item      `json:"info,omitempty"`
-	InfoType string     `json:"type,omitempty"` // the +INFO item's type character
-	URL      string     `json:"url,omitempty"`  // the +INFO item's URL
+	URL      string     `json:"url,omitempty"` // the +INFO item's URL
 	Admin    []Field    `json:"admin,omitempty"`
 	ModDate  time.Time  `json:"mod_date,omitzero"` // from Mod-Date's <YYYYMMDDhhmmss>, taken as UTC
 	Views    []View     `json:"views,omitempty"`
@@ -116,7 +115,6 @@ func (a *Attributes) interpret() {
 		case "+INFO":
 			if it, ok := parseItem(b.Head); ok {
 				a.Info = &it
-				a.InfoType = string(it.Type)
 				a.URL = it.URL("", 0)
 			}
 		case "+ADMIN":

@@ -23,8 +23,11 @@ func holeAnswer(_ int, req string, c net.Conn) {
 	line, _, _ := strings.Cut(req, "\r\n")
 	f := strings.Split(line, "\t")
 	plus := ""
-	if len(f) >= 3 {
-		plus = f[2]
+	switch {
+	case len(f) >= 2 && f[1] != "" && strings.ContainsRune("+!$", rune(f[1][0])):
+		plus = f[1] // "selector<tab>+..." (Gopher+ §2.4)
+	case len(f) >= 3:
+		plus = f[2] // "selector<tab>search<tab>+..."
 	}
 	switch {
 	case strings.HasPrefix(plus, "!+ASK"):
@@ -60,6 +63,7 @@ func TestGoldenRequests(t *testing.T) {
 		// §3.4.3-3.4.4: the Gopher+ string follows the (possibly empty) search.
 		{"plus-default-view", "0/about.txt%09%09+", fetch.Options{}},
 		{"plus-search", "7/search%09words%09+", fetch.Options{}},
+		{"plus-search-attributes", "7/search%09%09!", fetch.Options{}},
 		// §3.4.5: an item with a form: fetch +ASK, then answer it.
 		{"plus-ask", "0/form%09%09?", fetch.Options{Form: map[string]string{"Your name?": "Ann", "2": "line one\nline two", "3": "2", "4": "yes"}}},
 		// §3.4.6: all attributes of an item, of every item of a directory.

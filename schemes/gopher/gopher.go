@@ -8,8 +8,10 @@
 //
 // The driver connects to host:port (70 by default), sends the selector,
 // then a tab and the search when the URL has one, then a tab and the
-// Gopher+ string when it has one, then CR LF. The type character is never
-// sent; it decides how the reply is read:
+// Gopher+ string when it has one, then CR LF; the empty search that a
+// Gopher+ URL must carry is not sent for items other than searches (see
+// sendsSearch). The type character is never sent; it decides how the
+// reply is read:
 //
 //   - 1 and 7 (search results) are menus, returned as a fetch.Listing whose
 //     entries carry absolute URLs (telnet:// for type 8, tn3270:// for T,
@@ -157,7 +159,7 @@ func newRequest(g *fetch.GopherURL) (*request, error) {
 	if err := fetch.CheckLine("search", g.Search); err != nil {
 		return nil, err
 	}
-	rq := &request{selector: g.Selector, search: g.Search, hasSearch: g.HasSearch, plus: g.Plus, hasPlus: g.HasPlus}
+	rq := &request{selector: g.Selector, search: g.Search, hasSearch: sendsSearch(g.Type, g.Search, g.HasSearch, g.HasPlus), plus: g.Plus, hasPlus: g.HasPlus}
 	if g.HasPlus && strings.ContainsAny(g.Plus, "\r\n\x00") {
 		f, err := parseFormPlus(g.Plus)
 		if err != nil {
@@ -168,10 +170,24 @@ func newRequest(g *fetch.GopherURL) (*request, error) {
 	return rq, nil
 }
 
+// sendsSearch tells whether the search field goes on the wire. RFC 1738
+// §3.4.3 makes a Gopher+ URL carry "%09<search>" even when the search is
+// empty; for items other than searches (type 7) that empty field is left
+// out, as Gopher+ §2.4 and Appendix II send requests ("selector<tab>+",
+// "selector<tab>!") and as §3.4.9's own example shows
+// ("<a_gopher_selector><tab>+<tab>1"). Servers depend on it: gophernicus
+// answers "<tab>$" with attributes but "<tab><tab>$" with a menu.
+func sendsSearch(typ byte, search string, hasSearch, hasPlus bool) bool {
+	if hasPlus && search == "" && typ != '7' {
+		return false
+	}
+	return hasSearch
+}
+
 // write sends the request line (and the form's data block).
 func (rq *request) write(c *wire.Conn) error {
 	parts := []wire.Part{wire.Arg("selector", rq.selector)}
-	if rq.hasSearch || rq.hasPlus {
+	if rq.hasSearch {
 		parts = append(parts, wire.Lit("\t"), wire.Arg("search", rq.search))
 	}
 	if !rq.hasPlus {

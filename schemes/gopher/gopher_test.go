@@ -180,7 +180,7 @@ func TestMenuLinksFetchable(t *testing.T) {
 		switch line {
 		case "":
 			fmt.Fprintf(c, "0Doc\t/doc\t127.0.0.1\t%[1]d\r\n1Dir\t/dir\t127.0.0.1\t%[1]d\t+\r\n9Bin\t9bin\t127.0.0.1\t%[1]d\r\n.\r\n", f.port())
-		case "/dir\t\t+":
+		case "/dir\t+":
 			io.WriteString(c, "+-2\r\niempty\tfake\t(NULL)\t0\r\n")
 		default:
 			io.WriteString(c, "content\r\n")
@@ -345,6 +345,9 @@ func TestAttributes(t *testing.T) {
 		t.Fatalf("DocumentAttributes: %v %v", as, ok)
 	}
 	a := as[0]
+	if a.Info == nil || a.Info.Type != '0' || a.Info.Selector != "moo selector" {
+		t.Errorf("info %+v", a.Info)
+	}
 	if a.URL != "gopher://host2:7070/0moo%20selector%09%09+" {
 		t.Errorf("info URL %s", a.URL)
 	}
@@ -421,10 +424,10 @@ func TestAskForm(t *testing.T) {
 		t.Errorf("body %q", body)
 	}
 	reqs := f.requests()
-	if len(reqs) != 3 || string(reqs[0]) != "/form\t\t!+ASK\r\n" || string(reqs[1]) != "/form\t\t!\r\n" {
+	if len(reqs) != 3 || string(reqs[0]) != "/form\t!+ASK\r\n" || string(reqs[1]) != "/form\t!\r\n" {
 		t.Fatalf("requests %q", reqs)
 	}
-	const want = "/form\t\t+\t1\r\n+-1\r\nAnn\r\ns3cret\r\nblue\r\n1\r\n3\r\none\r\ntwo\r\nthree\r\n.\r\n"
+	const want = "/form\t+\t1\r\n+-1\r\nAnn\r\ns3cret\r\nblue\r\n1\r\n3\r\none\r\ntwo\r\nthree\r\n.\r\n"
 	if string(reqs[2]) != want {
 		t.Errorf("form sent %q, want %q", reqs[2], want)
 	}

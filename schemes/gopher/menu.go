@@ -1,6 +1,7 @@
 package gopher
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,12 +18,40 @@ import (
 // selector, host and port, and the Gopher+ field ("+" or "?") when the
 // server sends one.
 type Item struct {
-	Type     byte   `json:"-"`
+	Type     byte
+	Name     string
+	Selector string
+	Host     string
+	Port     int
+	Plus     string
+}
+
+// itemJSON is Item as JSON, with the type as a one-character string.
+type itemJSON struct {
+	Type     string `json:"type"`
 	Name     string `json:"name"`
 	Selector string `json:"selector"`
 	Host     string `json:"host"`
 	Port     int    `json:"port"`
 	Plus     string `json:"plus,omitempty"`
+}
+
+// MarshalJSON writes the type as a string ("0", "1", "h"...).
+func (it Item) MarshalJSON() ([]byte, error) {
+	return json.Marshal(itemJSON{string([]byte{it.Type}), it.Name, it.Selector, it.Host, it.Port, it.Plus})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (it *Item) UnmarshalJSON(b []byte) error {
+	var j itemJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*it = Item{Name: j.Name, Selector: j.Selector, Host: j.Host, Port: j.Port, Plus: j.Plus}
+	if j.Type != "" {
+		it.Type = j.Type[0]
+	}
+	return nil
 }
 
 // parseItem splits a menu line. Lines with fewer than the four
@@ -102,7 +131,8 @@ func (it Item) url(defHost string, defPort int) string {
 		return sessionURL("tn3270", it.Selector, host, port)
 	case 'h':
 		if rest, ok := strings.CutPrefix(it.Selector, "URL:"); ok {
-			if u, err := fetch.Parse(rest); err == nil && u.Scheme != "" {
+			// Only an absolute URL that names its host (file: aside).
+			if u, err := fetch.Parse(rest); err == nil && u.Scheme != "" && (!u.Slashes || u.Host != "" || u.Scheme == "file") {
 				return u.String()
 			}
 		}
