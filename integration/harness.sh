@@ -155,14 +155,25 @@ render() {
 	sed "${args[@]}" "$in" >"$out"
 }
 
+# alive PID: the process exists and is not a zombie.
+alive() {
+	[ -n "$1" ] && [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z ' "/proc/$1/stat" 2>/dev/null
+}
+
 # wait_ready NAME: poll NAME_ready until it succeeds or READY_TIMEOUT passes.
 wait_ready() {
 	local name=$1 deadline
 	deadline=$((SECONDS + READY_TIMEOUT))
+	local pidfile=$RUN_DIR/$name/$name.pid why=
 	while ! "${name}_ready"; do
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			log "$name did not answer within ${READY_TIMEOUT}s; log: $RUN_DIR/$name/"
-			tail -n 20 "$RUN_DIR/$name/"*.log 2>/dev/null >&2 || true
+		if [ -f "$pidfile" ] && ! alive "$(cat "$pidfile")"; then
+			why="exited"
+		elif [ "$SECONDS" -ge "$deadline" ]; then
+			why="did not answer within ${READY_TIMEOUT}s"
+		fi
+		if [ -n "$why" ]; then
+			log "$name $why; logs in $RUN_DIR/$name/:"
+			tail -n 20 "$RUN_DIR/$name/"*.log >&2 2>/dev/null || true
 			return 1
 		fi
 		sleep 0.2
