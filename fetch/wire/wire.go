@@ -91,6 +91,12 @@ func NewReader(r io.Reader, maxLine int, t fetch.Tracer) *Reader {
 	return &Reader{B: bufio.NewReaderSize(r, 4096), max: maxLine, tracer: t}
 }
 
+// Untraced returns a reader of the same stream and bound whose lines are
+// not traced: for data (article bodies, listings) as opposed to replies.
+func (r *Reader) Untraced() *Reader {
+	return &Reader{B: r.B, max: r.max}
+}
+
 // ReadLine returns the next line without its CR LF (or bare LF). A line
 // longer than the bound fails with fetch.ErrLineTooLong; a stream that
 // ends inside a line returns that partial line with io.ErrUnexpectedEOF.

@@ -54,9 +54,8 @@ func open(ctx context.Context, req *fetch.Request, addr string, creds credential
 	s := &session{req: req, conn: c, addr: addr, creds: creds}
 	s.w = wire.NewConn(c, 0, req.Options.Tracer)
 	s.w.Mask = wire.MaskCommands("AUTHINFO PASS")
-	// A bufio.Reader of the same size is shared, not wrapped: both readers
-	// see one stream.
-	s.data = wire.NewReader(s.w.R.B, 0, nil)
+	// Data lines (articles, overviews, group lists) are not traced.
+	s.data = s.w.R.Untraced()
 	if err := s.greet(ctx); err != nil {
 		c.Close()
 		return nil, err
