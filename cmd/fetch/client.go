@@ -24,8 +24,8 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 		opts.Policy = &fetch.PortPolicy{}
 		opts.Policy.Allow(o.allowPorts...)
 	}
-	if o.verbose {
-		opts.Tracer = stderrTracer{s.err}
+	if o.verbose || !o.quiet {
+		opts.Tracer = stderrTracer{w: s.err, verbose: o.verbose}
 	}
 	if len(o.form) > 0 {
 		opts.Form = map[string]string{}

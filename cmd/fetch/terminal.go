@@ -170,9 +170,18 @@ func editDraft(ctx context.Context, draft []byte) ([]byte, error) {
 	return b, fetch.Wrap(fetch.KindLocal, "editor", err)
 }
 
-// stderrTracer prints the protocol conversation for -v.
-type stderrTracer struct{ w io.Writer }
+// stderrTracer prints the protocol conversation for -v; without -v it
+// prints only the drivers' warnings (a dropped mail header, an empty body).
+type stderrTracer struct {
+	w       io.Writer
+	verbose bool
+}
 
 func (t stderrTracer) Trace(dir fetch.Direction, line string) {
-	fmt.Fprintf(t.w, "%c %s\n", dir, strings.Map(printable, line))
+	switch {
+	case t.verbose:
+		fmt.Fprintf(t.w, "%c %s\n", dir, strings.Map(printable, line))
+	case dir == fetch.DirInfo && strings.HasPrefix(line, "warning:"):
+		fmt.Fprintf(t.w, "fetch: %s\n", strings.Map(printable, line))
+	}
 }
