@@ -227,6 +227,7 @@ cmd_install() {
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then
 		log "installing: ${missing[*]}"
+		: >"${TMPDIR:-/tmp}/fetch-harness-apt.log"
 		# Packages must not start their daemons on the system ports (no init
 		# system here; in Docker there is none either): the usual policy-rc.d.
 		local made_policy=
@@ -238,19 +239,27 @@ cmd_install() {
 		for s in $(selected_servers); do
 			if declare -F "${s}_preseed" >/dev/null; then "${s}_preseed"; fi
 		done
+		if ! compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then
+			log "no package lists yet: apt-get update"
+			apt-get update -q >>"${TMPDIR:-/tmp}/fetch-harness-apt.log" 2>&1 || die "apt-get update failed"
+		fi
 		local rc=0
 		apt-get install -y -q --no-install-recommends \
 			-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
-			"${missing[@]}" >"${TMPDIR:-/tmp}/fetch-harness-apt.log" 2>&1 || rc=$?
+			"${missing[@]}" >>"${TMPDIR:-/tmp}/fetch-harness-apt.log" 2>&1 || rc=$?
 		if [ "$rc" -ne 0 ]; then
 			# some postinst scripts need a fix first (inn2); the server's
 			# _install repairs and re-runs dpkg --configure
 			log "apt-get returned $rc; the servers' install steps will try to finish configuration (log: ${TMPDIR:-/tmp}/fetch-harness-apt.log)"
 		fi
-		[ -n "$made_policy" ] && rm -f /usr/sbin/policy-rc.d
+		if [ -n "$made_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
 	fi
 	for s in $(selected_servers); do
 		if declare -F "${s}_install" >/dev/null; then "${s}_install"; fi
+	done
+	for p in "${missing[@]}"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+			die "package $p is not installed (see ${TMPDIR:-/tmp}/fetch-harness-apt.log)"
 	done
 	if dpkg --audit 2>/dev/null | grep -q .; then
 		dpkg --audit >&2 || true
