@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/schemes/gopher"
 )
 
 // fetchOne dereferences one URL and delivers its result.
@@ -47,6 +48,17 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 	case fetch.KindDocument:
 		if o.info {
 			return printInfo(s.out, o, res)
+		}
+		if attrs, ok := gopher.DocumentAttributes(res.Document); ok && dest == "" && !o.raw {
+			// Gopher+ attribute blocks: structured for --json, rendered
+			// with each view's URL for people; --raw or -o keep the bytes.
+			if o.jsonOut {
+				return printJSON(s.out, attrs)
+			}
+			if err := gopher.RenderAttributes(s.out, attrs); err != nil {
+				return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
+			}
+			return nil
 		}
 		if dest != "" {
 			if err := saveDocument(ctx, o, s, res, dest); err != nil {
