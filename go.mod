@@ -8,6 +8,7 @@ require (
 	github.com/emersion/go-smtp v0.25.1
 	github.com/jlaffaye/ftp v0.2.4
 	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/ziutek/telnet v0.1.0
 	golang.org/x/net v0.62.0
 	golang.org/x/term v0.47.0
 )
