@@ -92,17 +92,17 @@ type nvtConn struct {
 
 	// Read-side state: only the reading goroutine touches these, except
 	// the hooks, which are set before reading starts.
-	st       readState
-	cmd      byte
-	sbOpt    byte
-	sbData   []byte
-	queue    []byte // filtered bytes for the library
-	scratch  []byte
-	naws     bool // we said WILL NAWS
-	echo     bool // the server said WILL ECHO
-	onEcho   func(remote bool)
-	size     func() (w, h int, ok bool)
-	ignored  map[byte]bool // commands already noted as ignored
+	st      readState
+	cmd     byte
+	sbOpt   byte
+	sbData  []byte
+	queue   []byte // filtered bytes for the library
+	scratch []byte
+	naws    bool // we said WILL NAWS
+	echo    bool // the server said WILL ECHO
+	onEcho  func(remote bool)
+	size    func() (w, h int, ok bool)
+	ignored map[byte]bool // commands already noted as ignored
 }
 
 func newNVTConn(c net.Conn, trace func(string)) *nvtConn {
