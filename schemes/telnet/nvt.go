@@ -321,9 +321,10 @@ func (c *nvtConn) Write(b []byte) (int, error) {
 	if len(b) == 3 && b[0] == cmdIAC {
 		c.note("client sent %s %s", cmdName(b[1]), optName(b[2]))
 	}
-	if err := c.writeRaw(b); err != nil {
-		return 0, err
-	}
+	// An answer that cannot be written is not the library's read error:
+	// the output already read must still reach the user, and a broken
+	// connection shows on the next read.
+	c.writeRaw(b)
 	return len(b), nil
 }
 

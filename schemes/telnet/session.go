@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ziutek/telnet"
@@ -217,6 +218,12 @@ func (s *session) pump(out io.Writer, lw *loginWatch, openGate func(), activity 
 func (s *session) readErr(err error) error {
 	if err == io.EOF || s.closing.Load() {
 		return nil // the server closed, or this side did and says why
+	}
+	if errors.Is(err, syscall.ECONNRESET) {
+		// A server that ends the session with input unread resets the
+		// connection; the session is over all the same.
+		s.req.Trace(fetch.DirInfo, "connection reset by the server")
+		return nil
 	}
 	return &fetch.Error{Kind: fetch.KindNetwork, Op: "read", URL: s.req.URL.Redacted(), Offset: -1, Err: err}
 }
