@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -49,8 +50,12 @@ func (d *pipeDialer) close() {
 	d.wg.Wait()
 }
 
-// fuzzBound is how long one fetch of garbage may take.
-const fuzzBound = 5 * time.Second
+// fuzzBound is how long one fetch of garbage may take; past hangBound
+// the fetch is taken for hung and its goroutines are dumped.
+const (
+	fuzzBound = 5 * time.Second
+	hangBound = 10 * time.Second
+)
 
 // ServeBytes fetches h's document and listing URLs from a server whose
 // whole reply, on every connection, is reply. It fails t if the driver
@@ -75,7 +80,24 @@ func ServeBytes(t testing.TB, h *Harness, reply []byte) {
 			MaxSize:     1 << 20,
 		}, server)
 		start := time.Now()
-		res, _, err := fetchAll(context.Background(), c, u)
+		type outcome struct {
+			res *fetch.Result
+			err error
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			res, _, err := fetchAll(context.Background(), c, u)
+			done <- outcome{res, err}
+		}()
+		var o outcome
+		select {
+		case o = <-done:
+		case <-time.After(hangBound):
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%s: still running %v after Options.MaxTime of 2s on the %d-byte reply %q:\n%s", u, hangBound, len(reply), clip(reply), buf)
+		}
+		res, err := o.res, o.err
 		if took := time.Since(start); took > fuzzBound {
 			t.Errorf("%s: %v to give up on a %d-byte reply %q", u, took, len(reply), clip(reply))
 		}
