@@ -293,3 +293,6 @@ func render(b []byte) string {
 	flush()
 	return "commands:\n" + out.String() + "data:\n" + dataOut.String()
 }
+
+// fetchtestOptions are the options of a test client: a short idle time.
+func fetchtestOptions() fetch.Options { return fetch.Options{IdleTimeout: 5 * time.Second} }
