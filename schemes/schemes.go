@@ -9,6 +9,7 @@ import (
 	"github.com/fetchproject/fetch/schemes/http"
 	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
+	"github.com/fetchproject/fetch/schemes/telnet"
 )
 
 // Config holds each driver's settings.
@@ -19,6 +20,7 @@ type Config struct {
 	Gopher gopher.Config
 	NNTP   nntp.Config
 	Mailto mailto.Config
+	Telnet telnet.Config
 }
 
 // NewClient returns a client with every driver of this module registered.
@@ -34,6 +36,7 @@ func NewClient(opts fetch.Options, cfg Config) *fetch.Client {
 	c.Register("news", n)
 	c.Register("nntp", n)
 	c.Register("mailto", mailto.New(cfg.Mailto))
+	c.Register("telnet", telnet.New(cfg.Telnet))
 	return c
 }
 

@@ -39,6 +39,10 @@ type options struct {
 	proxy  string
 	socks5 string
 
+	telnetNoLogin bool
+	telnetWait    time.Duration
+	telnetLinger  time.Duration
+
 	ftpMethod  string
 	ftpEmail   string
 	ftpActive  string
@@ -140,6 +144,9 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.raw, "raw", false, "")
 	fs.StringVar(&o.proxy, "proxy", "", "")
 	fs.StringVar(&o.socks5, "socks5", "", "")
+	fs.BoolVar(&o.telnetNoLogin, "no-telnet-login", false, "")
+	fs.DurationVar(&o.telnetWait, "telnet-login-wait", 0, "")
+	fs.DurationVar(&o.telnetLinger, "telnet-linger", 0, "")
 	fs.StringVar(&o.ftpMethod, "ftp-method", "", "")
 	fs.StringVar(&o.ftpEmail, "ftp-email", "", "")
 	fs.StringVar(&o.ftpActive, "ftp-port", "", "")
@@ -203,9 +210,10 @@ Usage: fetch [flags] URL...
   fetch 'gopher://gopher.example/7/search%09words'   a Gopher search
   fetch news:'<id@example.com>'                  an article (server from --nntp-server or NNTPSERVER)
   echo hi | fetch --smtp-server 127.0.0.1:587 'mailto:a@example.org?subject=Hi'
+  fetch telnet://user@host:2323/                 a session; the user is typed at login:
   fetch --parse 'ftp://user@host/%2Fetc/motd;type=a'   show the parsed URL as JSON
 
-Schemes: file ftp gopher http https mailto news nntp (telnet, wais, prospero to come).
+Schemes: file ftp gopher http https mailto news nntp telnet (wais, prospero to come).
 
 Output
   -o, --output FILE     write the document to FILE (via a temporary file renamed on success)
@@ -246,6 +254,9 @@ Scheme settings
   --data TEXT           the message body for mailto: (else standard input)
   --dry-run             mailto: print the composed message instead of sending it
   --allow-bcc           mailto: honour a bcc= field in the URL
+  --no-telnet-login     never type a telnet: URL's user and password (they are advisory)
+  --telnet-login-wait D how long typed input waits for the login prompt (default 5s)
+  --telnet-linger D     after input ends, wait until the server is quiet for D (default 2s)
   -H, --header 'N: V'   an extra HTTP request header (repeatable)
   --user-agent UA       the HTTP User-Agent
   --max-redirs N        HTTP redirects to follow (default 20)

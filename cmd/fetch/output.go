@@ -16,6 +16,7 @@ import (
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes/gopher"
+	"github.com/fetchproject/fetch/schemes/telnet"
 )
 
 // fetchOne dereferences one URL and delivers its result.
@@ -85,6 +86,13 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		}
 		return nil
 	case fetch.KindSession:
+		// A terminal gets raw mode while the server echoes, the window size,
+		// and ^] to close; anything else is a plain byte bridge.
+		in, inOK := s.in.(*os.File)
+		out, outOK := s.out.(*os.File)
+		if inOK && outOK {
+			return telnet.RunTerminal(ctx, res.Session, in, out)
+		}
 		return res.Session.Run(ctx, s.in, s.out)
 	}
 	return fmt.Errorf("driver returned an empty result")

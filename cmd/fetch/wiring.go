@@ -11,6 +11,7 @@ import (
 	"github.com/fetchproject/fetch/schemes/http"
 	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
+	"github.com/fetchproject/fetch/schemes/telnet"
 )
 
 // driverConfig maps the flags (and configuration file) onto each driver's
@@ -31,6 +32,7 @@ func driverConfig(o *options, s stdio) schemes.Config {
 			User:     o.nntpUser,
 			Password: o.secrets["nntp-password"],
 		},
+		Telnet: telnet.Config{NoLogin: o.telnetNoLogin, LoginWait: o.telnetWait, Linger: o.telnetLinger},
 		Mailto: mailto.Config{
 			SMTPServer: o.smtpServer,
 			From:       o.from,
