@@ -2,10 +2,12 @@ package fetchtest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -81,17 +83,27 @@ func ServeBytes(t testing.TB, h *Harness, reply []byte) {
 		}, server)
 		start := time.Now()
 		type outcome struct {
-			res *fetch.Result
-			err error
+			res   *fetch.Result
+			err   error
+			panic string
 		}
 		done := make(chan outcome, 1)
 		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					done <- outcome{panic: fmt.Sprintf("%v\n%s", p, debug.Stack())}
+				}
+			}()
 			res, _, err := fetchAll(context.Background(), c, u)
-			done <- outcome{res, err}
+			done <- outcome{res: res, err: err}
 		}()
 		var o outcome
 		select {
 		case o = <-done:
+			if o.panic != "" {
+				d.close()
+				t.Fatalf("%s: panic on the %d-byte reply %q: %s", u, len(reply), clip(reply), o.panic)
+			}
 		case <-time.After(hangBound):
 			buf := make([]byte, 1<<20)
 			buf = buf[:runtime.Stack(buf, true)]
