@@ -387,9 +387,19 @@ func dribble(w io.Writer, b byte) {
 	}
 }
 
+// awaitRequest waits (at most two seconds) for the client's first byte.
+func awaitRequest(p *Peer) {
+	p.Conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	p.Conn.Read(make([]byte, 1))
+	p.Conn.SetReadDeadline(time.Time{})
+}
+
 func checkDribbleOpening(t testing.TB, h *Harness) {
 	NoLeaks(t, func() {
 		srv := NewServer(t, func(p *Peer) {
+			if h.ClientFirst {
+				awaitRequest(p)
+			}
 			p.Drain()
 			dribble(p.Conn, 'x')
 		})

@@ -94,6 +94,12 @@ type Harness struct {
 	// URL fetched is ListingURL when set, else DocumentURL.
 	LinePrefix func(p *Peer) (string, error)
 
+	// ClientFirst marks a protocol whose client speaks first (HTTP,
+	// Gopher): a fake's opening bytes are sent only after the request has
+	// begun, since a reply before any request is a different fault (net/http
+	// reports it as an unsolicited response, not as a slow one).
+	ClientFirst bool
+
 	// Wire lists the URL parts that reach the protocol stream.
 	Wire []WirePart
 

@@ -15,6 +15,7 @@ func harness() *fetchtest.Harness {
 	return &fetchtest.Harness{
 		Scheme:      "gopher",
 		DefaultPort: 70,
+		ClientFirst: true,
 		NewClient: func(opts fetch.Options, _ string) *fetch.Client {
 			c := fetch.NewClient(opts)
 			c.Register("gopher", gopher.New(gopher.Config{}))

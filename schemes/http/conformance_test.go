@@ -16,6 +16,7 @@ func harness() *fetchtest.Harness {
 	return &fetchtest.Harness{
 		Scheme:      "http",
 		DefaultPort: 80,
+		ClientFirst: true,
 		NewClient: func(opts fetch.Options, _ string) *fetch.Client {
 			c := fetch.NewClient(opts)
 			c.Register("http", http.New(http.Config{}))
