@@ -121,8 +121,6 @@ func newFake(t *testing.T, f *fake) *fake {
 
 func (f *fake) addr() string { return f.ln.Addr().String() }
 
-func (f *fake) port() int { return f.ln.Addr().(*net.TCPAddr).Port }
-
 // transcript waits for the next connection to end and returns what the
 // client sent on it.
 func (f *fake) transcript(t *testing.T) string {

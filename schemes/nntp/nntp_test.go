@@ -446,10 +446,7 @@ func TestErrors(t *testing.T) {
 				cfg.Server = f.addr()
 			}
 			c := client(tc.opts, cfg)
-			raw := tc.url
-			if strings.Contains(raw, "%s") {
-				raw = strings.Replace(raw, "%s", f.addr(), 1)
-			}
+			raw := strings.Replace(tc.url, "%s", f.addr(), 1)
 			_, _, err := get(t, c, raw)
 			if err == nil {
 				t.Fatal("no error")
