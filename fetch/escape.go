@@ -157,26 +157,42 @@ func urlEscapeUnsafe(s string) string {
 // tolerated and encoded, so the stored part is in canonical escaped form.
 func urlCleanPart(s, part string, off int) (string, error) {
 	dirty := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '%':
-			if !urlValidEscape(s, i) {
-				return "", urlParseErr(part, off+i, "malformed escape: \"%\" must be followed by two hexadecimal digits")
-			}
-			i += 2
-		case c == ' ':
-			return "", urlParseErr(part, off+i, "space must be encoded as %20")
-		case c < 0x20 || c == 0x7f:
-			return "", urlParseErr(part, off+i, "control character must be encoded")
-		case urlIsUnsafe(c):
-			dirty = true
-		}
+	err := urlScan(s, part, off, func(_ int, c byte) error {
+		dirty = dirty || urlIsUnsafe(c)
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	if !dirty {
 		return s, nil
 	}
 	return urlEscapeUnsafe(s), nil
+}
+
+// urlScan refuses what no URL part may hold written as is (a malformed
+// escape, a space, a control character) and passes every other byte
+// outside an escape to visit, for the part's own rules.
+func urlScan(s, part string, off int, visit func(i int, c byte) error) error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			if !urlValidEscape(s, i) {
+				return urlParseErr(part, off+i, "malformed escape: \"%\" must be followed by two hexadecimal digits")
+			}
+			i += 2
+		case c == ' ':
+			return urlParseErr(part, off+i, "space must be encoded as %20")
+		case c < 0x20 || c == 0x7f:
+			return urlParseErr(part, off+i, "control character must be encoded")
+		default:
+			if err := visit(i, c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // urlParseErr is a parse failure whose URL field is filled in by Parse.

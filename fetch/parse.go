@@ -234,21 +234,14 @@ func urlParse(raw string) (*URL, error) {
 // urlDecodeUserinfo checks and decodes a user or password field (RFC 1738
 // §3.1: ":", "@" and "/" must be encoded in it).
 func urlDecodeUserinfo(s, part string, off int) (string, error) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '%':
-			if !urlValidEscape(s, i) {
-				return "", urlParseErr(part, off+i, "malformed escape: \"%\" must be followed by two hexadecimal digits")
-			}
-			i += 2
-		case c == ' ':
-			return "", urlParseErr(part, off+i, "space must be encoded as %20")
-		case c < 0x20 || c == 0x7f:
-			return "", urlParseErr(part, off+i, "control character must be encoded")
-		case c == '@' || (c == ':' && part == "user"):
-			return "", urlParseErr(part, off+i, "\""+string(c)+"\" must be encoded in the "+part)
+	err := urlScan(s, part, off, func(i int, c byte) error {
+		if c == '@' || (c == ':' && part == "user") {
+			return urlParseErr(part, off+i, "\""+string(c)+"\" must be encoded in the "+part)
 		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	v, _ := Unescape(s)
 	return v, nil
