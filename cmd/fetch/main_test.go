@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fetchproject/fetch/fetch"
 )
 
 // runFetch runs the command in-process and returns its exit status,
@@ -236,5 +238,20 @@ func TestConfigFile(t *testing.T) {
 	// The command line overrides the file.
 	if code, _, e := runFetch(t, "", "--config", cfg, "--max-size", "10", "file://"+src); code != 0 {
 		t.Fatalf("flag did not override: exit %d: %s", code, e)
+	}
+}
+
+func TestInfoMasksPassword(t *testing.T) {
+	u, err := fetch.Parse("ftp://me:s3cret@127.0.0.1:2121/pub/f.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &fetch.Result{Kind: fetch.KindDocument, URL: u, Document: &fetch.Document{Size: 1}}
+	var out bytes.Buffer
+	if err := printInfo(&out, &options{jsonOut: true}, res); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "s3cret") || !strings.Contains(out.String(), "me:****@") {
+		t.Fatalf("--info --json shows %s", out.String())
 	}
 }

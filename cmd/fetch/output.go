@@ -238,7 +238,7 @@ type docJSON struct {
 
 func docInfo(res *fetch.Result, saved string) docJSON {
 	d := res.Document
-	j := docJSON{URL: res.URL.String(), Kind: string(res.Kind), MIMEType: d.MIMEType, Size: d.Size, Saved: saved, Meta: d.Meta}
+	j := docJSON{URL: res.URL.Redacted(), Kind: string(res.Kind), MIMEType: d.MIMEType, Size: d.Size, Saved: saved, Meta: d.Meta}
 	if !d.ModTime.IsZero() {
 		j.ModTime = d.ModTime.UTC().Format(time.RFC3339)
 	}
