@@ -34,7 +34,7 @@ func socks5Relay(t *testing.T) (addr string, relayed *atomic.Int32) {
 					return
 				}
 				io.ReadFull(c, make([]byte, hdr[1])) // offered methods
-				c.Write([]byte{5, 0})                 // no authentication
+				c.Write([]byte{5, 0})                // no authentication
 				req := make([]byte, 4)
 				if _, err := io.ReadFull(c, req); err != nil || req[1] != 1 {
 					return
