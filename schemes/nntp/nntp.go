@@ -18,7 +18,10 @@
 // names one (or NNTPPORT does). When the server answers 480, the driver
 // authenticates with AUTHINFO USER/PASS (RFC 4643) using the nntp URL's
 // user and password, else Config.User and Config.Password, else the
-// prompter's "user" and "password" answers, and retries.
+// prompter's "user" and "password" answers, and retries. Config.User and
+// Config.Password belong to the configured server: they are sent only to
+// the address a news: URL without a host would dial, never to another
+// server an nntp:// or news:// URL names.
 package nntp
 
 import (
@@ -44,9 +47,11 @@ type Config struct {
 	// which name none. Empty means the NNTPSERVER environment variable,
 	// then "localhost". Without a port, NNTPPORT or 119 is used.
 	Server string
-	// User and Password are the AUTHINFO credentials sent when a server
-	// asks for them (reply 480). An nntp URL's own user and password come
-	// first; Password is used only with Config.User's name.
+	// User and Password are the AUTHINFO credentials sent when the
+	// configured server (Server, NNTPSERVER/NNTPPORT, or localhost:119)
+	// asks for them (reply 480); no other server ever receives them. An
+	// nntp URL's own user and password come first; Password is used only
+	// with Config.User's name.
 	User     string
 	Password string
 	// PageSize is how many of a group's newest articles a group listing
@@ -122,7 +127,7 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 	if err := req.CheckPort("nntp", port); err != nil {
 		return nil, err
 	}
-	creds := credentials{user: d.cfg.User, pass: d.cfg.Password, hasUser: d.cfg.User != "", hasPass: d.cfg.User != "" && d.cfg.Password != ""}
+	creds := d.configCreds(addr)
 	if err := creds.check(req); err != nil {
 		return nil, err
 	}
@@ -186,20 +191,22 @@ func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Resu
 		}
 	}
 
-	creds := credentials{user: d.cfg.User, pass: d.cfg.Password, hasUser: d.cfg.User != "", hasPass: d.cfg.User != "" && d.cfg.Password != ""}
+	addr := u.HostPort(DefaultPort)
+	cfgCreds := d.configCreds(addr)
+	creds := cfgCreds
 	if u.HasUser {
 		creds = credentials{user: u.User, hasUser: true}
 		switch {
 		case u.HasPassword:
 			creds.pass, creds.hasPass = u.Password, true
-		case u.User == d.cfg.User && d.cfg.Password != "":
-			creds.pass, creds.hasPass = d.cfg.Password, true
+		case cfgCreds.hasPass && u.User == cfgCreds.user:
+			creds.pass, creds.hasPass = cfgCreds.pass, true
 		}
 	}
 	if err := creds.check(req); err != nil {
 		return nil, err
 	}
-	s, err := open(ctx, req, u.HostPort(DefaultPort), creds)
+	s, err := open(ctx, req, addr, creds)
 	if err != nil {
 		return nil, err
 	}
@@ -237,6 +244,35 @@ func (d *Driver) newsServer(u *fetch.URL) (string, int, error) {
 	if u.Host != "" {
 		return u.HostPort(DefaultPort), u.PortOr(DefaultPort), nil
 	}
+	return d.configuredServer()
+}
+
+// configCreds is Config.User and Config.Password when addr is the
+// configured news server, and none otherwise: a URL that names another
+// server must not learn the configured server's password.
+func (d *Driver) configCreds(addr string) credentials {
+	if d.cfg.User == "" {
+		return credentials{}
+	}
+	home, _, err := d.configuredServer()
+	if err != nil || !sameAddr(addr, home) {
+		return credentials{}
+	}
+	return credentials{user: d.cfg.User, pass: d.cfg.Password, hasUser: true, hasPass: d.cfg.Password != ""}
+}
+
+// sameAddr reports whether two "host:port" addresses are the same, host
+// names compared without regard to case.
+func sameAddr(a, b string) bool {
+	ah, ap, err1 := net.SplitHostPort(a)
+	bh, bp, err2 := net.SplitHostPort(b)
+	return err1 == nil && err2 == nil && ap == bp && strings.EqualFold(ah, bh)
+}
+
+// configuredServer is the server a news: URL without a host is read from:
+// Config.Server, NNTPSERVER, or localhost, on its own port, NNTPPORT or
+// 119; as "host:port" and the port.
+func (d *Driver) configuredServer() (string, int, error) {
 	server, from := d.cfg.Server, "the configured news server"
 	if server == "" {
 		server, from = os.Getenv("NNTPSERVER"), "NNTPSERVER"

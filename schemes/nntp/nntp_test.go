@@ -759,3 +759,88 @@ func TestListingURLsFetch(t *testing.T) {
 		}
 	}
 }
+
+// promptLog is a Prompter that answers from a map and keeps each question.
+type promptLog struct {
+	mu      sync.Mutex
+	answers fetch.Answers
+	asked   []fetch.Question
+}
+
+func (p *promptLog) Prompt(ctx context.Context, q fetch.Question) (string, error) {
+	p.mu.Lock()
+	p.asked = append(p.asked, q)
+	p.mu.Unlock()
+	return p.answers.Prompt(ctx, q)
+}
+
+// TestConfigCredentialsStayHome checks Config.User and Config.Password go
+// only to the configured server: another server an nntp:// or news://
+// URL names, asking 480, never sees them, and gets the URL's own login or
+// the prompter's answers instead.
+func TestConfigCredentialsStayHome(t *testing.T) {
+	const user, pass = "reader", "s3cret"
+	home := newFake(t, &fake{caps: readerCaps, user: user, pass: pass, groups: defaultGroups()})
+	// The other server would accept the configured login, were it sent.
+	other := newFake(t, &fake{caps: readerCaps, user: user, pass: pass, authAll: true, groups: defaultGroups()})
+	cfg := Config{Server: home.addr(), User: user, Password: pass}
+
+	for _, raw := range []string{
+		"nntp://" + other.addr() + "/fetch.test.secret/1",
+		"nntp://" + other.addr() + "/fetch.test.secret",
+		"nntp://" + other.addr() + "/",
+		"news://" + other.addr() + "/fetch.test.secret",
+		"news://" + other.addr() + "/secret.1@fetch.test",
+	} {
+		t.Run(raw, func(t *testing.T) {
+			_, _, err := get(t, client(fetch.Options{}, cfg), raw)
+			if !errors.Is(err, fetch.ErrAuth) {
+				t.Errorf("err %v, want ErrAuth", err)
+			}
+			if sent := other.transcript(t); strings.Contains(sent, pass) || strings.Contains(sent, "AUTHINFO") {
+				t.Errorf("the other server was sent the configured login:\n%s", show(sent))
+			}
+		})
+	}
+
+	t.Run("URL user, prompted password", func(t *testing.T) {
+		p := &promptLog{answers: fetch.Answers{"password": "typed"}}
+		_, _, err := get(t, client(fetch.Options{Prompter: p}, cfg), "nntp://"+user+"@"+other.addr()+"/fetch.test.secret/1")
+		if !errors.Is(err, fetch.ErrAuth) {
+			t.Errorf("err %v, want ErrAuth (481 to the typed password)", err)
+		}
+		sent := other.transcript(t)
+		if strings.Contains(sent, pass) || !strings.Contains(sent, "AUTHINFO PASS typed\r\n") {
+			t.Errorf("the other server was sent:\n%s", show(sent))
+		}
+		if len(p.asked) != 1 || p.asked[0].Field != "password" || !strings.Contains(p.asked[0].Label, other.addr()) {
+			t.Errorf("questions %+v, want one password question naming %s", p.asked, other.addr())
+		}
+	})
+
+	t.Run("prompted login", func(t *testing.T) {
+		p := &promptLog{answers: fetch.Answers{"user": "u2", "password": "p2"}}
+		_, _, err := get(t, client(fetch.Options{Prompter: p}, cfg), "news://"+other.addr()+"/fetch.test.secret")
+		if !errors.Is(err, fetch.ErrAuth) {
+			t.Errorf("err %v, want ErrAuth", err)
+		}
+		if sent := other.transcript(t); strings.Contains(sent, pass) || !strings.Contains(sent, "AUTHINFO USER u2\r\nAUTHINFO PASS p2\r\n") {
+			t.Errorf("the other server was sent:\n%s", show(sent))
+		}
+		if len(p.asked) != 2 || !strings.Contains(p.asked[0].Label, other.addr()) {
+			t.Errorf("questions %+v, want user and password questions naming %s", p.asked, other.addr())
+		}
+	})
+
+	// The configured server itself, by either form, gets them.
+	for _, raw := range []string{"news:fetch.test.secret", "nntp://" + home.addr() + "/fetch.test.secret/1", "news://" + home.addr() + "/fetch.test.secret"} {
+		t.Run("home "+raw, func(t *testing.T) {
+			if _, _, err := get(t, client(fetch.Options{}, cfg), raw); err != nil {
+				t.Fatal(err)
+			}
+			if sent := home.transcript(t); !strings.Contains(sent, "AUTHINFO PASS "+pass+"\r\n") {
+				t.Errorf("the configured server was sent:\n%s", show(sent))
+			}
+		})
+	}
+}
