@@ -29,7 +29,7 @@ func (s *session) listGroup(ctx context.Context, group string, page int64, url f
 	if first < g.Low {
 		first = g.Low
 	}
-	ovs, err := s.overviews(ctx, first, g.High)
+	ovs, err := s.overviews(ctx, first, g.High, page)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +63,8 @@ func overviewEntry(ov *overview, url func(*overview) string) fetch.Entry {
 // overviews reads the overview of articles first..last: OVER when the
 // server advertises it (or says nothing), else XOVER, falling back to HEAD
 // for each article when neither is known (500) or the overview is
-// unavailable (503).
-func (s *session) overviews(ctx context.Context, first, last int64) ([]overview, error) {
+// unavailable (503); the HEAD fallback asks for at most page articles.
+func (s *session) overviews(ctx context.Context, first, last, page int64) ([]overview, error) {
 	cmds := []string{"OVER", "XOVER"}
 	if s.caps != nil && !s.hasCap("OVER") {
 		cmds = cmds[1:]
@@ -98,13 +98,27 @@ func (s *session) overviews(ctx context.Context, first, last int64) ([]overview,
 		}
 		break // to HEAD
 	}
-	return s.heads(ctx, first, last)
+	return s.heads(ctx, first, last, page)
 }
 
-// heads builds overviews from each article's HEAD (RFC 3977 §6.2.2).
-func (s *session) heads(ctx context.Context, first, last int64) ([]overview, error) {
+// heads builds overviews from each article's HEAD (RFC 3977 §6.2.2), for
+// at most page of the newest articles first..last. The loop counts
+// articles rather than stepping a number up to last, which would wrap
+// around and never end when a server says its high mark is MaxInt64.
+func (s *session) heads(ctx context.Context, first, last, page int64) ([]overview, error) {
+	if first < 0 {
+		first = 0
+	}
+	if last < first || page <= 0 {
+		return nil, nil
+	}
+	if last-first >= page { // no overflow: 0 <= first <= last
+		first = last - page + 1
+	}
+	count := last - first + 1 // at most page
 	var out []overview
-	for n := first; n <= last; n++ {
+	for i := int64(0); i < count; i++ {
+		n := first + i
 		code, text, err := s.do(ctx, "HEAD", wire.Lit("HEAD "+strconv.FormatInt(n, 10)))
 		if err != nil {
 			return nil, err

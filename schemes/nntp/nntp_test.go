@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -842,5 +844,61 @@ func TestConfigCredentialsStayHome(t *testing.T) {
 				t.Errorf("the configured server was sent:\n%s", show(sent))
 			}
 		})
+	}
+}
+
+// TestHeadsHighMarkMaxInt64 checks a group whose high mark is MaxInt64,
+// listed through HEAD (no overview, every article gone), asks for at most
+// a page of articles, each in the group's range, and ends: stepping an
+// article number up to MaxInt64 would wrap around and never stop.
+func TestHeadsHighMarkMaxInt64(t *testing.T) {
+	var mu sync.Mutex
+	var heads []string
+	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
+		verb, arg, _ := strings.Cut(line, " ")
+		switch verb {
+		case "GROUP":
+			c.printf("211 1 0 9223372036854775807 g")
+		case "OVER", "XOVER":
+			c.printf("503 overview not available")
+		case "HEAD":
+			mu.Lock()
+			heads = append(heads, arg)
+			n := len(heads)
+			mu.Unlock()
+			if n > 1000 { // enough to know the loop runs away
+				c.conn.Close()
+				return true
+			}
+			c.printf("423 no such article")
+		default:
+			return false
+		}
+		return true
+	}})
+	for _, page := range []int{0, 3} {
+		heads = nil
+		c := client(fetch.Options{}, Config{Server: f.addr(), PageSize: page})
+		res, _, err := get(t, c, "news:g")
+		if err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		f.transcript(t)
+		if len(res.Listing.Entries) != 0 {
+			t.Errorf("page %d: entries %v", page, res.Listing.Entries)
+		}
+		want := page
+		if want == 0 {
+			want = DefaultPageSize
+		}
+		if len(heads) != want {
+			t.Errorf("page %d: %d HEAD commands, want %d", page, len(heads), want)
+		}
+		for i, h := range heads {
+			if w := strconv.FormatInt(math.MaxInt64-int64(want)+1+int64(i), 10); h != w {
+				t.Errorf("page %d: HEAD %d is %q, want %q", page, i, h, w)
+				break
+			}
+		}
 	}
 }
