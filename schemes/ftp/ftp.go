@@ -161,7 +161,7 @@ func (s *session) access(ctx context.Context, fu *fetch.FTPURL) (*fetch.Result, 
 		if err != nil {
 			return nil, err
 		}
-		return &fetch.Result{Kind: fetch.KindListing, URL: s.req.URL, Listing: l}, nil
+		return &fetch.Result{Kind: fetch.KindListing, URL: s.publicURL(), Listing: l}, nil
 	}
 	if fu.Name == "" {
 		l, err := s.list(ctx, fu.Dirs, s.pathArg(fu.Dirs, ""))
@@ -182,7 +182,7 @@ func (s *session) access(ctx context.Context, fu *fetch.FTPURL) (*fetch.Result, 
 		}
 		return &fetch.Result{Kind: fetch.KindListing, URL: s.dirURL(dirs), Listing: l}, nil
 	}
-	return &fetch.Result{Kind: fetch.KindDocument, URL: s.req.URL, Document: doc}, nil
+	return &fetch.Result{Kind: fetch.KindDocument, URL: s.publicURL(), Document: doc}, nil
 }
 
 // segmentKeep are the characters besides unreserved ones that an fsegment
@@ -200,10 +200,19 @@ func escapePath(segs []string) string {
 	return strings.Join(out, "/")
 }
 
-// dirURL is the canonical URL of the directory dirs: the request's URL
-// with its path replaced, ending in "/", without a typecode.
-func (s *session) dirURL(dirs []string) *fetch.URL {
+// publicURL is the request's URL without its password, which results and
+// listings must not pass on (RFC 1738 §6). It keeps the user, so fetching
+// an entry logs in as the same user and asks for the password again.
+func (s *session) publicURL() *fetch.URL {
 	u := s.req.URL.Clone()
+	u.Password, u.HasPassword = "", false
+	return u
+}
+
+// dirURL is the canonical URL of the directory dirs: the request's URL
+// with its path replaced, ending in "/", without a typecode or password.
+func (s *session) dirURL(dirs []string) *fetch.URL {
+	u := s.publicURL()
 	u.Path = ""
 	if len(dirs) > 0 {
 		u.Path = escapePath(dirs) + "/"

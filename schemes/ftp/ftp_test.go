@@ -293,3 +293,42 @@ func TestASCIIConversion(t *testing.T) {
 		}
 	}
 }
+
+// TestListingDropsPassword: the URLs a listing hands on, and Result.URL,
+// keep the user of ftp://user:password@host/ but never the password.
+func TestListingDropsPassword(t *testing.T) {
+	for _, tt := range []struct {
+		name, path string
+		mlsd       bool
+	}{
+		{name: "LIST", path: "/pub/"},
+		{name: "MLSD", path: "/pub/", mlsd: true},
+		{name: "directory detected", path: "/pub"},
+		{name: "NLST", path: "/pub;type=d"},
+		{name: "root", path: ""},
+		{name: "document", path: "/pub/file.txt"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := rfcServer(t)
+			s.mlsd = tt.mlsd
+			_, res, err := get(t, client(Config{}, fetch.Options{}), "ftp://myname:secret@"+s.addr()+tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u := res.URL.String(); strings.Contains(u, "secret") || !strings.HasPrefix(u, "ftp://myname@") {
+				t.Errorf("Result.URL = %s", u)
+			}
+			if res.Listing == nil {
+				return
+			}
+			if len(res.Listing.Entries) == 0 {
+				t.Fatal("empty listing")
+			}
+			for _, e := range res.Listing.Entries {
+				if strings.Contains(e.URL, "secret") || !strings.HasPrefix(e.URL, "ftp://myname@") {
+					t.Errorf("entry %q has URL %s", e.Name, e.URL)
+				}
+			}
+		})
+	}
+}
