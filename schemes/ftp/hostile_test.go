@@ -344,3 +344,51 @@ func TestActiveRefusesStranger(t *testing.T) {
 	}
 	_ = fmt.Sprint(strangerGotData.Load())
 }
+
+// listHook replaces LIST: serve(c, data) runs with the data connection
+// open after the 150 reply, and must close it.
+func listHook(serve func(c *fakeConn, data net.Conn)) func(c *fakeConn, verb, arg string) bool {
+	return func(c *fakeConn, verb, arg string) bool {
+		if verb != "LIST" {
+			return false
+		}
+		dc, err := c.dataConn()
+		if err != nil {
+			c.reply("425 no data connection")
+			return true
+		}
+		c.reply("150 Here comes the directory listing.")
+		serve(c, dc)
+		return true
+	}
+}
+
+// TestEndlessEmptyListingLines: a LIST data stream of nothing but "\r\n"
+// is cut off at the listing's line bound with ErrTooLarge (exit 4), not
+// held in memory for as long as the server keeps sending.
+func TestEndlessEmptyListingLines(t *testing.T) {
+	const giveUp = 4 << 20 // lines; the client's bound is 1<<20
+	s := rfcServer(t)
+	var sent atomic.Int64
+	s.hook = listHook(func(c *fakeConn, data net.Conn) {
+		defer data.Close()
+		chunk := []byte(strings.Repeat("\r\n", 32<<10))
+		// Endless as far as the client can tell; the fake gives up at four
+		// times the bound (giveUp) so that a client without one fails the
+		// test instead of eating memory.
+		for sent.Load() < giveUp {
+			if _, err := data.Write(chunk); err != nil {
+				return
+			}
+			sent.Add(32 << 10)
+		}
+		c.reply("226 Directory send OK.")
+	})
+	_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/pub/")
+	if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err) != fetch.KindPolicy {
+		t.Fatalf("err = %v (kind %v), want ErrTooLarge", err, fetch.KindOf(err))
+	}
+	if n := sent.Load(); n >= giveUp {
+		t.Errorf("the client read all %d lines", n)
+	}
+}

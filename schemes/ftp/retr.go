@@ -264,8 +264,13 @@ func (a *asciiBody) convert(dst, src []byte) []byte {
 	return dst
 }
 
-// maxListing bounds the bytes of one listing held in memory.
-const maxListing = 64 << 20
+// maxListing and maxListingLines bound one listing held in memory: its
+// bytes, line ends included, and its lines, so that a server sending
+// endless empty lines cannot grow the line slice without end.
+const (
+	maxListing      = 64 << 20
+	maxListingLines = 1 << 20
+)
 
 // list lists the current directory (arg empty) or arg: MLSD when FEAT
 // offers MLST (RFC 3659 §7), else LIST. dirs locate the entries' URLs.
@@ -386,10 +391,10 @@ func (s *session) transferLines(ctx context.Context, verb, arg string) ([]string
 		if err != nil {
 			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: verb, Offset: -1, Err: err}
 		}
-		total += len(line)
-		if total > maxListing {
+		total += len(line) + 2 // the line end
+		if total > maxListing || len(lines) >= maxListingLines {
 			return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: verb, Offset: -1,
-				Err: fmt.Errorf("%w: a listing over %d bytes", fetch.ErrTooLarge, maxListing)}
+				Err: fmt.Errorf("%w: a listing over %d bytes or %d lines", fetch.ErrTooLarge, maxListing, maxListingLines)}
 		}
 		lines = append(lines, line)
 	}
