@@ -392,3 +392,18 @@ func TestEndlessEmptyListingLines(t *testing.T) {
 		t.Errorf("the client read all %d lines", n)
 	}
 }
+
+// TestListingLineTooLong: an over-long line in a LIST data stream is the
+// server's fault (exit 6), as an over-long reply line is.
+func TestListingLineTooLong(t *testing.T) {
+	s := rfcServer(t)
+	s.hook = listHook(func(c *fakeConn, data net.Conn) {
+		io.WriteString(data, "-rw-r--r-- 1 0 0 1 Jan 02 2024 "+strings.Repeat("x", 1<<20)+"\r\n")
+		data.Close()
+		c.reply("226 Directory send OK.")
+	})
+	_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/pub/")
+	if !errors.Is(err, fetch.ErrLineTooLong) || fetch.KindOf(err) != fetch.KindServer || fetch.KindOf(err).ExitCode() != 6 {
+		t.Fatalf("err = %v (kind %v), want ErrLineTooLong from the server", err, fetch.KindOf(err))
+	}
+}

@@ -388,6 +388,11 @@ func (s *session) transferLines(ctx context.Context, verb, arg string) ([]string
 			lines = append(lines, line)
 			break
 		}
+		if errors.Is(err, fetch.ErrLineTooLong) {
+			// The server's fault, as an over-long reply line is.
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: verb, Offset: -1,
+				Err: fmt.Errorf("listing line: %w", err)}
+		}
 		if err != nil {
 			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: verb, Offset: -1, Err: err}
 		}
