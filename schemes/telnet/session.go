@@ -197,7 +197,10 @@ func (s *session) pump(out io.Writer, lw *loginWatch, openGate func(), activity 
 					shown = "****"
 				}
 				s.req.Trace(fetch.DirSent, shown)
-				s.conn.writeRaw([]byte(a.value + "\r\n")) // a failure shows on the next read
+				// As NVT text, like typed input: a 255 in the login is
+				// doubled, so it cannot become a command (IAC IP).
+				var enc nvtEncoder
+				s.conn.writeRaw(enc.encode([]byte(a.value + "\r\n"))) // a failure shows on the next read
 			}
 			if !lw.holding() {
 				openGate()

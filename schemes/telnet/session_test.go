@@ -106,6 +106,31 @@ func TestNoLogin(t *testing.T) {
 	}
 }
 
+// TestLoginIACDoubled: a 255 byte in the URL's user or password is typed
+// as data, doubled (RFC 854), never as a command: telnet://%FF%F4@host/
+// must put IAC IAC F4 on the wire, not IAC IP.
+func TestLoginIACDoubled(t *testing.T) {
+	srv := fetchtest.NewServer(t, loginServer(t))
+	out, tl, err := runSession(t, "telnet://%FF%F4:p%FFss@"+srv.Addr+"/", strings.NewReader(""), Config{}, 10*time.Second)
+	if err != nil {
+		t.Fatalf("%v\ntrace:\n%s", err, tl)
+	}
+	if !strings.Contains(out, "Login incorrect") {
+		t.Errorf("output %q", out)
+	}
+	srv.WaitGone(time.Second)
+	srv.Close()
+	got := srv.Received()
+	for _, want := range []string{"\xff\xff\xf4\r\n", "p\xff\xffss\r\n"} {
+		if !bytes.Contains(got, []byte(want)) {
+			t.Errorf("the wire lacks %q:\n%s", want, render(got))
+		}
+	}
+	if strings.Contains(render(got), "IAC IP") {
+		t.Errorf("the login became IAC IP:\n%s", render(got))
+	}
+}
+
 // TestLineSafetyBeforeConnect: a decoded CR, LF or NUL in the user or the
 // password is refused (exit 4) before anything is dialled (RFC 1738 §6).
 func TestLineSafetyBeforeConnect(t *testing.T) {
