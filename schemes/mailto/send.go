@@ -23,6 +23,11 @@ import (
 // go-smtp reads up to 2000).
 const smtpMaxLine = 2000
 
+// smtpMaxReplyLines bounds the lines of one multi-line reply read before
+// TLS (the greeting, EHLO), so a server that never ends one cannot fill
+// memory; an EHLO reply lists a few dozen extensions at most.
+const smtpMaxReplyLines = 4096
+
 // send hands msg to the submission server: EHLO, STARTTLS and AUTH when
 // configured, MAIL FROM, one RCPT TO per recipient, DATA (RFC 5321 §3.3).
 // It returns the server's final reply, which carries its queue id.
@@ -298,6 +303,10 @@ func readReply(r *wire.Reader) (int, string, error) {
 				Err: errors.New("malformed SMTP reply code")}
 		}
 		code = n
+		if len(lines) >= smtpMaxReplyLines {
+			return 0, "", &fetch.Error{Kind: fetch.KindServer, Op: "read reply", Offset: -1, Code: code,
+				Err: fmt.Errorf("malformed SMTP reply: more than %d lines", smtpMaxReplyLines)}
+		}
 		if len(line) > 4 {
 			lines = append(lines, line[4:])
 		} else {

@@ -255,6 +255,43 @@ func TestStartTLSInjection(t *testing.T) {
 	}
 }
 
+// A multi-line reply that never ends, read before TLS (the greeting or the
+// EHLO reply), stops at smtpMaxReplyLines with a server error instead of
+// growing without bound.
+func TestEndlessMultilineReply(t *testing.T) {
+	const giveUp = 4 * 4096 // lines; far past the client's bound
+	endless := func(c net.Conn, code string) {
+		chunk := []byte(strings.Repeat(code+"-more\r\n", 256))
+		for sent := 0; sent < giveUp; sent += 256 {
+			if _, err := c.Write(chunk); err != nil {
+				return // the client hung up
+			}
+		}
+		io.WriteString(c, code+" end\r\n")
+		bufio.NewReader(c).ReadString('\n')
+	}
+	for _, tt := range []struct {
+		name   string
+		handle func(c net.Conn)
+	}{
+		{"greeting", func(c net.Conn) { endless(c, "220") }},
+		{"EHLO", func(c net.Conn) {
+			io.WriteString(c, "220 hi\r\n")
+			bufio.NewReader(c).ReadString('\n')
+			endless(c, "250")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := rawServer(t, tt.handle)
+			d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test", StartTLS: true, TLSInsecure: true})
+			_, err := sendVia(t, d, fetch.Options{IdleTimeout: 2 * time.Second}, "mailto:a@fetch.test", "x\n")
+			if fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "more than 4096 lines") {
+				t.Errorf("err = %v (kind %v), want a server error naming the line bound", err, fetch.KindOf(err))
+			}
+		})
+	}
+}
+
 // Hostile and broken servers: each failure has its kind, and nothing hangs.
 func TestHostileServers(t *testing.T) {
 	tests := []struct {
