@@ -64,6 +64,7 @@ const DefaultPort = 70
 // are parsed whole; documents are streamed and not bounded here.
 const (
 	defaultMaxMenu = 32 << 20 // a menu or search result
+	maxMenuEntries = 1 << 20  // its items: a tiny item costs far more as an Entry than as a line
 	maxAttributes  = 4 << 20  // a "!" or "$" reply
 	maxErrorBlock  = 64 << 10 // the data of a "--N" reply
 )

@@ -524,6 +524,16 @@ func TestHostile(t *testing.T) {
 				}
 			}
 		}, fetch.Options{MaxSize: 100 << 10}, fetch.ErrTooLarge, fetch.KindPolicy},
+		// Within the byte bound (8 MiB of 32), but 2M items: each costs far
+		// more as a listing entry than its 4 bytes on the wire.
+		{"menu of too many items", "1/", func(_ int, _ string, c net.Conn) {
+			buf := []byte(strings.Repeat("ix\r\n", 4<<10))
+			for i := 0; i < 512; i++ {
+				if _, err := c.Write(buf); err != nil {
+					return
+				}
+			}
+		}, fetch.Options{}, fetch.ErrTooLarge, fetch.KindPolicy},
 		{"endless attributes", "0/x%09%09!", func(i int, s string, c net.Conn) {
 			io.WriteString(c, "+-2\r\n")
 			buf := []byte(strings.Repeat("+X:\r\n", 1<<12))

@@ -209,8 +209,8 @@ func (it Item) entry(defHost string, defPort int) fetch.Entry {
 }
 
 // parseMenu reads a menu (RFC 1436 §3.8) until its "." line or the close,
-// at most limit bytes, tracing each line. Items whose host or port is
-// missing are taken to be on host:port.
+// at most limit bytes and maxMenuEntries items, tracing each line. Items
+// whose host or port is missing are taken to be on host:port.
 func parseMenu(r io.Reader, host string, port int, limit int64, t fetch.Tracer) (*fetch.Listing, error) {
 	lr := &io.LimitedReader{R: r, N: limit + 1}
 	wr := wire.NewReader(lr, 0, t)
@@ -231,6 +231,9 @@ func parseMenu(r io.Reader, host string, port int, limit int64, t fetch.Tracer) 
 			break
 		}
 		addLine(l, line, host, port, &prev)
+		if len(l.Entries) > maxMenuEntries {
+			return nil, fmt.Errorf("%w (a menu is limited to %d items)", fetch.ErrTooLarge, maxMenuEntries)
+		}
 		if err != nil {
 			break // the last line had no line end
 		}
