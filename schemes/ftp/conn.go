@@ -114,6 +114,10 @@ func (s *session) login(ctx context.Context) error {
 	if r.Code == 332 {
 		return s.refused("USER", r, errors.New("the server wants an account (ACCT), which ftp URLs cannot give"))
 	}
+	hostport := u.HostPort(fetch.DefaultPort("ftp"))
+	if !havePass {
+		pass, havePass = s.d.rememberedPassword(user, hostport)
+	}
 	if !havePass {
 		pass, err = s.req.Prompt(ctx, fetch.Question{
 			Field:  "password",
@@ -130,6 +134,9 @@ func (s *session) login(ctx context.Context) error {
 	}
 	switch r.Code {
 	case 230, 202:
+		if u.HasUser {
+			s.d.rememberPassword(user, hostport, pass)
+		}
 		return nil
 	case 332:
 		return s.refused("PASS", r, errors.New("the server wants an account (ACCT), which ftp URLs cannot give"))

@@ -36,6 +36,7 @@ import (
 	"os/user"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/fetchproject/fetch/fetch"
 )
@@ -78,7 +79,32 @@ const (
 var ErrBadReply = errors.New("malformed FTP reply")
 
 // Driver fetches ftp URLs.
-type Driver struct{ cfg Config }
+type Driver struct {
+	cfg Config
+
+	// passwords remembers, for this driver's life only, the password that
+	// logged a user in to a server, so that listing entries (whose URLs
+	// never carry the password) fetch without asking again.
+	mu        sync.Mutex
+	passwords map[string]string
+}
+
+// rememberedPassword is the password that last logged user in at hostport.
+func (d *Driver) rememberedPassword(user, hostport string) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, ok := d.passwords[user+"@"+hostport]
+	return p, ok
+}
+
+func (d *Driver) rememberPassword(user, hostport, pass string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.passwords == nil {
+		d.passwords = map[string]string{}
+	}
+	d.passwords[user+"@"+hostport] = pass
+}
 
 var _ fetch.Driver = (*Driver)(nil)
 

@@ -332,3 +332,32 @@ func TestListingDropsPassword(t *testing.T) {
 		})
 	}
 }
+
+// TestListingEntriesFetchWithRememberedPassword: entry URLs drop the
+// password, yet the client that listed them fetches them without asking,
+// because the driver remembers the password that logged the user in. A
+// new client does not know it and must ask.
+func TestListingEntriesFetchWithRememberedPassword(t *testing.T) {
+	s := rfcServer(t)
+	c := client(Config{}, fetch.Options{})
+	_, res, err := get(t, c, "ftp://myname:secret@"+s.addr()+"/pub/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fileURL string
+	for _, e := range res.Listing.Entries {
+		if e.Name == "file.txt" {
+			fileURL = e.URL
+		}
+	}
+	if fileURL == "" || strings.Contains(fileURL, "secret") {
+		t.Fatalf("entry URL %q", fileURL)
+	}
+	body, _, err := get(t, c, fileURL)
+	if err != nil || body != "line one\r\nline two\r\n" {
+		t.Fatalf("same client: %q, %v", body, err)
+	}
+	if _, _, err := get(t, client(Config{}, fetch.Options{}), fileURL); !errors.Is(err, fetch.ErrNoAnswer) {
+		t.Fatalf("a new client fetched %s without the password: %v", fileURL, err)
+	}
+}
