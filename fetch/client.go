@@ -107,20 +107,15 @@ func (c *Client) FetchURL(ctx context.Context, u *URL) (*Result, error) {
 			Err: fmt.Errorf("%w %q; available: %s", ErrUnknownScheme, scheme, strings.Join(c.Schemes(), ", "))}
 	}
 
-	// The port policy is applied before any connection: to the proxy when
-	// there is one, else to the URL's own host when it names one.
-	target, port := u, 0
-	if req.Proxy != nil {
-		target = req.Proxy
+	// The port policy is applied before any connection: to the URL's own
+	// host when it names one, whoever connects to it (a gateway would talk
+	// to that port on the URL's behalf), and to the gateway itself.
+	if err := c.checkPort(req, u); err != nil {
+		return nil, err
 	}
-	if target.Host != "" {
-		port = target.PortOr(c.DefaultPortOf(target.Scheme))
-		// A scheme without a port of its own (file) opens no connection
-		// unless the URL names a port.
-		if port != 0 || target.Port != 0 {
-			if err := req.CheckPort(target.Scheme, port); err != nil {
-				return nil, err
-			}
+	if req.Proxy != nil {
+		if err := c.checkPort(req, req.Proxy); err != nil {
+			return nil, err
 		}
 	}
 
@@ -154,6 +149,20 @@ func (c *Client) FetchURL(ctx context.Context, u *URL) (*Result, error) {
 	return res, nil
 }
 
+// checkPort applies the policy to the port target would connect to. A
+// scheme without a port of its own (file) opens no connection unless the
+// URL names a port.
+func (c *Client) checkPort(req *Request, target *URL) error {
+	if target.Host == "" {
+		return nil
+	}
+	port := target.PortOr(c.DefaultPortOf(target.Scheme))
+	if port == 0 && target.Port == 0 {
+		return nil
+	}
+	return req.CheckPort(target.Scheme, port)
+}
+
 // guardedBody enforces the maximum size and releases the fetch's context
 // when the body is closed.
 type guardedBody struct {
@@ -177,7 +186,13 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 			Err: fmt.Errorf("%w (%d bytes; raise --max-size)", ErrTooLarge, b.max)}
 	}
 	if err != nil && err != io.EOF {
-		err = Wrap(KindNetwork, "read", err)
+		// A failure the driver classified, or a local file's, keeps its
+		// kind; anything else arrived over the network.
+		k := KindOf(err)
+		if k == KindUnknown {
+			k = KindNetwork
+		}
+		err = Wrap(k, "read", err)
 	}
 	return n, err
 }

@@ -238,3 +238,23 @@ func TestAnswers(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A gateway must not be a way around the port policy: the URL's own port
+// is checked as well as the gateway's.
+func TestPolicyThroughGateway(t *testing.T) {
+	rec := &recorder{}
+	c := NewClient(Options{Proxy: func(u *URL) (*URL, error) { return Parse("http://127.0.0.1:3128/") }})
+	c.Register("http", rec)
+	for _, u := range []string{"http://127.0.0.1:25/x", "ftp://127.0.0.1:25/x", "gopher://h:21/"} {
+		if _, err := c.Fetch(context.Background(), u); !errors.Is(err, ErrPortRefused) {
+			t.Errorf("%s through a gateway: %v", u, err)
+		}
+	}
+	c.Options.Proxy = func(u *URL) (*URL, error) { return Parse("http://127.0.0.1:25/") }
+	if _, err := c.Fetch(context.Background(), "ftp://h/x"); !errors.Is(err, ErrPortRefused) {
+		t.Errorf("gateway on port 25: %v", err)
+	}
+	if rec.got != nil {
+		t.Fatal("the driver was called")
+	}
+}
