@@ -423,7 +423,13 @@ func urlMaskInput(raw string) string {
 	}
 	at := strings.LastIndexByte(auth, '@')
 	if at < 0 {
-		return raw
+		// A malformed URL may hold "/", "?" or "#" unencoded in its
+		// password ("ftp://u:p/w@h/"): then mask up to the last "@".
+		auth = raw[i+2:]
+		at = strings.LastIndexByte(auth, '@')
+		if at < 0 {
+			return raw
+		}
 	}
 	c := strings.IndexByte(auth[:at], ':')
 	if c < 0 || c+1 == at {

@@ -117,3 +117,18 @@ func TestExitCodes(t *testing.T) {
 		t.Error("sentinels map to the wrong kinds")
 	}
 }
+
+// A parse error never shows the password, even when the password holds
+// characters that end the authority ("/", "#") unencoded.
+func TestParseErrorMasksUnencodedPassword(t *testing.T) {
+	for _, raw := range []string{"ftp://alice:s3cret@host:99999/", "ftp://alice:s3/cret@host/", "ftp://u:s3cr#et/x@h", "ftp://u:s3cret@h/%zz"} {
+		_, err := Parse(raw)
+		if err == nil {
+			t.Errorf("%s parsed", raw)
+			continue
+		}
+		if strings.Contains(err.Error(), "cret") || strings.Contains(err.Error(), "s3") {
+			t.Errorf("Parse(%q) error shows the password: %v", raw, err)
+		}
+	}
+}
