@@ -59,14 +59,17 @@ func (d *Driver) maxRedirects() int {
 // Fetch performs a GET. With req.Proxy set, the URL (of any scheme) goes
 // whole to the gateway.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
-	if req.Proxy != nil {
+	if req.Proxy != nil && req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return d.viaGateway(ctx, req)
 	}
 	hu, err := req.URL.HTTP()
 	if err != nil {
 		return nil, err
 	}
-	target := &neturl.URL{Scheme: req.URL.Scheme, Host: req.URL.HostPort(fetch.DefaultPort(req.URL.Scheme)), Opaque: opaqueFor(req.URL, hu.RequestURI())}
+	target, err := requestURL(req.URL, hu)
+	if err != nil {
+		return nil, err
+	}
 	hreq, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, "", nil)
 	if err != nil {
 		return nil, fetch.Wrap(fetch.KindMalformed, "request", err)
@@ -78,6 +81,8 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	hops := 0
 	client := &nethttp.Client{
 		Transport: d.transport(ctx, req),
+		// Each hop keeps the first request's headers; net/http drops the
+		// credentials among them when the host changes.
 		CheckRedirect: func(next *nethttp.Request, via []*nethttp.Request) error {
 			hops++
 			if hops > d.maxRedirects() {
@@ -87,8 +92,10 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			if err := d.checkHop(req, next.URL); err != nil {
 				return err
 			}
-			req.Trace(fetch.DirInfo, "redirected to "+next.URL.String())
-			d.setHeaders(req, next)
+			// Like curl, no Referer: a fetcher does not tell one site
+			// where it came from.
+			next.Header.Del("Referer")
+			req.Trace(fetch.DirInfo, "redirected to "+next.URL.Redacted())
 			return nil
 		},
 	}
@@ -107,17 +114,24 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		}
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "GET", URL: req.URL.Redacted(), Offset: -1, Err: cause}
 	}
-	return d.result(req, resp)
+	return d.result(req, resp, hops > 0)
 }
 
-// opaqueFor keeps the request-URI exactly as the URL wrote it; net/url
-// would re-escape a path it had decoded. A path that starts with "//" is
-// sent in absolute form so it cannot be read as an authority.
-func opaqueFor(u *fetch.URL, requestURI string) string {
-	if strings.HasPrefix(requestURI, "//") {
-		return "//" + hostHeader(u) + requestURI
+// requestURL gives net/http the path and search exactly as the URL wrote
+// them: RawPath keeps every escape (a %2F stays %2F), RawQuery the search.
+func requestURL(u *fetch.URL, hu *fetch.HTTPURL) (*neturl.URL, error) {
+	path, err := fetch.Unescape(hu.Path)
+	if err != nil {
+		return nil, err
 	}
-	return requestURI
+	return &neturl.URL{
+		Scheme:     u.Scheme,
+		Host:       u.HostPort(fetch.DefaultPort(u.Scheme)),
+		Path:       path,
+		RawPath:    hu.Path,
+		RawQuery:   hu.Search,
+		ForceQuery: hu.HasSearch && hu.Search == "",
+	}, nil
 }
 
 func hostHeader(u *fetch.URL) string {
@@ -195,8 +209,37 @@ func (d *Driver) transport(ctx context.Context, req *fetch.Request) *nethttp.Tra
 		MaxResponseHeaderBytes: wire.DefaultMaxLine,
 		ResponseHeaderTimeout:  req.Options.Idle(),
 		TLSHandshakeTimeout:    req.Options.Idle(),
-		MaxIdleConns:           1,
-		IdleConnTimeout:        time.Second,
+		// One request per connection: nothing lingers after the body is
+		// closed, and a bot running many fetches holds no idle sockets.
+		DisableKeepAlives: true,
+		Proxy:             d.proxyFor(req),
+	}
+}
+
+// proxyFor decides the gateway of every hop, the first and each redirect,
+// with the caller's Proxy function; https goes through it with CONNECT,
+// http as an absolute URL. Each gateway's port passes the policy.
+func (d *Driver) proxyFor(req *fetch.Request) func(*nethttp.Request) (*neturl.URL, error) {
+	return func(r *nethttp.Request) (*neturl.URL, error) {
+		if req.Options.Proxy == nil {
+			return nil, nil
+		}
+		u, err := fetch.Parse(r.URL.String())
+		if err != nil {
+			return nil, err
+		}
+		p, err := req.Options.Proxy(u)
+		if err != nil || p == nil {
+			return nil, err
+		}
+		if err := req.CheckPort(p.Scheme, p.PortOr(fetch.DefaultPort(p.Scheme))); err != nil {
+			return nil, err
+		}
+		pu := &neturl.URL{Scheme: p.Scheme, Host: p.HostPort(fetch.DefaultPort(p.Scheme))}
+		if p.HasUser {
+			pu.User = neturl.UserPassword(p.User, p.Password)
+		}
+		return pu, nil
 	}
 }
 
@@ -217,10 +260,10 @@ func unwrapURLError(err error) error {
 
 // result turns a response into a document, or an error for a failure
 // status.
-func (d *Driver) result(req *fetch.Request, resp *nethttp.Response) (*fetch.Result, error) {
+func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected bool) (*fetch.Result, error) {
 	d.traceResponse(req, resp)
 	final := req.URL
-	if resp.Request != nil && resp.Request.URL != nil {
+	if redirected && resp.Request != nil && resp.Request.URL != nil {
 		if u, err := fetch.Parse(resp.Request.URL.String()); err == nil {
 			final = u
 		}
@@ -241,10 +284,19 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response) (*fetch.Resu
 		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
 			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode), Err: errors.New("redirect without a usable Location")}
 	}
-	if off := req.Options.Offset; off > 0 && resp.StatusCode != nethttp.StatusPartialContent {
-		resp.Body.Close()
-		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Code: resp.StatusCode,
-			Err: fmt.Errorf("the server does not resume: asked for bytes from %d, got status %d", off, resp.StatusCode)}
+	total := int64(-1)
+	if off := req.Options.Offset; off > 0 {
+		start, n, err := contentRange(resp)
+		if resp.StatusCode != nethttp.StatusPartialContent || err != nil || start != off {
+			resp.Body.Close()
+			why := fmt.Sprintf("got status %d", resp.StatusCode)
+			if resp.StatusCode == nethttp.StatusPartialContent {
+				why = fmt.Sprintf("got Content-Range %q", resp.Header.Get("Content-Range"))
+			}
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Code: resp.StatusCode,
+				Err: fmt.Errorf("the server does not resume: asked for bytes from %d, %s", off, why)}
+		}
+		total = n
 	}
 	doc := &fetch.Document{
 		Body:     body{resp.Body},
@@ -253,8 +305,8 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response) (*fetch.Resu
 		Offset:   req.Options.Offset,
 		Meta:     map[string]string{"status": resp.Status},
 	}
-	if doc.Offset > 0 && doc.Size >= 0 {
-		doc.Size += doc.Offset
+	if doc.Offset > 0 {
+		doc.Size = total
 	}
 	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		doc.ModTime = t
@@ -263,6 +315,31 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response) (*fetch.Resu
 		doc.Meta[strings.ToLower(k)] = strings.Join(v, ", ")
 	}
 	return &fetch.Result{Kind: fetch.KindDocument, URL: final, Document: doc}, nil
+}
+
+// contentRange reads "bytes START-END/TOTAL" (RFC 9110 §14.4); TOTAL is
+// -1 when the server gives "*".
+func contentRange(resp *nethttp.Response) (start, total int64, err error) {
+	v := resp.Header.Get("Content-Range")
+	spec, ok := strings.CutPrefix(v, "bytes ")
+	if !ok {
+		return 0, 0, fmt.Errorf("no byte Content-Range")
+	}
+	rng, size, ok := strings.Cut(spec, "/")
+	first, _, ok2 := strings.Cut(rng, "-")
+	if !ok || !ok2 {
+		return 0, 0, fmt.Errorf("malformed Content-Range %q", v)
+	}
+	if start, err = strconv.ParseInt(first, 10, 64); err != nil {
+		return 0, 0, err
+	}
+	total = -1
+	if size != "*" {
+		if total, err = strconv.ParseInt(size, 10, 64); err != nil {
+			return 0, 0, err
+		}
+	}
+	return start, total, nil
 }
 
 // body turns a short read against Content-Length into fetch.ErrTruncated.
@@ -334,7 +411,7 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 	if p.HasUser {
 		hreq.Header.Set("Proxy-Authorization", basicAuth(p.User, p.Password))
 	}
-	req.Trace(fetch.DirSent, "GET "+target+" HTTP/1.1 (to gateway "+p.HostPort(80)+")")
+	req.Trace(fetch.DirSent, "GET "+req.URL.Redacted()+" HTTP/1.1 (to gateway "+p.HostPort(80)+")")
 	traceHeader(req, fetch.DirSent, hreq.Header)
 	w := bufio.NewWriter(conn)
 	fmt.Fprintf(w, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", target, hreq.Host)
@@ -350,8 +427,7 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", URL: req.URL.Redacted(), Offset: -1, Err: err}
 	}
 	resp.Body = closeBoth{resp.Body, conn}
-	resp.Request = nil
-	return d.result(req, resp)
+	return d.result(req, resp, false)
 }
 
 type closeBoth struct {

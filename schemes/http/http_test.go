@@ -209,3 +209,118 @@ func TestGatewaySendsWholeURL(t *testing.T) {
 		t.Fatalf("request line %q", line)
 	}
 }
+
+func TestResumeRejectsWrongRange(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Content-Range", "bytes 0-9/10")
+		w.WriteHeader(nethttp.StatusPartialContent)
+		io.WriteString(w, "0123456789")
+	}))
+	defer srv.Close()
+	c := newClient(fetch.Options{Offset: 5})
+	_, err := c.Fetch(context.Background(), srv.URL+"/f")
+	if fetch.KindOf(err).ExitCode() != 6 || !strings.Contains(err.Error(), "does not resume") {
+		t.Fatalf("a 206 from byte 0 for offset 5: %v", err)
+	}
+}
+
+func TestResultURLWithoutRedirect(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {}))
+	defer srv.Close()
+	res, err := newClient(fetch.Options{}).Fetch(context.Background(), srv.URL+"/a%2Fb?q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	if got := res.URL.String(); got != srv.URL+"/a%2Fb?q" {
+		t.Fatalf("result URL %s", got)
+	}
+}
+
+// Credentials given with -H go to the URL's host, never to another host a
+// redirect names.
+func TestHeadersNotForwardedAcrossHosts(t *testing.T) {
+	got := make(chan string, 2)
+	other := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		got <- "other:" + r.Header.Get("Authorization") + ":" + r.Header.Get("Referer")
+	}))
+	defer other.Close()
+	first := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		got <- "first:" + r.Header.Get("Authorization")
+		// Another host name for the same loopback server.
+		nethttp.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/x", nethttp.StatusFound)
+	}))
+	defer first.Close()
+	c := fetch.NewClient(fetch.Options{})
+	c.Register("http", New(Config{Header: []string{"Authorization: Bearer SECRET"}}))
+	res, err := c.Fetch(context.Background(), first.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	if a, b := <-got, <-got; a != "first:Bearer SECRET" || b != "other::" {
+		t.Fatalf("first %q, then %q", a, b)
+	}
+}
+
+// An https URL goes through a gateway as a CONNECT tunnel, never as a
+// plain-text GET.
+func TestHTTPSThroughGatewayUsesConnect(t *testing.T) {
+	line := make(chan string, 1)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		l, _ := bufio.NewReader(c).ReadString('\n')
+		line <- l
+		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+	}()
+	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + ln.Addr().String()) }})
+	d := New(Config{})
+	c.Register("http", d)
+	c.Register("https", d)
+	if _, err := c.Fetch(context.Background(), "https://secure.example:8443/p"); err == nil {
+		t.Fatal("no error from a refusing gateway")
+	}
+	if l := <-line; l != "CONNECT secure.example:8443 HTTP/1.1\r\n" {
+		t.Fatalf("gateway got %q", l)
+	}
+}
+
+// A plain http URL goes to the gateway whole, and the redirect trace masks
+// passwords.
+func TestHTTPThroughGateway(t *testing.T) {
+	line := make(chan string, 1)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		l, _ := bufio.NewReader(c).ReadString('\n')
+		line <- l
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	}()
+	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + ln.Addr().String()) }})
+	c.Register("http", New(Config{}))
+	res, err := c.Fetch(context.Background(), "http://far.example:8080/a%2Fb?x=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	if l := <-line; l != "GET http://far.example:8080/a%2Fb?x=1 HTTP/1.1\r\n" {
+		t.Fatalf("gateway got %q", l)
+	}
+}
