@@ -73,7 +73,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	br := bufio.NewReader(f)
 	doc := &fetch.Document{
-		Body:     readCloser{br, f},
+		Body:     readCloser{ctxReader{ctx, br}, f},
 		MIMEType: mimeType(name, br),
 		Size:     st.Size(),
 		ModTime:  st.ModTime(),
@@ -98,6 +98,20 @@ func (d *Driver) remote(ctx context.Context, req *fetch.Request, fu *fetch.FileU
 type readCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// ctxReader ends a read of an endless local file (/dev/zero, a device)
+// when the fetch's context ends: --max-time and Ctrl-C hold for files too.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, &fetch.Error{Kind: fetch.KindNetwork, Op: "read", Offset: -1, Err: errors.Join(fetch.ErrTimeout, err)}
+	}
+	return c.r.Read(p)
 }
 
 func openError(req *fetch.Request, err error) error {

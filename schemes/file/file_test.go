@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fetchproject/fetch/fetch"
 )
@@ -122,5 +123,20 @@ func TestFileResume(t *testing.T) {
 	b, _ := io.ReadAll(res.Document.Body)
 	if string(b) != "456789" || res.Document.Offset != 4 {
 		t.Fatalf("%q offset %d", b, res.Document.Offset)
+	}
+}
+
+func TestEndlessFileObeysMaxTime(t *testing.T) {
+	c := fetch.NewClient(fetch.Options{MaxTime: 200 * time.Millisecond})
+	c.Register("file", New(Config{}))
+	res, err := c.Fetch(context.Background(), "file:///dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	start := time.Now()
+	_, err = io.Copy(io.Discard, res.Document.Body)
+	if err == nil || time.Since(start) > 3*time.Second {
+		t.Fatalf("err %v after %v", err, time.Since(start))
 	}
 }
