@@ -19,6 +19,23 @@ var envFor = map[string]string{
 	"from":        "EMAIL",
 }
 
+// envSets reports whether the environment already gives the setting.
+func envSets(name string) bool {
+	if name == "proxy" {
+		// Any <scheme>_proxy variable is the environment's gateway choice.
+		for _, kv := range os.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			k = strings.ToLower(k)
+			if v != "" && strings.HasSuffix(k, "_proxy") && k != "no_proxy" {
+				return true
+			}
+		}
+		return false
+	}
+	env := envFor[name]
+	return env != "" && os.Getenv(env) != ""
+}
+
 // secretKeys may appear only in the configuration file.
 var secretKeys = map[string]bool{
 	"nntp-password": true,
@@ -76,7 +93,7 @@ func applyConfig(o *options) error {
 		if o.fs.Lookup(name) == nil {
 			return configError(path, n, fmt.Sprintf("unknown setting %q (settings are flag names, see fetch --help)", name))
 		}
-		if o.set[name] || os.Getenv(envFor[name]) != "" && envFor[name] != "" {
+		if o.set[name] || envSets(name) {
 			continue
 		}
 		if err := o.fs.Set(name, value); err != nil {

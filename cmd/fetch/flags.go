@@ -170,6 +170,17 @@ func newFlagSet(o *options) *flag.FlagSet {
 
 var errHelp = errors.New("help requested")
 
+// flagAliases pairs each short flag with its long spelling, both ways, so
+// that a flag given either way counts as set.
+var flagAliases = map[string]string{
+	"o": "output", "output": "o",
+	"O": "remote-name", "remote-name": "O",
+	"v": "verbose", "verbose": "v",
+	"q": "quiet", "quiet": "q",
+	"C": "continue-at", "continue-at": "C",
+	"H": "header", "header": "H",
+}
+
 // parseArgs reads flags and URLs in any order ("fetch URL -o out" works
 // as "fetch -o out URL"); "--" ends the flags.
 func parseArgs(args []string) (*options, error) {
@@ -196,7 +207,12 @@ func parseArgs(args []string) (*options, error) {
 		o.urls = append(o.urls, rest[0])
 		args = rest[1:]
 	}
-	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	fs.Visit(func(f *flag.Flag) {
+		o.set[f.Name] = true
+		if alias, ok := flagAliases[f.Name]; ok {
+			o.set[alias] = true
+		}
+	})
 	return o, nil
 }
 

@@ -255,3 +255,90 @@ func TestInfoMasksPassword(t *testing.T) {
 		t.Fatalf("--info --json shows %s", out.String())
 	}
 }
+
+func TestOutputModeFollowsUmask(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "s")
+	os.WriteFile(src, []byte("x"), 0o644)
+	out := filepath.Join(t.TempDir(), "o")
+	if code, _, e := runFetch(t, "", "-o", out, "file://"+src); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0666 less any umask: group or others can read unless the umask forbids.
+	if st.Mode().Perm()&0o600 != 0o600 || st.Mode().Perm() == 0o600 && umaskAllowsRead() {
+		t.Fatalf("mode %v", st.Mode().Perm())
+	}
+	// A resume keeps the existing file's mode.
+	os.WriteFile(out, []byte(""), 0o640)
+	os.Chmod(out, 0o640)
+	if code, _, e := runFetch(t, "", "-C", "-", "-o", out, "file://"+src); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	if st, _ := os.Stat(out); st.Mode().Perm() != 0o640 {
+		t.Fatalf("resume changed the mode to %v", st.Mode().Perm())
+	}
+}
+
+// umaskAllowsRead creates a file to learn whether the umask leaves group
+// read permission.
+func umaskAllowsRead() bool {
+	f, err := os.CreateTemp("", "umask")
+	if err != nil {
+		return false
+	}
+	defer os.Remove(f.Name())
+	f.Close()
+	os.Remove(f.Name())
+	g, err := os.OpenFile(f.Name(), os.O_CREATE|os.O_WRONLY, 0o666)
+	if err != nil {
+		return false
+	}
+	g.Close()
+	st, _ := os.Stat(f.Name())
+	return st.Mode().Perm()&0o040 != 0
+}
+
+func TestMaxRedirsZeroFollowsNone(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/r" {
+			http.Redirect(w, r, "/target", http.StatusFound)
+			return
+		}
+		w.Write([]byte("target"))
+	}))
+	defer srv.Close()
+	if code, out, _ := runFetch(t, "", srv.URL+"/r"); code != 0 || out != "target" {
+		t.Fatalf("default: exit %d %q", code, out)
+	}
+	if code, _, e := runFetch(t, "", "--max-redirs", "0", srv.URL+"/r"); code != 4 {
+		t.Fatalf("--max-redirs 0: exit %d %s", code, e)
+	}
+}
+
+func TestConfigFileDoesNotOverrideShortFlags(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config")
+	other := filepath.Join(t.TempDir(), "from-config")
+	os.WriteFile(cfg, []byte("output = "+other+"\n"), 0o644)
+	src := filepath.Join(t.TempDir(), "s")
+	os.WriteFile(src, []byte("x"), 0o644)
+	out := filepath.Join(t.TempDir(), "o")
+	if code, _, e := runFetch(t, "", "--config", cfg, "-o", out, "file://"+src); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("-o ignored: %v", err)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Fatal("the configuration file's output won over -o")
+	}
+}
+
+func TestListingLineHidesControls(t *testing.T) {
+	l := listingLine(fetch.Entry{Name: "evil\x1b]0;x\x07\u009b2J", Kind: fetch.EntryFile, Size: -1, URL: "ftp://h/x"})
+	if strings.ContainsAny(l, "\x1b\x07\u009b") {
+		t.Fatalf("control characters reach the terminal: %q", l)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
@@ -150,8 +151,7 @@ func saveDocument(ctx context.Context, o *options, s stdio, res *fetch.Result, d
 // but what was there before. With keep > 0 the first keep bytes of the
 // existing dest are carried over (resume).
 func writeAtomically(dest string, keep int64, fill func(io.Writer) error) (err error) {
-	dir := filepath.Dir(dest)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(dest)+".part-*")
+	tmp, err := createTemp(dest)
 	if err != nil {
 		return fetch.Wrap(fetch.KindLocal, "create", err)
 	}
@@ -186,6 +186,31 @@ func writeAtomically(dest string, keep int64, fill func(io.Writer) error) (err e
 		return fetch.Wrap(fetch.KindLocal, "rename", err)
 	}
 	return nil
+}
+
+// createTemp makes a new file beside dest that will be renamed to it.
+// Its mode is dest's when dest exists (a resume keeps it), else 0666 less
+// the umask, as for any file the user creates; os.CreateTemp's 0600 would
+// leave every download private.
+func createTemp(dest string) (*os.File, error) {
+	mode := os.FileMode(0o666)
+	if st, err := os.Stat(dest); err == nil && st.Mode().IsRegular() {
+		mode = st.Mode().Perm()
+	}
+	dir, base := filepath.Dir(dest), filepath.Base(dest)
+	for i := 0; ; i++ {
+		name := filepath.Join(dir, fmt.Sprintf(".%s.part-%d-%d", base, os.Getpid(), rand.Uint32()))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+		if err == nil {
+			if st, statErr := os.Stat(dest); statErr == nil && st.Mode().IsRegular() {
+				f.Chmod(mode) // the umask does not apply to a mode being kept
+			}
+			return f, nil
+		}
+		if !errors.Is(err, os.ErrExist) || i > 100 {
+			return nil, err
+		}
+	}
 }
 
 // copyBody streams the document to w, with a progress bar when wanted.
@@ -320,7 +345,7 @@ func listingLine(e fetch.Entry) string {
 // printable keeps server-supplied names from writing control characters
 // (terminal escapes) to the user's screen.
 func printable(r rune) rune {
-	if r < 0x20 || r == 0x7f {
+	if r < 0x20 || r >= 0x7f && r <= 0x9f {
 		return '?'
 	}
 	return r

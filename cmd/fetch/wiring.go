@@ -17,9 +17,13 @@ import (
 // driverConfig maps the flags (and configuration file) onto each driver's
 // settings.
 func driverConfig(o *options, s stdio) schemes.Config {
+	maxRedirs := o.maxRedirs
+	if o.set["max-redirs"] && maxRedirs == 0 {
+		maxRedirs = -1 // --max-redirs 0 follows none; the driver's 0 is its default
+	}
 	cfg := schemes.Config{
 		File: file.Config{FTPFallback: o.fileFTP},
-		HTTP: http.Config{UserAgent: o.userAgent, MaxRedirects: o.maxRedirs, Insecure: o.insecure, Header: o.headers},
+		HTTP: http.Config{UserAgent: o.userAgent, MaxRedirects: maxRedirs, Insecure: o.insecure, Header: o.headers},
 		FTP: ftp.Config{
 			AnonymousPassword: o.ftpEmail,
 			Method:            o.ftpMethod,
