@@ -108,11 +108,18 @@ func TestRedirects(t *testing.T) {
 
 // rawServer answers every connection with resp, then runs after.
 func rawServer(t *testing.T, resp string, after func(net.Conn)) string {
+	addr, _ := recordingServer(t, resp, after)
+	return addr
+}
+
+// recordingServer is rawServer that also reports each request line.
+func recordingServer(t *testing.T, resp string, after func(net.Conn)) (string, <-chan string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
+	lines := make(chan string, 8)
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -121,7 +128,11 @@ func rawServer(t *testing.T, resp string, after func(net.Conn)) string {
 			}
 			go func() {
 				defer c.Close()
-				bufio.NewReader(c).ReadString('\n')
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				select {
+				case lines <- line:
+				default:
+				}
 				io.WriteString(c, resp)
 				if after != nil {
 					after(c)
@@ -129,7 +140,7 @@ func rawServer(t *testing.T, resp string, after func(net.Conn)) string {
 			}()
 		}
 	}()
-	return ln.Addr().String()
+	return ln.Addr().String(), lines
 }
 
 func TestTruncatedBody(t *testing.T) {
@@ -178,23 +189,8 @@ func TestResumeRange(t *testing.T) {
 }
 
 func TestGatewaySendsWholeURL(t *testing.T) {
-	got := make(chan string, 1)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		line, _ := bufio.NewReader(c).ReadString('\n')
-		got <- line
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
-	}()
-	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + ln.Addr().String()) }})
+	addr, got := recordingServer(t, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello", nil)
+	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
 	c.Register("http", New(Config{}))
 	res, err := c.Fetch(context.Background(), "gopher://gopher.example/0about#frag")
 	if err != nil {
@@ -266,23 +262,8 @@ func TestHeadersNotForwardedAcrossHosts(t *testing.T) {
 // An https URL goes through a gateway as a CONNECT tunnel, never as a
 // plain-text GET.
 func TestHTTPSThroughGatewayUsesConnect(t *testing.T) {
-	line := make(chan string, 1)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		l, _ := bufio.NewReader(c).ReadString('\n')
-		line <- l
-		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
-	}()
-	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + ln.Addr().String()) }})
+	addr, line := recordingServer(t, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n", nil)
+	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
 	d := New(Config{})
 	c.Register("http", d)
 	c.Register("https", d)
@@ -297,23 +278,8 @@ func TestHTTPSThroughGatewayUsesConnect(t *testing.T) {
 // A plain http URL goes to the gateway whole, and the redirect trace masks
 // passwords.
 func TestHTTPThroughGateway(t *testing.T) {
-	line := make(chan string, 1)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		l, _ := bufio.NewReader(c).ReadString('\n')
-		line <- l
-		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-	}()
-	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + ln.Addr().String()) }})
+	addr, line := recordingServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", nil)
+	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
 	c.Register("http", New(Config{}))
 	res, err := c.Fetch(context.Background(), "http://far.example:8080/a%2Fb?x=1")
 	if err != nil {
