@@ -180,6 +180,15 @@ func (s *session) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 func (s *session) pump(out io.Writer, lw *loginWatch, openGate func(), activity chan<- struct{}, done chan<- error) {
 	buf := make([]byte, 4096)
 	var dec nvtDecoder
+	// Typed input waits, as a person would, until the host has answered
+	// the login and then paused: input sent while a login program still
+	// turns echo back on can be flushed by the host's terminal driver.
+	var settle *time.Timer
+	defer func() {
+		if settle != nil {
+			settle.Stop()
+		}
+	}()
 	for {
 		n, err := s.tc.Read(buf)
 		if n > 0 {
@@ -191,7 +200,8 @@ func (s *session) pump(out io.Writer, lw *loginWatch, openGate func(), activity 
 					return
 				}
 			}
-			for _, a := range lw.feed(data) {
+			answers := lw.feed(data)
+			for _, a := range answers {
 				shown := a.value
 				if a.secret {
 					shown = "****"
@@ -202,8 +212,12 @@ func (s *session) pump(out io.Writer, lw *loginWatch, openGate func(), activity 
 				var enc nvtEncoder
 				s.conn.writeRaw(enc.encode([]byte(a.value + "\r\n"))) // a failure shows on the next read
 			}
-			if !lw.holding() {
-				openGate()
+			if !lw.holding() && len(answers) == 0 {
+				if settle == nil {
+					settle = time.AfterFunc(settleDelay, openGate)
+				} else {
+					settle.Reset(settleDelay)
+				}
 			}
 			select {
 			case activity <- struct{}{}:
@@ -216,6 +230,10 @@ func (s *session) pump(out io.Writer, lw *loginWatch, openGate func(), activity 
 		}
 	}
 }
+
+// settleDelay is how long the host must pause after answering the login
+// before typed input goes to it.
+const settleDelay = 200 * time.Millisecond
 
 // readErr is the outcome of the read that ended the session.
 func (s *session) readErr(err error) error {
