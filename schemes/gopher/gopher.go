@@ -52,6 +52,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/wire"
@@ -237,13 +238,20 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 		return nil, nil, err
 	}
 	c := wire.NewConn(conn, 0, req.Options.Tracer)
-	if err := rq.write(c); err != nil {
+	werr := rq.write(c)
+	if werr != nil && !errors.Is(werr, syscall.EPIPE) && !errors.Is(werr, syscall.ECONNRESET) {
 		conn.Close()
-		return nil, nil, netErr(req, "send request", err)
+		return nil, nil, netErr(req, "send request", werr)
 	}
+	// A server that answers from the selector line alone (pygopherd with a
+	// form block) may close before the rest of the request is written: its
+	// answer is still there to read.
 	rep, err := readReply(c.R.B, rq.isPlus(), req.Options.Raw, req.Options.Tracer)
 	if err != nil {
 		conn.Close()
+		if werr != nil {
+			return nil, nil, netErr(req, "send request", werr)
+		}
 		return nil, nil, annotate(req, err)
 	}
 	return conn, rep, nil
