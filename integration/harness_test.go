@@ -479,7 +479,12 @@ func TestHarnessTelnet(t *testing.T) {
 		t.Errorf("echo: %q", got)
 	}
 	rc.Write([]byte("exit\r\n"))
-	telnetRead(t, rc, "logout")
+	// telnetd may close the pty before its "logout" line leaves: what
+	// matters is that the session ends.
+	c.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, rc); err != nil {
+		t.Errorf("the session did not end after exit: %v", err)
+	}
 }
 
 // prefixConn reads prefix, then from r, and writes to Conn.
