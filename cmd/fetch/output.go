@@ -332,7 +332,9 @@ func listingLine(e fetch.Entry) string {
 		date = e.Date.UTC().Format("2006-01-02 15:04")
 	}
 	name := strings.Map(printable, e.Name)
-	if e.Kind == fetch.EntryDir && !strings.HasSuffix(name, "/") {
+	// A directory shows its "/" where its URL has one (FTP, file), not
+	// for a news group.
+	if e.Kind == fetch.EntryDir && strings.HasSuffix(e.URL, "/") && !strings.HasSuffix(name, "/") {
 		name += "/"
 	}
 	line := fmt.Sprintf("%-7s %12s %16s  %s", e.Kind, size, date, name)
