@@ -167,6 +167,16 @@ func checkDomain(d string) (string, error) {
 	if ascii == "" || strings.Contains(ascii, "..") || strings.HasSuffix(ascii, ".") {
 		return "", errors.New("domain: empty label")
 	}
+	// The limits hold for the A-label form that goes on the wire, which can
+	// be longer than what was typed (RFC 5321 §4.5.3.1, RFC 1035 §2.3.4).
+	if len(ascii) > 255 {
+		return "", fmt.Errorf("domain: %d octets in A-label form, more than 255", len(ascii))
+	}
+	for _, label := range strings.Split(ascii, ".") {
+		if len(label) > 63 {
+			return "", fmt.Errorf("domain: label %.20q… is %d octets, more than 63", label, len(label))
+		}
+	}
 	return ascii, nil
 }
 

@@ -152,10 +152,14 @@ func readBody(r io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// normalizeBody turns CR LF into LF (the encoders write CR LF again) and
+// normalizeBody turns CR LF and bare CR into LF (the encoders write CR LF) and
 // ends a non-empty body with a line break.
 func normalizeBody(b []byte) []byte {
 	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	// A bare CR is no line end a message may hold (RFC 5322 §2.3); as a
+	// line break it is what the writer meant, and the quoted-printable
+	// encoder would otherwise swallow the line end after it.
+	b = bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
 	if len(b) > 0 && b[len(b)-1] != '\n' {
 		b = append(b, '\n')
 	}
