@@ -9,6 +9,7 @@ require (
 	github.com/jlaffaye/ftp v0.2.4
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/ziutek/telnet v0.1.0
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/net v0.62.0
 	golang.org/x/term v0.47.0
 )
