@@ -124,6 +124,28 @@ func (d *countingDialer) dialled() []string {
 	return append([]string(nil), d.addrs...)
 }
 
+// connectCounter dials for real and counts the connections made.
+type connectCounter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (d *connectCounter) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err == nil {
+		d.mu.Lock()
+		d.n++
+		d.mu.Unlock()
+	}
+	return c, err
+}
+
+func (d *connectCounter) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.n
+}
+
 // refusedPorts are the ports a scheme must refuse: the bad ports and the
 // other schemes' well-known ports, but never its own default.
 func refusedPorts(h *Harness) []int {
@@ -274,8 +296,12 @@ func checkLineUnsafe(t testing.TB, h *Harness, wp WirePart, bad string) {
 		mid := len(wp.Example) / 2
 		value := wp.Example[:mid] + bad + wp.Example[mid:]
 		u := wp.URL(srv.Addr, value)
-		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second}, srv.Addr)
+		dialer := &connectCounter{}
+		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second, Dialer: dialer}, srv.Addr)
 		_, _, err := fetchAll(context.Background(), c, u)
+		// Every connection the driver made must reach the server's handler
+		// before its bytes are counted: under load, Accept can lag behind.
+		srv.WaitAccepted(dialer.count(), time.Second)
 		srv.WaitGone(time.Second)
 		srv.Close()
 		got := srv.Received()

@@ -134,6 +134,14 @@ func (s *Server) WaitGone(d time.Duration) {
 	}
 }
 
+// WaitAccepted waits (at most d) until n connections have been accepted.
+func (s *Server) WaitAccepted(n int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for s.Accepted() < n && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // Close stops the server, closes every connection and listener it made
 // and waits for its handlers to return.
 func (s *Server) Close() {
