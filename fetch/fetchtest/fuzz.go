@@ -15,16 +15,21 @@ import (
 	"github.com/fetchproject/fetch/fetch"
 )
 
-// pipeDialer connects every dial to an in-memory server whose whole reply
-// is the same bytes: no ports, so a fuzzer can run it millions of times.
-type pipeDialer struct {
+// PipeDialer connects every dial to an in-memory server whose whole reply
+// is the same bytes and which reads whatever the client sends: no ports,
+// so a fuzzer can run it millions of times. Set it as fetch.Options.Dialer.
+type PipeDialer struct {
 	reply []byte
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	conns []net.Conn
 }
 
-func (d *pipeDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+// NewPipeDialer returns a PipeDialer whose server answers reply.
+func NewPipeDialer(reply []byte) *PipeDialer { return &PipeDialer{reply: reply} }
+
+// DialContext connects to a new in-memory server.
+func (d *PipeDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	client, server := net.Pipe()
 	d.mu.Lock()
 	d.conns = append(d.conns, server)
@@ -42,8 +47,8 @@ func (d *pipeDialer) DialContext(ctx context.Context, network, addr string) (net
 	return client, nil
 }
 
-// close ends every server side and waits for its goroutines.
-func (d *pipeDialer) close() {
+// Close ends every server side and waits for its goroutines.
+func (d *PipeDialer) Close() {
 	d.mu.Lock()
 	for _, c := range d.conns {
 		c.Close()
@@ -71,7 +76,7 @@ func ServeBytes(t testing.TB, h *Harness, reply []byte) {
 		urls = append(urls, h.ListingURL(server))
 	}
 	for _, u := range urls {
-		d := &pipeDialer{reply: reply}
+		d := NewPipeDialer(reply)
 		pol := &fetch.PortPolicy{}
 		pol.Allow(7119)
 		c := h.client(fetch.Options{
@@ -101,7 +106,7 @@ func ServeBytes(t testing.TB, h *Harness, reply []byte) {
 		select {
 		case o = <-done:
 			if o.panic != "" {
-				d.close()
+				d.Close()
 				t.Fatalf("%s: panic on the %d-byte reply %q: %s", u, len(reply), clip(reply), o.panic)
 			}
 		case <-time.After(hangBound):
@@ -113,7 +118,7 @@ func ServeBytes(t testing.TB, h *Harness, reply []byte) {
 		if took := time.Since(start); took > fuzzBound {
 			t.Errorf("%s: %v to give up on a %d-byte reply %q", u, took, len(reply), clip(reply))
 		}
-		d.close()
+		d.Close()
 		if err != nil {
 			if fetch.KindOf(err) == fetch.KindUnknown {
 				t.Errorf("%s: error of no kind (exit 1) for the reply %q: %v (%T)", u, clip(reply), err, err)

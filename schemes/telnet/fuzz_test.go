@@ -4,38 +4,15 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
-
-// pipeDialer connects each dial to an in-memory server that sends reply,
-// reads whatever the client sends, and closes.
-type pipeDialer struct {
-	reply []byte
-	wg    sync.WaitGroup
-}
-
-func (d *pipeDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	client, server := net.Pipe()
-	d.wg.Add(2)
-	go func() {
-		defer d.wg.Done()
-		io.Copy(io.Discard, server)
-	}()
-	go func() {
-		defer d.wg.Done()
-		server.Write(d.reply)
-		server.Close()
-	}()
-	return client, nil
-}
 
 // nvtText is what RFC 854 makes of a server's bytes as text: commands
 // (and whole subnegotiations) out, IAC IAC as one 255, the NUL of CR NUL
@@ -115,7 +92,7 @@ func FuzzSession(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, reply []byte) {
-		d := &pipeDialer{reply: reply}
+		d := fetchtest.NewPipeDialer(reply)
 		pol := &fetch.PortPolicy{}
 		pol.Allow(7023)
 		c := newClient(fetch.Options{Dialer: d, Policy: pol, IdleTimeout: time.Second}, Config{Linger: 100 * time.Millisecond, LoginWait: 100 * time.Millisecond})
@@ -134,7 +111,7 @@ func FuzzSession(f *testing.F) {
 		err = res.Session.Run(ctx, in, &out)
 		close(in.done)
 		res.Close()
-		d.wg.Wait()
+		d.Close()
 		if took := time.Since(start); took > 4*time.Second {
 			t.Fatalf("%v to end a session on %q", took, reply)
 		}
