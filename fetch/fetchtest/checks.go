@@ -364,14 +364,20 @@ func wantTimeout(t testing.TB, u string, err error, took, bound time.Duration) {
 }
 
 func checkSilent(t testing.TB, h *Harness) {
+	wantFetchTimeout(t, h, (*Peer).Hold, fetch.Options{IdleTimeout: shortIdle}, shortIdle+slack)
+}
+
+// wantFetchTimeout fetches h's document from a server run by handler and
+// wants a timeout error within bound.
+func wantFetchTimeout(t testing.TB, h *Harness, handler func(*Peer), opts fetch.Options, bound time.Duration) {
 	NoLeaks(t, func() {
-		srv := NewServer(t, (*Peer).Hold)
+		srv := NewServer(t, handler)
 		defer srv.Close()
 		u := h.DocumentURL(srv.Addr)
-		c := h.client(fetch.Options{IdleTimeout: shortIdle}, srv.Addr)
+		c := h.client(opts, srv.Addr)
 		start := time.Now()
 		_, _, err := fetchAll(context.Background(), c, u)
-		wantTimeout(t, u, err, time.Since(start), shortIdle+slack)
+		wantTimeout(t, u, err, time.Since(start), bound)
 	})
 }
 
@@ -392,15 +398,7 @@ func stallAfter(h *Harness, n int) func(*Peer) {
 }
 
 func checkStall(t testing.TB, h *Harness) {
-	NoLeaks(t, func() {
-		srv := NewServer(t, stallAfter(h, 4096))
-		defer srv.Close()
-		u := h.DocumentURL(srv.Addr)
-		c := h.client(fetch.Options{IdleTimeout: shortIdle}, srv.Addr)
-		start := time.Now()
-		_, _, err := fetchAll(context.Background(), c, u)
-		wantTimeout(t, u, err, time.Since(start), shortIdle+slack)
-	})
+	wantFetchTimeout(t, h, stallAfter(h, 4096), fetch.Options{IdleTimeout: shortIdle}, shortIdle+slack)
 }
 
 // dribble writes one byte of b every dribbleGap until the client goes.
@@ -420,41 +418,29 @@ func awaitRequest(p *Peer) {
 	p.Conn.SetReadDeadline(time.Time{})
 }
 
+// dribbleOptions leave the idle timeout long: only MaxTime can end a
+// transfer that gets a byte every dribbleGap.
+var dribbleOptions = fetch.Options{IdleTimeout: 2 * time.Second, MaxTime: maxTime}
+
 func checkDribbleOpening(t testing.TB, h *Harness) {
-	NoLeaks(t, func() {
-		srv := NewServer(t, func(p *Peer) {
-			if h.ClientFirst {
-				awaitRequest(p)
-			}
-			p.Drain()
-			dribble(p.Conn, 'x')
-		})
-		defer srv.Close()
-		u := h.DocumentURL(srv.Addr)
-		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second, MaxTime: maxTime}, srv.Addr)
-		start := time.Now()
-		_, _, err := fetchAll(context.Background(), c, u)
-		wantTimeout(t, u, err, time.Since(start), maxTime+slack)
-	})
+	wantFetchTimeout(t, h, func(p *Peer) {
+		if h.ClientFirst {
+			awaitRequest(p)
+		}
+		p.Drain()
+		dribble(p.Conn, 'x')
+	}, dribbleOptions, maxTime+slack)
 }
 
 func checkDribbleTransfer(t testing.TB, h *Harness) {
-	NoLeaks(t, func() {
-		srv := NewServer(t, func(p *Peer) {
-			c, err := h.Open(p, Opening{Length: -1})
-			if err != nil {
-				return
-			}
-			p.Drain()
-			dribble(c.W, '2')
-		})
-		defer srv.Close()
-		u := h.DocumentURL(srv.Addr)
-		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second, MaxTime: maxTime}, srv.Addr)
-		start := time.Now()
-		_, _, err := fetchAll(context.Background(), c, u)
-		wantTimeout(t, u, err, time.Since(start), maxTime+slack)
-	})
+	wantFetchTimeout(t, h, func(p *Peer) {
+		c, err := h.Open(p, Opening{Length: -1})
+		if err != nil {
+			return
+		}
+		p.Drain()
+		dribble(c.W, '2')
+	}, dribbleOptions, maxTime+slack)
 }
 
 // --- cancellation ------------------------------------------------------------
