@@ -13,8 +13,14 @@ import (
 // Client dispatches URLs to the driver registered for their scheme. Each
 // client has its own registry, so a program or a test builds one with
 // exactly the drivers it wants. The zero Client has no drivers.
+//
+// A Client is safe for concurrent use by many goroutines once its drivers
+// are registered: what belongs to one fetch travels on its Request, and
+// the drivers keep their sessions in pools that hand each one to one
+// request at a time. Close (or CloseIdle) releases the pooled sessions.
 type Client struct {
-	// Options apply to every fetch this client makes.
+	// Options apply to every fetch this client makes. They must not be
+	// changed once the client is in use.
 	Options Options
 
 	drivers map[string]Driver
@@ -62,14 +68,38 @@ func (c *Client) Driver(scheme string) (Driver, bool) {
 	return d, ok
 }
 
-// Fetch parses rawURL and dereferences it. A document's Body must be closed
-// by the caller (Result.Close does it).
+// Fetch parses rawURL and dereferences it with no per-request inputs; it
+// is Do(ctx, NewRequest(rawURL)). A document's Body must be closed by the
+// caller (Result.Close does it).
 func (c *Client) Fetch(ctx context.Context, rawURL string) (*Result, error) {
-	u, err := Parse(rawURL)
+	req, err := NewRequest(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	return c.FetchURL(ctx, u)
+	return c.Do(ctx, req)
+}
+
+// CloseIdle closes the sessions the drivers keep unused (IdleCloser);
+// they keep pooling afterwards.
+func (c *Client) CloseIdle() {
+	seen := map[Driver]bool{}
+	for _, s := range c.Schemes() {
+		d := c.drivers[s]
+		if ic, ok := d.(IdleCloser); ok && !seen[d] {
+			seen[d] = true
+			ic.CloseIdle()
+		}
+	}
+}
+
+// Close releases what the client holds between requests: it closes the
+// idle sessions of every driver. Sessions still in use close when their
+// request ends or go back to a pool that Close or CloseIdle empties
+// again; the client stays usable. Close always returns nil; it is an
+// error-returning method so that a Client is an io.Closer.
+func (c *Client) Close() error {
+	c.CloseIdle()
+	return nil
 }
 
 // DefaultPortOf is the default port for scheme as this client knows it:
@@ -84,12 +114,37 @@ func (c *Client) DefaultPortOf(scheme string) int {
 	return 0
 }
 
-// FetchURL dereferences u. The fragment is removed first: it is never sent.
+// FetchURL dereferences u with no per-request inputs; it is
+// Do(ctx, NewRequestURL(u)).
 func (c *Client) FetchURL(ctx context.Context, u *URL) (*Result, error) {
-	u = u.Clone()
-	u.Fragment, u.HasFragment = "", false
+	return c.Do(ctx, NewRequestURL(u))
+}
 
-	req := &Request{URL: u, Options: c.Options, Client: c}
+// Do dereferences the request's URL with the request's inputs and the
+// client's settings; ctx bounds the whole fetch, the Body's reading
+// included. The fragment is removed first: it is never sent. Do does not
+// modify in; a Request may be given to Do again (a Body reader is
+// consumed by the first).
+func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
+	if in == nil || in.URL == nil {
+		return nil, &Error{Kind: KindUsage, Op: "dispatch", Offset: -1, Err: fmt.Errorf("a request without a URL")}
+	}
+	req := new(Request)
+	*req = *in
+	u := in.URL.Clone()
+	u.Fragment, u.HasFragment = "", false
+	req.URL, req.Client, req.Proxy = u, c, nil
+	req.Options = c.Options
+	if in.MaxSize > 0 {
+		req.Options.MaxSize = in.MaxSize
+	}
+	if in.MaxTime > 0 {
+		req.Options.MaxTime = in.MaxTime
+	}
+	if in.Tracer != nil {
+		req.Options.Tracer = in.Tracer
+	}
+
 	scheme := u.Scheme
 	if c.Options.Proxy != nil {
 		p, err := c.Options.Proxy(u)
@@ -120,8 +175,8 @@ func (c *Client) FetchURL(ctx context.Context, u *URL) (*Result, error) {
 	}
 
 	var cancel context.CancelFunc = func() {}
-	if c.Options.MaxTime > 0 {
-		ctx, cancel = context.WithTimeout(ctx, c.Options.MaxTime)
+	if req.Options.MaxTime > 0 {
+		ctx, cancel = context.WithTimeout(ctx, req.Options.MaxTime)
 	}
 	res, err := d.Fetch(ctx, req)
 	if err != nil {
@@ -137,7 +192,7 @@ func (c *Client) FetchURL(ctx context.Context, u *URL) (*Result, error) {
 	if res.Document != nil && res.Document.Body != nil {
 		res.Document.Body = &guardedBody{
 			ReadCloser: res.Document.Body,
-			max:        c.Options.MaxSize,
+			max:        req.Options.MaxSize,
 			cancel:     cancel,
 			url:        res.URL.Redacted(),
 		}

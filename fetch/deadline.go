@@ -15,9 +15,11 @@ import (
 type deadlineConn struct {
 	net.Conn
 	idle time.Duration
+	once sync.Once
+
+	mu   sync.Mutex // guards ctx and stop, which Rebind changes
 	ctx  context.Context
 	stop func() bool
-	once sync.Once
 }
 
 // NewDeadlineConn wraps c so that no read or write waits longer than idle
@@ -29,9 +31,36 @@ func NewDeadlineConn(ctx context.Context, c net.Conn, idle time.Duration) net.Co
 	return dc
 }
 
+// Rebind ties c, a connection from NewDeadlineConn or Request.Dial, to
+// ctx instead of the context it had, so a pooled connection is closed by
+// the request that has it checked out and not by one that ended long ago;
+// context.Background() unties it while it waits in a pool. It reports
+// false when c is already closed or closing (its former context ended),
+// or is not such a connection.
+func Rebind(c net.Conn, ctx context.Context) bool {
+	dc, ok := c.(*deadlineConn)
+	if !ok {
+		return false
+	}
+	dc.mu.Lock()
+	defer dc.mu.Unlock()
+	if !dc.stop() {
+		return false
+	}
+	dc.ctx = ctx
+	dc.stop = context.AfterFunc(ctx, func() { dc.Conn.Close() })
+	return true
+}
+
+func (c *deadlineConn) context() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ctx
+}
+
 func (c *deadlineConn) deadline() time.Time {
 	d := time.Now().Add(c.idle)
-	if cd, ok := c.ctx.Deadline(); ok && cd.Before(d) {
+	if cd, ok := c.context().Deadline(); ok && cd.Before(d) {
 		return cd
 	}
 	return d
@@ -52,7 +81,9 @@ func (c *deadlineConn) Write(p []byte) (int, error) {
 func (c *deadlineConn) Close() error {
 	var err error
 	c.once.Do(func() {
+		c.mu.Lock()
 		c.stop()
+		c.mu.Unlock()
 		err = c.Conn.Close()
 	})
 	return err
@@ -70,7 +101,7 @@ func (c *deadlineConn) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
-	if cerr := c.ctx.Err(); cerr != nil {
+	if cerr := c.context().Err(); cerr != nil {
 		if errors.Is(cerr, context.DeadlineExceeded) {
 			return timeoutError{cerr}
 		}

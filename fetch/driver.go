@@ -20,6 +20,13 @@ type DefaultPorter interface {
 	DefaultPort() int
 }
 
+// IdleCloser is implemented by drivers that keep sessions between
+// requests (a pool of connections, like http.Transport's). CloseIdle
+// closes the sessions not in use; the driver keeps pooling afterwards.
+type IdleCloser interface {
+	CloseIdle()
+}
+
 // DriverFunc adapts a function to the Driver interface.
 type DriverFunc func(ctx context.Context, req *Request) (*Result, error)
 
@@ -77,12 +84,40 @@ type Options struct {
 	// see ProxyFromEnvironment).
 	Proxy func(u *URL) (*URL, error)
 
-	// Per-request inputs some schemes read.
-	Query  string            // search words for gopher type 7 and wais when the URL has none
-	Form   map[string]string // Gopher+ ASK answers by field label
-	Offset int64             // resume a document from this byte (FTP REST, HTTP Range)
-	Body   io.Reader         // message body for mailto
-	Raw    bool              // deliver bytes exactly as received (no dot-unstuffing)
+	// Session pools (HTTP keep-alive connections, FTP control connections,
+	// NNTP sessions) keep at most MaxIdlePerHost unused sessions per
+	// server (2 when zero, none when negative), each for at most
+	// IdleSessionTimeout (90 s when zero, none kept when negative).
+	MaxIdlePerHost     int
+	IdleSessionTimeout time.Duration
+}
+
+// Defaults for the session pool settings left zero.
+const (
+	DefaultMaxIdlePerHost     = 2
+	DefaultIdleSessionTimeout = 90 * time.Second
+)
+
+// IdlePerHost is the number of unused sessions a pool may keep per server.
+func (o *Options) IdlePerHost() int {
+	switch {
+	case o.MaxIdlePerHost < 0 || o.IdleSessionTimeout < 0:
+		return 0
+	case o.MaxIdlePerHost == 0:
+		return DefaultMaxIdlePerHost
+	}
+	return o.MaxIdlePerHost
+}
+
+// SessionIdle is how long a pool keeps an unused session (0: none kept).
+func (o *Options) SessionIdle() time.Duration {
+	switch {
+	case o.IdleSessionTimeout < 0:
+		return 0
+	case o.IdleSessionTimeout == 0:
+		return DefaultIdleSessionTimeout
+	}
+	return o.IdleSessionTimeout
 }
 
 func (o *Options) dialTimeout() time.Duration {
@@ -100,16 +135,50 @@ func (o *Options) Idle() time.Duration {
 	return DefaultIdleTimeout
 }
 
-// Request is one fetch as a driver sees it.
+// Request is one fetch: the URL and the inputs that belong to this fetch
+// alone, in the spirit of net/http's Request. Build one with NewRequest
+// or NewRequestURL, set what the fetch needs, and pass it to Client.Do
+// with a context. Do never modifies the caller's Request; the driver gets
+// a copy with the fields marked "set by the client" filled in.
 type Request struct {
-	URL     *URL // parsed, fragment removed
+	URL *URL // parsed; Do removes the fragment before the driver sees it
+
+	Offset int64             // resume a document from this byte (FTP REST, HTTP Range)
+	Query  string            // search words for gopher type 7 and wais when the URL has none
+	Form   map[string]string // Gopher+ ASK answers by field label or 1-based index
+	Body   io.Reader         // message body for mailto
+	Raw    bool              // deliver bytes exactly as received (no dot-unstuffing)
+
+	// Overrides of the client's settings for this request; zero keeps the
+	// client's.
+	MaxSize int64         // largest document accepted
+	MaxTime time.Duration // the whole fetch
+	Tracer  Tracer        // the protocol conversation of this request
+
+	// Options is set by the client: its own options with this request's
+	// overrides applied. Drivers read the settings in force here.
 	Options Options
-	// Proxy is set when the URL is to be fetched whole through this HTTP
-	// gateway; only the http driver handles such requests.
+	// Proxy is set by the client when the URL is to be fetched whole
+	// through this HTTP gateway; only the http driver handles such requests.
 	Proxy *URL
-	// Client is the client that dispatched this request, so a driver can
-	// resolve another scheme's URL (file:// falling back to ftp://).
+	// Client is set to the client that dispatched this request, so a
+	// driver can resolve another scheme's URL (file:// falling back to
+	// ftp://).
 	Client *Client
+}
+
+// NewRequest parses rawURL into a request with no per-request inputs.
+func NewRequest(rawURL string) (*Request, error) {
+	u, err := Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Request{URL: u}, nil
+}
+
+// NewRequestURL is a request for a copy of u.
+func NewRequestURL(u *URL) *Request {
+	return &Request{URL: u.Clone()}
 }
 
 // Policy is the port policy in force.

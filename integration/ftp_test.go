@@ -221,7 +221,15 @@ func TestFTPTypeD(t *testing.T) {
 func TestFTPTypeA(t *testing.T) {
 	eachFTP(t, func(t *testing.T, addr string) {
 		u := "ftp://" + addr + "/crlf-lf.txt;type=a"
-		wire := ftpBody(t, ftpClient(ftp.Config{}, fetch.Options{Raw: true}), u)
+		res, err := doWith(context.Background(), ftpClient(ftp.Config{}, fetch.Options{}), u, func(r *fetch.Request) { r.Raw = true })
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		wire, err := io.ReadAll(res.Document.Body)
+		res.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
 		if !bytes.Contains(wire, []byte("line 3 ends with LF\r\nline 4")) {
 			t.Errorf("the server did not convert to CR LF: %q", wire)
 		}
@@ -260,8 +268,8 @@ func TestFTPResume(t *testing.T) {
 	}
 	eachFTP(t, func(t *testing.T, addr string) {
 		for _, off := range []int64{1, 12345, int64(len(orig)) - 1, int64(len(orig))} {
-			c := ftpClient(ftp.Config{}, fetch.Options{Offset: off})
-			res, err := c.Fetch(context.Background(), "ftp://"+addr+"/1m.bin")
+			c := ftpClient(ftp.Config{}, fetch.Options{})
+			res, err := doWith(context.Background(), c, "ftp://"+addr+"/1m.bin", func(r *fetch.Request) { r.Offset = off })
 			if err != nil {
 				t.Fatalf("offset %d: %v", off, err)
 			}

@@ -88,7 +88,7 @@ func TestGopherCrawl(t *testing.T) {
 		t.Run(h.server, func(t *testing.T) {
 			wantServer(t, h.server)
 			addr := serverAddr(t, h.env)
-			c := gopherClient(fetch.Options{Query: "fetch query"})
+			c := gopherClient(fetch.Options{})
 			root := "gopher://" + addr + "/"
 			queue := []string{root}
 			seen := map[string]bool{root: true}
@@ -104,7 +104,7 @@ func TestGopherCrawl(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", u, err)
 				}
-				res, err := c.Fetch(context.Background(), u)
+				res, err := doWith(context.Background(), c, u, func(r *fetch.Request) { r.Query = "fetch query" })
 				if err != nil {
 					t.Errorf("%s: %v", u, err)
 					continue
@@ -255,14 +255,15 @@ func TestGopherSearch(t *testing.T) {
 			base := "gopher://" + serverAddr(t, tc.h.env) + "/" + tc.path
 			// The search words in the URL, from --query, and from the prompter.
 			for _, c := range []struct {
-				url  string
-				opts fetch.Options
+				url   string
+				query string // Request.Query
+				opts  fetch.Options
 			}{
-				{base + "%09gopher%20words", fetch.Options{}},
-				{base, fetch.Options{Query: "gopher words"}},
-				{base, fetch.Options{Prompter: fetch.Answers{"query": "gopher words"}}},
+				{base + "%09gopher%20words", "", fetch.Options{}},
+				{base, "gopher words", fetch.Options{}},
+				{base, "", fetch.Options{Prompter: fetch.Answers{"query": "gopher words"}}},
 			} {
-				res, err := gopherClient(c.opts).Fetch(context.Background(), c.url)
+				res, err := doWith(context.Background(), gopherClient(c.opts), c.url, func(r *fetch.Request) { r.Query = c.query })
 				if err != nil {
 					t.Fatalf("%s: %v", c.url, err)
 				}
@@ -368,7 +369,7 @@ func TestGopherPlus(t *testing.T) {
 	}
 
 	// --raw: the bytes as received, length line included.
-	res, err = gopherClient(fetch.Options{Raw: true}).Fetch(context.Background(), "gopher://"+addr+"/0/about.txt%09%09+")
+	res, err = doWith(context.Background(), gopherClient(fetch.Options{}), "gopher://"+addr+"/0/about.txt%09%09+", func(r *fetch.Request) { r.Raw = true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,13 +388,17 @@ func TestGopherAskForm(t *testing.T) {
 	wantServer(t, h.server)
 	u := "gopher://" + serverAddr(t, h.env) + "/0/form%09%09?"
 	want, _ := h.expected(t, '0', "/form")
-	for _, opts := range []fetch.Options{
-		{Form: map[string]string{"What is your name?": "Tester", "Password?": "pw", "Pick a colour": "green"}},
-		{Prompter: fetch.Answers{"1": "Tester", "2": "pw", "3": "3"}},
+	for _, tc := range []struct {
+		form map[string]string // Request.Form
+		opts fetch.Options
+	}{
+		{form: map[string]string{"What is your name?": "Tester", "Password?": "pw", "Pick a colour": "green"}},
+		{opts: fetch.Options{Prompter: fetch.Answers{"1": "Tester", "2": "pw", "3": "3"}}},
 	} {
 		var trace strings.Builder
+		opts := tc.opts
 		opts.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { trace.WriteString(string(d) + " " + l + "\n") })
-		res, err := gopherClient(opts).Fetch(context.Background(), u)
+		res, err := doWith(context.Background(), gopherClient(opts), u, func(r *fetch.Request) { r.Form = tc.form })
 		if err != nil {
 			t.Fatal(err)
 		}

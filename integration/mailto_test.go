@@ -83,7 +83,6 @@ func TestMailtoDeliveredByExim(t *testing.T) {
 
 	var trace []string
 	opts := fetch.Options{
-		Body:   strings.NewReader(body),
 		Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) { trace = append(trace, string(d)+" "+l) }),
 	}
 	c := schemes.NewClient(opts, schemes.Config{Mailto: mailto.Config{
@@ -91,7 +90,7 @@ func TestMailtoDeliveredByExim(t *testing.T) {
 	}})
 	u := "mailto:user@fetch.test,second@fetch.test?cc=third@fetch.test&bcc=hidden@fetch.test" +
 		"&subject=" + token + "%20caf%C3%A9&In-Reply-To=%3Corig-1@fetch.test%3E&keywords=fetch,test&x-evil=dropped"
-	res, err := c.Fetch(context.Background(), u)
+	res, err := doWith(context.Background(), c, u, func(r *fetch.Request) { r.Body = strings.NewReader(body) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,9 +156,10 @@ func TestMailtoRefusedByExim(t *testing.T) {
 	addr := serverAddr(t, "FETCH_SMTP_ADDR")
 	box := harnessEnv(t, "FETCH_MAILBOX")
 	token := fmt.Sprintf("refused-%d", time.Now().UnixNano())
-	c := schemes.NewClient(fetch.Options{Body: strings.NewReader("never delivered\n")},
+	c := schemes.NewClient(fetch.Options{},
 		schemes.Config{Mailto: mailto.Config{SMTPServer: addr, From: "tester@fetch.test"}})
-	_, err := c.Fetch(context.Background(), "mailto:user@fetch.test,nobody-here@fetch.test?subject="+token)
+	_, err := doWith(context.Background(), c, "mailto:user@fetch.test,nobody-here@fetch.test?subject="+token,
+		func(r *fetch.Request) { r.Body = strings.NewReader("never delivered\n") })
 	var fe *fetch.Error
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v", err)
@@ -189,13 +189,13 @@ func TestMailtoInjectionNeverReachesExim(t *testing.T) {
 		"mailto:user@fetch.test%3E%0D%0ARCPT%20TO:%3Csecond@fetch.test%3E",
 	} {
 		dialed := false
-		opts := fetch.Options{Body: strings.NewReader("x\n"), Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) {
+		opts := fetch.Options{Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) {
 			if strings.HasPrefix(l, "connecting") {
 				dialed = true
 			}
 		})}
 		c := schemes.NewClient(opts, schemes.Config{Mailto: mailto.Config{SMTPServer: addr, From: "tester@fetch.test"}})
-		_, err := c.Fetch(context.Background(), u)
+		_, err := doWith(context.Background(), c, u, func(r *fetch.Request) { r.Body = strings.NewReader("x\n") })
 		if fetch.KindOf(err).ExitCode() != 4 || dialed {
 			t.Errorf("%s: err = %v, dialed %v; want exit 4 before connecting", u, err, dialed)
 		}

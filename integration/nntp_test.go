@@ -76,9 +76,15 @@ func newsClient(t *testing.T, cfg nntp.Config, opts fetch.Options) *fetch.Client
 // newsGet fetches u and reads a document whole.
 func newsGet(t *testing.T, c *fetch.Client, u string) (*fetch.Result, []byte, error) {
 	t.Helper()
+	return newsGetRaw(t, c, u, false)
+}
+
+// newsGetRaw is newsGet with Request.Raw set to raw.
+func newsGetRaw(t *testing.T, c *fetch.Client, u string, raw bool) (*fetch.Result, []byte, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := c.Fetch(ctx, u)
+	res, err := doWith(ctx, c, u, func(r *fetch.Request) { r.Raw = raw })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -150,12 +156,12 @@ func TestNewsArticleByMessageID(t *testing.T) {
 	}
 }
 
-// TestNewsRaw checks Options.Raw delivers the article as INN sent it:
+// TestNewsRaw checks Request.Raw delivers the article as INN sent it:
 // dot-stuffed, with the final "." line.
 func TestNewsRaw(t *testing.T) {
 	wantServer(t, "inn")
-	c := newsClient(t, nntp.Config{}, fetch.Options{Raw: true})
-	_, got, err := newsGet(t, c, "news:alpha-2-dots@fetch.test")
+	c := newsClient(t, nntp.Config{}, fetch.Options{})
+	_, got, err := newsGetRaw(t, c, "news:alpha-2-dots@fetch.test", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +403,7 @@ func TestNewsMissing(t *testing.T) {
 func TestCLINews(t *testing.T) {
 	wantServer(t, "inn")
 	t.Setenv("NNTPSERVER", serverAddr(t, "FETCH_NNTP_ADDR"))
-	raw := newsClient(t, nntp.Config{}, fetch.Options{Raw: true})
+	raw := newsClient(t, nntp.Config{}, fetch.Options{})
 	for _, id := range []string{"alpha-2-dots@fetch.test", "alpha-3-large@fetch.test", "alpha-4-utf8@fetch.test"} {
 		code, out, stderr := runCLI(t, "", "news:"+id)
 		if code != 0 {
@@ -405,7 +411,7 @@ func TestCLINews(t *testing.T) {
 		}
 		// INN's stored form, undone of dot-stuffing, is what it sends in
 		// reply to ARTICLE; compare with a raw fetch unstuffed here.
-		_, stored, err := newsGet(t, raw, "news:"+id)
+		_, stored, err := newsGetRaw(t, raw, "news:"+id, true)
 		if err != nil {
 			t.Fatal(err)
 		}

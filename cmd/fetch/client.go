@@ -8,7 +8,10 @@ import (
 	"golang.org/x/net/proxy"
 )
 
-// newClient builds the client the flags describe.
+// newClient builds the client the flags describe: the settings shared by
+// every URL of the run. What belongs to one URL goes on its request
+// (newRequest), so nothing shared changes between URLs and the drivers'
+// sessions carry over from one URL to the next.
 func newClient(o *options, s stdio) (*fetch.Client, error) {
 	opts := fetch.Options{
 		DialTimeout: o.connTimeout,
@@ -16,8 +19,6 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 		MaxTime:     o.maxTime,
 		MaxSize:     int64(o.maxSize),
 		Prompter:    newPrompter(o, s),
-		Query:       o.query,
-		Raw:         o.raw,
 		Proxy:       fetch.ProxyFromEnvironment,
 	}
 	if len(o.allowPorts) > 0 {
@@ -27,15 +28,8 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 	if o.verbose || !o.quiet {
 		opts.Tracer = stderrTracer{w: s.err, verbose: o.verbose}
 	}
-	if len(o.form) > 0 {
-		opts.Form = map[string]string{}
-		for _, kv := range o.form {
-			k, v, ok := cutKV(kv)
-			if !ok {
-				return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--form", Offset: -1, Err: fmt.Errorf("%q is not NAME=VALUE", kv)}
-			}
-			opts.Form[k] = v
-		}
+	if _, err := formAnswers(o); err != nil {
+		return nil, err
 	}
 	if o.proxy != "" {
 		p, err := fetch.Parse(o.proxy)
@@ -59,10 +53,39 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 		}
 		opts.Dialer = cd
 	}
-	if o.data != "" {
-		opts.Body = stringsReader(o.data)
-	} else if !isTerminalReader(s.in) {
-		opts.Body = s.in
-	}
 	return schemes.NewClient(opts, driverConfig(o, s)), nil
+}
+
+// newRequest is the request for one URL of the run, with the inputs the
+// flags give (--query, --form, --raw, --data or standard input as a
+// message body).
+func newRequest(o *options, s stdio, u *fetch.URL) (*fetch.Request, error) {
+	req := fetch.NewRequestURL(u)
+	req.Query, req.Raw = o.query, o.raw
+	var err error
+	if req.Form, err = formAnswers(o); err != nil {
+		return nil, err
+	}
+	if o.data != "" {
+		req.Body = stringsReader(o.data)
+	} else if !isTerminalReader(s.in) {
+		req.Body = s.in
+	}
+	return req, nil
+}
+
+// formAnswers reads the --form NAME=VALUE answers.
+func formAnswers(o *options) (map[string]string, error) {
+	if len(o.form) == 0 {
+		return nil, nil
+	}
+	form := map[string]string{}
+	for _, kv := range o.form {
+		k, v, ok := cutKV(kv)
+		if !ok {
+			return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--form", Offset: -1, Err: fmt.Errorf("%q is not NAME=VALUE", kv)}
+		}
+		form[k] = v
+	}
+	return form, nil
 }

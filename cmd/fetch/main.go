@@ -76,6 +76,7 @@ func run(ctx context.Context, args []string, s stdio) int {
 	if err != nil {
 		return report(s, o, err)
 	}
+	defer client.Close()
 	return each(s, o, func(raw string) error { return fetchOne(ctx, client, o, s, raw) })
 }
 

@@ -32,15 +32,16 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			return err
 		}
 	}
-	c.Options.Offset = 0
+	req, err := newRequest(o, s, u)
+	if err != nil {
+		return err
+	}
 	if o.resume != "" {
-		off, err := resumeOffset(o.resume, dest)
-		if err != nil {
+		if req.Offset, err = resumeOffset(o.resume, dest); err != nil {
 			return err
 		}
-		c.Options.Offset = off
 	}
-	res, err := c.FetchURL(ctx, u)
+	res, err := c.Do(ctx, req)
 	if err != nil {
 		return err
 	}

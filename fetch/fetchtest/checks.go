@@ -211,6 +211,7 @@ func checkPortsRefused(t testing.TB, h *Harness) {
 		tr := setTrap(port)
 		d := &countingDialer{}
 		c := h.client(fetch.Options{Dialer: d, IdleTimeout: time.Second, DialTimeout: time.Second}, addr)
+		defer c.Close() // pooled sessions end with the check
 		for _, u := range urlsOf(h, addr) {
 			res, _, err := fetchAll(context.Background(), c, u)
 			switch {
@@ -234,6 +235,7 @@ func checkDefaultPort(t testing.TB, h *Harness) {
 	for _, addr := range []string{"127.0.0.1", want} {
 		d := &countingDialer{}
 		c := h.client(fetch.Options{Dialer: d, IdleTimeout: time.Second}, addr)
+		defer c.Close() // pooled sessions end with the check
 		for _, u := range urlsOf(h, addr) {
 			_, _, err := fetchAll(context.Background(), c, u)
 			if errors.Is(err, fetch.ErrPortRefused) {
@@ -258,6 +260,7 @@ func checkAllowPort(t testing.TB, h *Harness) {
 		pol.Allow(port)
 		d := &countingDialer{}
 		c := h.client(fetch.Options{Dialer: d, Policy: pol, IdleTimeout: time.Second}, addr)
+		defer c.Close() // pooled sessions end with the check
 		u := h.DocumentURL(addr)
 		if _, _, err := fetchAll(context.Background(), c, u); errors.Is(err, fetch.ErrPortRefused) {
 			t.Errorf("%s with --allow-port %d: still refused: %v", u, port, err)
@@ -276,6 +279,7 @@ func checkLineClean(t testing.TB, h *Harness, wp WirePart) {
 		defer srv.Close()
 		u := wp.URL(srv.Addr, wp.Example)
 		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		if _, _, err := fetchAll(context.Background(), c, u); err != nil {
 			t.Errorf("%s (part %s = %q, harmless): %v", u, wp.Name, wp.Example, err)
 		}
@@ -298,6 +302,7 @@ func checkLineUnsafe(t testing.TB, h *Harness, wp WirePart, bad string) {
 		u := wp.URL(srv.Addr, value)
 		dialer := &connectCounter{}
 		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second, Dialer: dialer}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		_, _, err := fetchAll(context.Background(), c, u)
 		// Every connection the driver made must reach the server's handler
 		// before its bytes are counted: under load, Accept can lag behind.
@@ -375,6 +380,7 @@ func wantFetchTimeout(t testing.TB, h *Harness, handler func(*Peer), opts fetch.
 		defer srv.Close()
 		u := h.DocumentURL(srv.Addr)
 		c := h.client(opts, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		start := time.Now()
 		_, _, err := fetchAll(context.Background(), c, u)
 		wantTimeout(t, u, err, time.Since(start), bound)
@@ -465,6 +471,7 @@ func checkCancelFetch(t testing.TB, h *Harness) {
 		defer srv.Close()
 		u := h.DocumentURL(srv.Addr)
 		c := h.client(fetch.Options{IdleTimeout: 30 * time.Second}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		done := make(chan error, 1)
@@ -514,6 +521,7 @@ func checkCancelBody(t testing.TB, h *Harness) {
 		defer srv.Close()
 		u := h.DocumentURL(srv.Addr)
 		c := h.client(fetch.Options{IdleTimeout: 30 * time.Second}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		res, err := c.Fetch(ctx, u)
@@ -582,6 +590,7 @@ func checkTruncAfter(t testing.TB, h *Harness, sent int) {
 		defer srv.Close()
 		u := h.DocumentURL(srv.Addr)
 		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		_, body, err := fetchAll(context.Background(), c, u)
 		wantTruncated(t, u, err, body)
 	})
@@ -603,6 +612,7 @@ func checkMaxSize(t testing.TB, h *Harness) {
 		defer srv.Close()
 		u := h.DocumentURL(srv.Addr)
 		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second, MaxSize: maxSizeForCheck}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		res, err := c.Fetch(context.Background(), u)
 		if err != nil {
 			if !errors.Is(err, fetch.ErrTooLarge) {
@@ -670,6 +680,7 @@ func checkEndlessListing(t testing.TB, h *Harness) {
 		defer srv.Close()
 		u := h.ListingURL(srv.Addr)
 		c := h.client(fetch.Options{IdleTimeout: 5 * time.Second}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		res, _, err := fetchAll(context.Background(), c, u)
 		srv.Close()
 		mu.Lock()
@@ -710,6 +721,7 @@ func checkLongLine(t testing.TB, h *Harness) {
 		defer srv.Close()
 		u := lineURL(h, srv.Addr)
 		c := h.client(fetch.Options{IdleTimeout: 5 * time.Second}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		start := time.Now()
 		_, _, err := fetchAll(context.Background(), c, u)
 		took := time.Since(start)
@@ -750,6 +762,7 @@ func checkEndlessLine(t testing.TB, h *Harness) {
 		defer srv.Close()
 		u := lineURL(h, srv.Addr)
 		c := h.client(fetch.Options{IdleTimeout: 5 * time.Second}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
 		_, _, err := fetchAll(context.Background(), c, u)
 		srv.Close()
 		if over.Load() {
@@ -816,6 +829,7 @@ func listingResult(t testing.TB, h *Harness, names []string) {
 		addr = srv.Addr
 	}
 	c := h.client(fetch.Options{IdleTimeout: 10 * time.Second}, addr)
+	defer c.Close() // pooled sessions end with the check
 	res, _, err := fetchAll(context.Background(), c, u)
 	if err != nil {
 		t.Fatalf("%s: %v", u, err)

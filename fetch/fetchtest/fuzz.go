@@ -86,6 +86,7 @@ func ServeBytes(t testing.TB, h *Harness, reply []byte) {
 			MaxTime:     2 * time.Second,
 			MaxSize:     1 << 20,
 		}, server)
+		defer c.Close() // pooled sessions end with the check
 		start := time.Now()
 		type outcome struct {
 			res   *fetch.Result

@@ -39,6 +39,13 @@ func NewConn(rw io.ReadWriter, maxLine int, t fetch.Tracer) *Conn {
 	return &Conn{R: NewReader(rw, maxLine, t), w: rw, Tracer: t}
 }
 
+// SetTracer makes t receive the lines sent and received from now on: a
+// pooled connection traces to the request that has it checked out.
+func (c *Conn) SetTracer(t fetch.Tracer) {
+	c.Tracer = t
+	c.R.tracer = t
+}
+
 // WriteLine sends one command line followed by CR LF. Each part is checked
 // for CR, LF and NUL first; part names say where a bad byte came from.
 func (c *Conn) WriteLine(parts ...Part) error {

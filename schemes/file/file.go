@@ -65,7 +65,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		defer f.Close()
 		return list(req, f, fu.Path)
 	}
-	if off := req.Options.Offset; off > 0 {
+	if off := req.Offset; off > 0 {
 		if _, err := f.Seek(off, io.SeekStart); err != nil {
 			f.Close()
 			return nil, openError(req, err)
@@ -77,7 +77,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		MIMEType: mimeType(name, br),
 		Size:     st.Size(),
 		ModTime:  st.ModTime(),
-		Offset:   req.Options.Offset,
+		Offset:   req.Offset,
 	}
 	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
 }

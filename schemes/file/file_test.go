@@ -113,9 +113,14 @@ func TestFileErrors(t *testing.T) {
 func TestFileResume(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "r.bin")
 	os.WriteFile(f, []byte("0123456789"), 0o644)
-	c := fetch.NewClient(fetch.Options{Offset: 4})
+	c := fetch.NewClient(fetch.Options{})
 	c.Register("file", New(Config{}))
-	res, err := c.Fetch(context.Background(), "file://"+f)
+	req, err := fetch.NewRequest("file://" + f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Offset = 4
+	res, err := c.Do(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

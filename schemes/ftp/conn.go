@@ -43,6 +43,11 @@ type session struct {
 	dataHost string            // where passive data connections go
 	feats    map[string]string // FEAT, once asked
 	noEPSV   bool              // EPSV/EPRT refused or disabled
+
+	key     string // the pool key of this login; "" before login
+	home    string // the login directory, from PWD before the first CWD
+	moved   bool   // a CWD was sent since login or the last return home
+	noReuse bool   // the login directory is unknown: never pooled
 }
 
 // connect dials the URL's host, reads the greeting and logs in.
@@ -100,12 +105,14 @@ func (s *session) login(ctx context.Context) error {
 		user, pass, havePass = u.User, u.Password, u.HasPassword
 		passPart = "password"
 	}
+	hostport := u.HostPort(fetch.DefaultPort("ftp"))
 	r, err := s.cmd("USER", wire.Lit("USER "), wire.Arg(userPart, user))
 	if err != nil {
 		return err
 	}
 	switch r.Code {
 	case 230:
+		s.key = s.d.poolKey(hostport, user, pass)
 		return nil
 	case 331, 332:
 	default:
@@ -114,7 +121,6 @@ func (s *session) login(ctx context.Context) error {
 	if r.Code == 332 {
 		return s.refused("USER", r, errors.New("the server wants an account (ACCT), which ftp URLs cannot give"))
 	}
-	hostport := u.HostPort(fetch.DefaultPort("ftp"))
 	if !havePass {
 		pass, havePass = s.d.rememberedPassword(user, hostport)
 	}
@@ -137,6 +143,7 @@ func (s *session) login(ctx context.Context) error {
 		if u.HasUser {
 			s.d.rememberPassword(user, hostport, pass)
 		}
+		s.key = s.d.poolKey(hostport, user, pass)
 		return nil
 	case 332:
 		return s.refused("PASS", r, errors.New("the server wants an account (ACCT), which ftp URLs cannot give"))
@@ -329,6 +336,7 @@ func (s *session) chdirs(dirs []string) error {
 }
 
 func (s *session) cwd(dir string) error {
+	s.leaveHome()
 	r, err := s.cmd("CWD", wire.Lit("CWD "), wire.Arg("path", dir))
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ type fakeServer struct {
 	files map[string]string // absolute path -> content
 	dirs  map[string]bool   // absolute paths of directories
 	users map[string]string // user -> password; "anonymous" takes any
+	homes map[string]string // user -> login directory, "/" when absent
 
 	mlsd   bool // FEAT offers MLST and MLSD works
 	noEPSV bool // EPSV and EPRT answer 500
@@ -34,6 +35,10 @@ type fakeServer struct {
 	start sync.Once
 	mu    sync.Mutex
 	got   []byte // every byte the client sent on control connections
+	// sessions holds each control connection's command lines, in the
+	// order the connections were accepted; live holds the open ones.
+	sessions [][]string
+	live     map[net.Conn]bool
 }
 
 func newFake(t *testing.T) *fakeServer {
@@ -128,6 +133,19 @@ func (c *fakeConn) reply(format string, args ...any) {
 
 func (s *fakeServer) handle(nc net.Conn) {
 	defer nc.Close()
+	s.mu.Lock()
+	id := len(s.sessions)
+	s.sessions = append(s.sessions, nil)
+	if s.live == nil {
+		s.live = map[net.Conn]bool{}
+	}
+	s.live[nc] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.live, nc)
+		s.mu.Unlock()
+	}()
 	c := &fakeConn{s: s, c: nc, r: bufio.NewReader(nc), cwd: "/"}
 	defer func() {
 		if c.pasv != nil {
@@ -146,6 +164,7 @@ func (s *fakeServer) handle(nc net.Conn) {
 		}
 		s.mu.Lock()
 		s.got = append(s.got, line...)
+		s.sessions[id] = append(s.sessions[id], strings.TrimRight(line, "\r\n"))
 		s.mu.Unlock()
 		line = strings.TrimRight(line, "\r\n")
 		verb, arg, _ := strings.Cut(line, " ")
@@ -182,6 +201,9 @@ func (c *fakeConn) command(verb, arg string) bool {
 		}
 	case "PASS":
 		if want, ok := s.users[c.user]; c.user == "anonymous" || c.user == "" || ok && want == arg {
+			if h, ok := s.homes[c.user]; ok {
+				c.cwd = h
+			}
 			c.reply("230 Login successful.")
 		} else {
 			c.reply("530 Login incorrect.")
@@ -199,6 +221,10 @@ func (c *fakeConn) command(verb, arg string) bool {
 		c.reply("211 End")
 	case "TYPE":
 		c.reply("200 Switching to %s mode.", arg)
+	case "NOOP":
+		c.reply("200 NOOP ok.")
+	case "PWD":
+		c.reply("257 \"%s\" is the current directory", strings.ReplaceAll(c.cwd, "\"", "\"\""))
 	case "CWD":
 		if p := c.abs(arg); s.dirs[p] {
 			c.cwd = p
@@ -377,4 +403,25 @@ func (c *fakeConn) listing(verb, arg string) ([]string, bool) {
 		}
 	}
 	return out, true
+}
+
+// controls returns each control connection's command lines so far.
+func (s *fakeServer) controls() [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([][]string, len(s.sessions))
+	for i, l := range s.sessions {
+		out[i] = append([]string(nil), l...)
+	}
+	return out
+}
+
+// drop closes every open control connection, as a server that restarts
+// or times idle clients out does.
+func (s *fakeServer) drop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.live {
+		c.Close()
+	}
 }

@@ -18,7 +18,16 @@
 //   - no name (the path ends in "/"): the directory is listed, by MLSD when
 //     FEAT offers it, else by LIST.
 //
-// Options.Offset resumes a download with REST.
+// Request.Offset resumes a download with REST.
+//
+// Control connections are pooled per (host, port, user, password) after
+// login, as rclone's FTP backend does: a request takes one for its whole
+// length (a document until its Body is closed) and gives it back only
+// when the transfer's final reply has been read, so transfers never
+// interleave on one connection. Before reuse the connection goes back to
+// the login directory (recorded with PWD before the first CWD), so the
+// CWD sequence of RFC 1738 §3.2.2 means what it would on a fresh login,
+// and a connection that fails that CWD or a NOOP is replaced by a new one.
 //
 // The control protocol is written here on fetch/wire rather than driven
 // through github.com/jlaffaye/ftp: v0.2.4 exposes no way to send a command
@@ -39,6 +48,7 @@ import (
 	"sync"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/pool"
 )
 
 // Config holds the driver's settings.
@@ -87,6 +97,13 @@ type Driver struct {
 	// never carry the password) fetch without asking again.
 	mu        sync.Mutex
 	passwords map[string]string
+
+	// pool keeps logged-in control connections between requests.
+	pool pool.Pool[*session]
+	// keyOnce makes keySecret, the key of the hash that stands for a
+	// password in a pool key.
+	keyOnce   sync.Once
+	keySecret [32]byte
 }
 
 // rememberedPassword is the password that last logged user in at hostport.
@@ -106,7 +123,13 @@ func (d *Driver) rememberPassword(user, hostport, pass string) {
 	d.passwords[user+"@"+hostport] = pass
 }
 
-var _ fetch.Driver = (*Driver)(nil)
+var (
+	_ fetch.Driver     = (*Driver)(nil)
+	_ fetch.IdleCloser = (*Driver)(nil)
+)
+
+// CloseIdle says QUIT on the pooled control connections not in use.
+func (d *Driver) CloseIdle() { d.pool.CloseIdle() }
 
 // New returns a driver with cfg.
 func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
@@ -149,21 +172,21 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			return nil, withURL(err, req)
 		}
 	}
-	if req.Options.Offset < 0 {
-		return nil, req.Errorf(fetch.KindUsage, "REST", "negative resume offset %d", req.Options.Offset)
+	if req.Offset < 0 {
+		return nil, req.Errorf(fetch.KindUsage, "REST", "negative resume offset %d", req.Offset)
 	}
 
-	s, err := d.connect(ctx, req)
+	s, err := d.session(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	res, err := s.access(ctx, fu)
 	if err != nil {
-		s.quit()
+		s.done(reusable(err))
 		return nil, withURL(err, req)
 	}
 	if res.Document == nil {
-		s.quit()
+		s.done(true)
 	}
 	return res, nil
 }

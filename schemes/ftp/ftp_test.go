@@ -28,9 +28,20 @@ func client(cfg Config, opts fetch.Options) *fetch.Client {
 // URLs, one per line.
 func get(t *testing.T, c *fetch.Client, raw string) (string, *fetch.Result, error) {
 	t.Helper()
+	return getAt(t, c, raw, 0)
+}
+
+// getAt is get with Request.Offset set to offset.
+func getAt(t *testing.T, c *fetch.Client, raw string, offset int64) (string, *fetch.Result, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := c.Fetch(ctx, raw)
+	req, err := fetch.NewRequest(raw)
+	if err != nil {
+		return "", nil, err
+	}
+	req.Offset = offset
+	res, err := c.Do(ctx, req)
 	if err != nil {
 		return "", nil, err
 	}
@@ -68,6 +79,7 @@ func TestTranscripts(t *testing.T) {
 		url     string // HOST is replaced by the fake's address
 		cfg     Config
 		opts    fetch.Options
+		offset  int64 // Request.Offset
 		fake    func(*fakeServer)
 		want    string // body, or listing lines
 		wantURL string // Result.URL when not the request's
@@ -99,7 +111,7 @@ func TestTranscripts(t *testing.T) {
 		{name: "nocwd", url: "ftp://myname:secret@HOST//etc/motd", cfg: Config{Method: "nocwd"}, want: "message of the day\n"},
 		{name: "nocwd-list", url: "ftp://HOST/pub/", cfg: Config{Method: "nocwd", AnonymousPassword: "a@b"},
 			want: "file data.bin ftp://HOST/pub/data.bin\nfile file.txt ftp://HOST/pub/file.txt\ndir sub ftp://HOST/pub/sub/\n"},
-		{name: "resume", url: "ftp://HOST/etc/motd", cfg: Config{AnonymousPassword: "a@b"}, opts: fetch.Options{Offset: 8}, want: "of the day\n"},
+		{name: "resume", url: "ftp://HOST/etc/motd", cfg: Config{AnonymousPassword: "a@b"}, offset: 8, want: "of the day\n"},
 		{name: "disable-epsv", url: "ftp://HOST/etc/motd", cfg: Config{AnonymousPassword: "a@b", DisableEPSV: true}, want: "message of the day\n"},
 		{name: "epsv-refused", url: "ftp://HOST/pub/", cfg: Config{AnonymousPassword: "a@b"}, fake: func(s *fakeServer) { s.noEPSV = true },
 			want: "file data.bin ftp://HOST/pub/data.bin\nfile file.txt ftp://HOST/pub/file.txt\ndir sub ftp://HOST/pub/sub/\n"},
@@ -116,10 +128,12 @@ func TestTranscripts(t *testing.T) {
 			}
 			host := s.addr()
 			raw := strings.ReplaceAll(tt.url, "HOST", host)
-			got, res, err := get(t, client(tt.cfg, tt.opts), raw)
+			c := client(tt.cfg, tt.opts)
+			got, res, err := getAt(t, c, raw, tt.offset)
 			if err != nil {
 				t.Fatalf("fetch %s: %v", raw, err)
 			}
+			c.Close() // QUIT on the pooled control connection
 			if want := strings.ReplaceAll(tt.want, "HOST", host); got != want {
 				t.Errorf("got\n%q\nwant\n%q", got, want)
 			}
@@ -225,12 +239,13 @@ func TestDocumentMeta(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	tests := []struct {
-		name string
-		url  string
-		opts fetch.Options
-		kind fetch.Kind
-		is   error
-		sent string // the transcript must not contain this
+		name   string
+		url    string
+		opts   fetch.Options
+		offset int64 // Request.Offset
+		kind   fetch.Kind
+		is     error
+		sent   string // the transcript must not contain this
 	}{
 		{name: "wrong password", url: "ftp://myname:wrong@HOST/etc/motd", kind: fetch.KindServer, is: fetch.ErrAuth},
 		{name: "unknown user", url: "ftp://nobody:x@HOST/etc/motd", kind: fetch.KindServer, is: fetch.ErrAuth},
@@ -240,13 +255,13 @@ func TestErrors(t *testing.T) {
 		{name: "CRLF in cwd", url: "ftp://HOST/etc%0D%0ADELE%20x/motd", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, sent: "DELE"},
 		{name: "CRLF in name", url: "ftp://HOST/etc/motd%0ADELE%20x", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, sent: "DELE"},
 		{name: "NUL in password", url: "ftp://myname:a%00b@HOST/etc/motd", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, sent: "USER"},
-		{name: "resume past end", url: "ftp://HOST/etc/motd", opts: fetch.Options{Offset: 1000}, kind: fetch.KindServer},
+		{name: "resume past end", url: "ftp://HOST/etc/motd", offset: 1000, kind: fetch.KindServer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := rfcServer(t)
 			raw := strings.ReplaceAll(tt.url, "HOST", s.addr())
-			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, tt.opts), raw)
+			_, _, err := getAt(t, client(Config{AnonymousPassword: "a@b"}, tt.opts), raw, tt.offset)
 			if err == nil {
 				t.Fatal("no error")
 			}

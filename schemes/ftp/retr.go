@@ -39,7 +39,7 @@ func (s *session) retrieve(ctx context.Context, fu *fetch.FTPURL) (doc *fetch.Do
 	} else if r.Code == 213 {
 		mod, _ = parseMDTM(strings.TrimSpace(r.Text()))
 	}
-	offset := s.req.Options.Offset
+	offset := s.req.Offset
 	if size >= 0 && offset > size {
 		return nil, false, errorf(fetch.KindServer, "REST", "cannot resume at byte %d: the file has %d bytes", offset, size)
 	}
@@ -69,6 +69,7 @@ func (s *session) retrieve(ctx context.Context, fu *fetch.FTPURL) (doc *fetch.Do
 		if r.Code == 550 {
 			// Perhaps a directory (RFC 1738 §3.2.2 does not say which a
 			// name is; a CWD into it tells).
+			s.leaveHome()
 			cr, err := s.cmd("CWD", wire.Lit("CWD "), wire.Arg("name", arg))
 			if err != nil {
 				return nil, false, err
@@ -91,7 +92,7 @@ func (s *session) retrieve(ctx context.Context, fu *fetch.FTPURL) (doc *fetch.Do
 	doc = &fetch.Document{Body: t, Size: size, ModTime: mod, Offset: offset, MIMEType: guessMIME(fu.Name)}
 	if fu.Type == 'a' {
 		doc.MIMEType = "text/plain"
-		if !s.req.Options.Raw {
+		if !s.req.Raw {
 			doc.Body = &asciiBody{transfer: t}
 		}
 	}
@@ -168,7 +169,8 @@ func (t *transfer) truncated(msg string, r reply) error {
 		Code: r.Code, Reply: clip(r.Text()), Err: fmt.Errorf("%w: %s", fetch.ErrTruncated, msg)}
 }
 
-// Close ends the transfer and the session. Closed before the end of the
+// Close ends the transfer and gives the session back to the pool (or
+// closes it after a failure). Closed before the end of the
 // data, it still reads the final reply: a transfer whose bytes all came
 // and that the server calls complete is not an error; anything else is
 // fetch.ErrTruncated.
@@ -207,7 +209,7 @@ func (t *transfer) Close() error {
 		t.s.nc.Close()
 		return t.err
 	}
-	t.s.quit()
+	t.s.done(true)
 	return err
 }
 

@@ -74,7 +74,7 @@ func parseFormPlus(plus string) (*formBlock, error) {
 }
 
 // fetchForm fetches a "?" item (RFC 1738 §3.4.5): it reads the item's
-// +ASK block, has each question answered (Options.Form, else the
+// +ASK block, has each question answered (Request.Form, else the
 // prompter, else the question's default), and sends the answers as the
 // §3.4.9 data block with the default view.
 func (d *Driver) fetchForm(ctx context.Context, req *fetch.Request, g *fetch.GopherURL) (*fetch.Result, error) {
@@ -133,7 +133,7 @@ func (d *Driver) askBlock(ctx context.Context, req *fetch.Request, g *fetch.Goph
 }
 
 // answerForm collects one answer line (or, for AskL, a count and lines)
-// per question, in order. Answers come from Options.Form by label or by
+// per question, in order. Answers come from Request.Form by label or by
 // 1-based question number, else from the prompter, else the question's
 // default. It reports which answer lines are secret (AskP).
 func answerForm(ctx context.Context, req *fetch.Request, ask []AskField) ([]string, map[int]bool, error) {
@@ -166,9 +166,9 @@ func answerForm(ctx context.Context, req *fetch.Request, ask []AskField) ([]stri
 		case "ChooseF":
 			return nil, nil, req.Errorf(fetch.KindUsage, "gopher+ +ASK", "question %d (%q) asks for a local file to upload (ChooseF), which fetch does not send", n, f.Label)
 		}
-		v, ok := req.Options.Form[f.Label]
+		v, ok := req.Form[f.Label]
 		if !ok {
-			v, ok = req.Options.Form[q.Field]
+			v, ok = req.Form[q.Field]
 		}
 		if !ok {
 			var err error

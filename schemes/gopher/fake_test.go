@@ -119,9 +119,20 @@ func client(opts fetch.Options) *fetch.Client {
 // get fetches u and reads a document's body whole.
 func get(t *testing.T, c *fetch.Client, u string) (*fetch.Result, []byte, error) {
 	t.Helper()
+	return getWith(t, c, u, fetch.Request{})
+}
+
+// getWith is get with the per-request inputs of in.
+func getWith(t *testing.T, c *fetch.Client, u string, in fetch.Request) (*fetch.Result, []byte, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := c.Fetch(ctx, u)
+	req, err := fetch.NewRequest(u)
+	if err != nil {
+		return nil, nil, err
+	}
+	in.URL = req.URL
+	res, err := c.Do(ctx, &in)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -47,42 +47,42 @@ func TestGoldenRequests(t *testing.T) {
 	cases := []struct {
 		name string
 		path string // after gopher://host:port/
-		opts fetch.Options
+		req  fetch.Request
 	}{
 		// §3.4.1: an empty gopher-path is type 1 and the empty selector.
-		{"empty-path", "", fetch.Options{}},
-		{"type-only", "1", fetch.Options{}},
-		{"text", "0/about.txt", fetch.Options{}},
+		{"empty-path", "", fetch.Request{}},
+		{"type-only", "1", fetch.Request{}},
+		{"text", "0/about.txt", fetch.Request{}},
 		// §3.4.1: a selector that starts with its type character.
-		{"type-doubled", "00about", fetch.Options{}},
-		{"selector-escapes", "0/a%20b%2Fc%3Fd", fetch.Options{}},
+		{"type-doubled", "00about", fetch.Request{}},
+		{"selector-escapes", "0/a%20b%2Fc%3Fd", fetch.Request{}},
 		// §3.4.2: the search follows an encoded tab.
-		{"search", "7/search%09gopher%20plus", fetch.Options{}},
-		{"search-query-option", "7/search", fetch.Options{Query: "from options"}},
-		{"search-empty", "7/search%09", fetch.Options{}},
+		{"search", "7/search%09gopher%20plus", fetch.Request{}},
+		{"search-query-option", "7/search", fetch.Request{Query: "from options"}},
+		{"search-empty", "7/search%09", fetch.Request{}},
 		// §3.4.3-3.4.4: the Gopher+ string follows the (possibly empty) search.
-		{"plus-default-view", "0/about.txt%09%09+", fetch.Options{}},
-		{"plus-search", "7/search%09words%09+", fetch.Options{}},
-		{"plus-search-attributes", "7/search%09%09!", fetch.Options{}},
+		{"plus-default-view", "0/about.txt%09%09+", fetch.Request{}},
+		{"plus-search", "7/search%09words%09+", fetch.Request{}},
+		{"plus-search-attributes", "7/search%09%09!", fetch.Request{}},
 		// §3.4.5: an item with a form: fetch +ASK, then answer it.
-		{"plus-ask", "0/form%09%09?", fetch.Options{Form: map[string]string{"Your name?": "Ann", "2": "line one\nline two", "3": "2", "4": "yes"}}},
+		{"plus-ask", "0/form%09%09?", fetch.Request{Form: map[string]string{"Your name?": "Ann", "2": "line one\nline two", "3": "2", "4": "yes"}}},
 		// §3.4.6: all attributes of an item, of every item of a directory.
-		{"plus-attributes", "0/about.txt%09%09!", fetch.Options{}},
-		{"plus-dir-attributes", "1%09%09$", fetch.Options{}},
+		{"plus-attributes", "0/about.txt%09%09!", fetch.Request{}},
+		{"plus-dir-attributes", "1%09%09$", fetch.Request{}},
 		// §3.4.7: chosen attributes, coded spaces between them.
-		{"plus-abstract", "0/about.txt%09%09!+ABSTRACT", fetch.Options{}},
-		{"plus-abstract-smell", "0/about.txt%09%09!+ABSTRACT%20+SMELL", fetch.Options{}},
-		{"plus-dir-views", "1%09%09$+VIEWS", fetch.Options{}},
+		{"plus-abstract", "0/about.txt%09%09!+ABSTRACT", fetch.Request{}},
+		{"plus-abstract-smell", "0/about.txt%09%09!+ABSTRACT%20+SMELL", fetch.Request{}},
+		{"plus-dir-views", "1%09%09$+VIEWS", fetch.Request{}},
 		// §3.4.8: an alternate view and language.
-		{"plus-view", "0/about.txt%09%09+application/postscript%20Es_ES", fetch.Options{}},
+		{"plus-view", "0/about.txt%09%09+application/postscript%20Es_ES", fetch.Request{}},
 		// §3.4.9: a filled-in form, sent exactly as the RFC shows.
-		{"plus-form", "0/form%09%09+%091%0D%0A+-1%0D%0Aask_item1_value%0D%0Aask_item2_value%0D%0A.%0D%0A", fetch.Options{}},
-		{"plus-form-empty", "0/form%09%09+%091%0D%0A+-1%0D%0A.%0D%0A", fetch.Options{}},
+		{"plus-form", "0/form%09%09+%091%0D%0A+-1%0D%0Aask_item1_value%0D%0Aask_item2_value%0D%0A.%0D%0A", fetch.Request{}},
+		{"plus-form-empty", "0/form%09%09+%091%0D%0A+-1%0D%0A.%0D%0A", fetch.Request{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, holeAnswer)
-			_, _, err := get(t, client(tc.opts), f.url(tc.path))
+			_, _, err := getWith(t, client(fetch.Options{}), f.url(tc.path), tc.req)
 			if err != nil {
 				t.Fatalf("fetch: %v", err)
 			}

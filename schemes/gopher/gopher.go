@@ -32,9 +32,9 @@
 // with its code). Attribute replies are parsed into Attributes (see
 // DocumentAttributes and RenderAttributes).
 //
-// Per-request inputs: Options.Query is the search of a type 7 URL without
-// one (else the prompter is asked for the field "query"); Options.Form
-// answers +ASK questions by label or by 1-based index; Options.Raw returns
+// Per-request inputs: Request.Query is the search of a type 7 URL without
+// one (else the prompter is asked for the field "query"); Request.Form
+// answers +ASK questions by label or by 1-based index; Request.Raw returns
 // the reply exactly as received, length line and terminator included.
 //
 // The RFC 1738 §6 safeguard: a decoded CR, LF or NUL in the selector, the
@@ -102,7 +102,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	resURL := u
 	if g.Type == '7' && !g.HasSearch {
 		// RFC 1738 §3.4.2: a search needs its words; ask for them.
-		q := req.Options.Query
+		q := req.Query
 		if q == "" {
 			q, err = req.Prompt(ctx, fetch.Question{Field: "query", Label: "Search for"})
 			if err != nil {
@@ -246,7 +246,7 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 	// A server that answers from the selector line alone (pygopherd with a
 	// form block) may close before the rest of the request is written: its
 	// answer is still there to read.
-	rep, err := readReply(c.R.B, rq.isPlus(), req.Options.Raw, req.Options.Tracer)
+	rep, err := readReply(c.R.B, rq.isPlus(), req.Raw, req.Options.Tracer)
 	if err != nil {
 		conn.Close()
 		if werr != nil {
@@ -273,7 +273,7 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		size = rep.length
 	}
 
-	if req.Options.Raw {
+	if req.Raw {
 		mt := mimeType(typ, rq.selector, rq.plus)
 		if rq.attributeRequest() {
 			mt = AttributesMIMEType

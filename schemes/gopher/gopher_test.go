@@ -58,20 +58,20 @@ func TestDocuments(t *testing.T) {
 func TestRaw(t *testing.T) {
 	const r = "+-1\r\nline\n..x\r\n.\r\n"
 	f := newFake(t, answerWith(r))
-	_, body, err := get(t, client(fetch.Options{Raw: true}), f.url("0/t%09%09+"))
+	_, body, err := getWith(t, client(fetch.Options{}), f.url("0/t%09%09+"), fetch.Request{Raw: true})
 	if err != nil || string(body) != r {
 		t.Fatalf("raw body %q, %v; want %q", body, err, r)
 	}
 	// A menu comes back as bytes too.
 	const m = "0a\t/a\th\t70\r\n.\r\n"
 	f = newFake(t, answerWith(m))
-	res, body, err := get(t, client(fetch.Options{Raw: true}), f.url("1/"))
+	res, body, err := getWith(t, client(fetch.Options{}), f.url("1/"), fetch.Request{Raw: true})
 	if err != nil || string(body) != m || res.Document.MIMEType != MenuMIMEType {
 		t.Fatalf("raw menu %q, %v", body, err)
 	}
 	// A short "+N" reply is still an error in raw mode.
 	f = newFake(t, answerWith("+10\r\nshort"))
-	_, body, err = get(t, client(fetch.Options{Raw: true}), f.url("9/b%09%09+"))
+	_, body, err = getWith(t, client(fetch.Options{}), f.url("9/b%09%09+"), fetch.Request{Raw: true})
 	if !errors.Is(err, fetch.ErrTruncated) || string(body) != "+10\r\nshort" {
 		t.Fatalf("raw truncated: %q, %v", body, err)
 	}
@@ -228,7 +228,7 @@ func TestSearchPrompt(t *testing.T) {
 		t.Errorf("result URL %s", res.URL)
 	}
 	// A query with a newline is refused before connecting.
-	_, _, err = get(t, client(fetch.Options{Query: "a\r\nb"}), f.url("7/s"))
+	_, _, err = getWith(t, client(fetch.Options{}), f.url("7/s"), fetch.Request{Query: "a\r\nb"})
 	if !errors.Is(err, fetch.ErrUnsafeLine) || fetch.KindOf(err) != fetch.KindPolicy {
 		t.Fatalf("err %v", err)
 	}
@@ -412,11 +412,10 @@ func TestAskForm(t *testing.T) {
 	const ask = " Ask: Name?\tGopher User\r\n AskP: Password?\r\n Note: Choose wisely\r\n Choose: Colour\tred\tgreen\tblue\r\n Select: Spam?:1\r\n AskL: Comments\r\n"
 	tr := &traceLog{}
 	f := formServer(t, ask, true)
-	res, body, err := get(t, client(fetch.Options{
+	res, body, err := getWith(t, client(fetch.Options{
 		Tracer:   tr,
-		Form:     map[string]string{"2": "s3cret", "Colour": "blue", "5": "one\ntwo\nthree"},
 		Prompter: fetch.Answers{"1": "Ann"}, // question 4 is left to its default
-	}), f.url("0/form%09%09?"))
+	}), f.url("0/form%09%09?"), fetch.Request{Form: map[string]string{"2": "s3cret", "Colour": "blue", "5": "one\ntwo\nthree"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,8 +441,8 @@ func TestAskForm(t *testing.T) {
 
 func TestAskFormURL(t *testing.T) {
 	f := formServer(t, " Ask: Name?\r\n Choose: Colour\tred\tgreen\r\n", false)
-	c := client(fetch.Options{Form: map[string]string{"Name?": "Ann", "Colour": "2"}})
-	res, _, err := get(t, c, f.url("0/form%09%09?"))
+	c := client(fetch.Options{})
+	res, _, err := getWith(t, c, f.url("0/form%09%09?"), fetch.Request{Form: map[string]string{"Name?": "Ann", "Colour": "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,21 +464,21 @@ func TestAskFormErrors(t *testing.T) {
 	cases := []struct {
 		name string
 		ask  string
-		opts fetch.Options
+		req  fetch.Request
 		kind fetch.Kind
 		is   error
 	}{
-		{"no answer", " AskP: Password?\r\n", fetch.Options{}, fetch.KindUsage, fetch.ErrNoAnswer},
-		{"bad choice", " Choose: C\ta\tb\r\n", fetch.Options{Form: map[string]string{"1": "c"}}, fetch.KindUsage, nil},
-		{"unsafe answer", " Ask: Q\r\n", fetch.Options{Form: map[string]string{"1": "a\rb"}}, fetch.KindPolicy, fetch.ErrUnsafeLine},
-		{"lone dot", " Ask: Q\r\n", fetch.Options{Form: map[string]string{"1": "."}}, fetch.KindUsage, nil},
-		{"file upload", " ChooseF: File\r\n", fetch.Options{}, fetch.KindUsage, nil},
-		{"no form", " \r\n", fetch.Options{}, fetch.KindServer, nil},
+		{"no answer", " AskP: Password?\r\n", fetch.Request{}, fetch.KindUsage, fetch.ErrNoAnswer},
+		{"bad choice", " Choose: C\ta\tb\r\n", fetch.Request{Form: map[string]string{"1": "c"}}, fetch.KindUsage, nil},
+		{"unsafe answer", " Ask: Q\r\n", fetch.Request{Form: map[string]string{"1": "a\rb"}}, fetch.KindPolicy, fetch.ErrUnsafeLine},
+		{"lone dot", " Ask: Q\r\n", fetch.Request{Form: map[string]string{"1": "."}}, fetch.KindUsage, nil},
+		{"file upload", " ChooseF: File\r\n", fetch.Request{}, fetch.KindUsage, nil},
+		{"no form", " \r\n", fetch.Request{}, fetch.KindServer, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := formServer(t, tc.ask, false)
-			_, _, err := get(t, client(tc.opts), f.url("0/form%09%09?"))
+			_, _, err := getWith(t, client(fetch.Options{}), f.url("0/form%09%09?"), tc.req)
 			if fetch.KindOf(err) != tc.kind || (tc.is != nil && !errors.Is(err, tc.is)) {
 				t.Fatalf("err %v (kind %v), want kind %v", err, fetch.KindOf(err), tc.kind)
 			}

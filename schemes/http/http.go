@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -38,10 +39,30 @@ type Config struct {
 	Header []string
 }
 
-// Driver fetches http and https URLs with net/http.
-type Driver struct{ cfg Config }
+// Driver fetches http and https URLs with net/http. It keeps one
+// keep-alive transport, built from the client options of its first
+// request: a Driver serves one client (schemes.NewClient makes its own).
+type Driver struct {
+	cfg Config
 
-var _ fetch.Driver = (*Driver)(nil)
+	mu sync.Mutex
+	tr *nethttp.Transport
+}
+
+var (
+	_ fetch.Driver     = (*Driver)(nil)
+	_ fetch.IdleCloser = (*Driver)(nil)
+)
+
+// CloseIdle closes the keep-alive connections not in use.
+func (d *Driver) CloseIdle() {
+	d.mu.Lock()
+	tr := d.tr
+	d.mu.Unlock()
+	if tr != nil {
+		tr.CloseIdleConnections()
+	}
+}
 
 // New returns a driver with cfg.
 func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
@@ -70,7 +91,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err != nil {
 		return nil, err
 	}
-	hreq, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, "", nil)
+	hreq, err := nethttp.NewRequestWithContext(context.WithValue(ctx, requestKey{}, req), nethttp.MethodGet, "", nil)
 	if err != nil {
 		return nil, fetch.Wrap(fetch.KindMalformed, "request", err)
 	}
@@ -80,7 +101,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 
 	hops := 0
 	client := &nethttp.Client{
-		Transport: d.transport(ctx, req),
+		Transport: d.transport(req),
 		// Each hop keeps the first request's headers; net/http drops the
 		// credentials among them when the host changes.
 		CheckRedirect: func(next *nethttp.Request, via []*nethttp.Request) error {
@@ -156,7 +177,7 @@ func (d *Driver) setHeaders(req *fetch.Request, h *nethttp.Request) {
 			h.Header.Set(strings.TrimSpace(name), strings.TrimSpace(value))
 		}
 	}
-	if off := req.Options.Offset; off > 0 {
+	if off := req.Offset; off > 0 {
 		h.Header.Set("Range", "bytes="+strconv.FormatInt(off, 10)+"-")
 	}
 }
@@ -178,61 +199,97 @@ func (d *Driver) checkHop(req *fetch.Request, next *neturl.URL) error {
 	return req.CheckPort(next.Scheme, port)
 }
 
-// transport dials through the request's dialer and wraps every connection
-// in the idle deadline, tied to the fetch's own context.
-func (d *Driver) transport(ctx context.Context, req *fetch.Request) *nethttp.Transport {
-	dialer := req.Options.Dialer
+// requestKey carries the fetch.Request on the context of the net/http
+// request, so that the shared transport's dial and proxy functions trace
+// to, and name, the request they work for.
+type requestKey struct{}
+
+func requestOf(ctx context.Context) *fetch.Request {
+	r, _ := ctx.Value(requestKey{}).(*fetch.Request)
+	return r
+}
+
+// transport is the driver's keep-alive transport, made on first use from
+// the client options of req (the dialer, the timeouts, the gateways, the
+// pool limits). It dials through the options' dialer and wraps every
+// connection in the idle deadline; net/http itself closes a connection
+// whose request is cancelled, so the connection is not tied to any one
+// request's context and can serve the next request to the same server.
+func (d *Driver) transport(req *fetch.Request) *nethttp.Transport {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.tr == nil {
+		d.tr = d.newTransport(req.Options)
+	}
+	return d.tr
+}
+
+func (d *Driver) newTransport(opts fetch.Options) *nethttp.Transport {
+	dialer := opts.Dialer
 	if dialer == nil {
 		dialer = &net.Dialer{}
 	}
 	return &nethttp.Transport{
 		DialContext: func(dctx context.Context, network, addr string) (net.Conn, error) {
-			dt := req.Options.DialTimeout
+			req := requestOf(dctx)
+			dt := opts.DialTimeout
 			if dt <= 0 {
 				dt = fetch.DefaultDialTimeout
 			}
-			dctx, cancel := context.WithTimeout(dctx, dt)
+			tctx, cancel := context.WithTimeout(dctx, dt)
 			defer cancel()
-			req.Trace(fetch.DirInfo, "connecting to "+addr)
-			c, err := dialer.DialContext(dctx, network, addr)
+			where := ""
+			if req != nil {
+				req.Trace(fetch.DirInfo, "connecting to "+addr)
+				where = req.URL.Redacted()
+			}
+			c, err := dialer.DialContext(tctx, network, addr)
 			if err != nil {
-				if ctx.Err() == nil && dctx.Err() != nil {
+				if dctx.Err() == nil && tctx.Err() != nil {
 					err = fetch.ErrTimeout
 				}
-				return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "dial " + addr, URL: req.URL.Redacted(), Offset: -1, Err: err}
+				return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "dial " + addr, URL: where, Offset: -1, Err: err}
 			}
-			return fetch.NewDeadlineConn(ctx, c, req.Options.Idle()), nil
+			return fetch.NewDeadlineConn(context.Background(), c, opts.Idle()), nil
 		},
 		TLSClientConfig:    &tls.Config{InsecureSkipVerify: d.cfg.Insecure},
 		DisableCompression: true, // bytes arrive as the server stores them
 		// The same bound on a server's protocol lines as every other driver.
 		MaxResponseHeaderBytes: wire.DefaultMaxLine,
-		ResponseHeaderTimeout:  req.Options.Idle(),
-		TLSHandshakeTimeout:    req.Options.Idle(),
-		// One request per connection: nothing lingers after the body is
-		// closed, and a bot running many fetches holds no idle sockets.
-		DisableKeepAlives: true,
-		Proxy:             d.proxyFor(req),
+		ResponseHeaderTimeout:  opts.Idle(),
+		TLSHandshakeTimeout:    opts.Idle(),
+		// Keep-alive within the client's pool limits; Client.CloseIdle
+		// and Close end the idle connections.
+		DisableKeepAlives:   opts.IdlePerHost() == 0,
+		MaxIdleConnsPerHost: opts.IdlePerHost(),
+		IdleConnTimeout:     opts.SessionIdle(),
+		Proxy:               d.proxyFor(opts),
 	}
 }
 
 // proxyFor decides the gateway of every hop, the first and each redirect,
 // with the caller's Proxy function; https goes through it with CONNECT,
 // http as an absolute URL. Each gateway's port passes the policy.
-func (d *Driver) proxyFor(req *fetch.Request) func(*nethttp.Request) (*neturl.URL, error) {
+func (d *Driver) proxyFor(opts fetch.Options) func(*nethttp.Request) (*neturl.URL, error) {
 	return func(r *nethttp.Request) (*neturl.URL, error) {
-		if req.Options.Proxy == nil {
+		if opts.Proxy == nil {
 			return nil, nil
 		}
 		u, err := fetch.Parse(r.URL.String())
 		if err != nil {
 			return nil, err
 		}
-		p, err := req.Options.Proxy(u)
+		p, err := opts.Proxy(u)
 		if err != nil || p == nil {
 			return nil, err
 		}
-		if err := req.CheckPort(p.Scheme, p.PortOr(fetch.DefaultPort(p.Scheme))); err != nil {
+		port := p.PortOr(fetch.DefaultPort(p.Scheme))
+		if req := requestOf(r.Context()); req != nil {
+			err = req.CheckPort(p.Scheme, port)
+		} else {
+			err = opts.Policy.Check(p.Scheme, port)
+		}
+		if err != nil {
 			return nil, err
 		}
 		pu := &neturl.URL{Scheme: p.Scheme, Host: p.HostPort(fetch.DefaultPort(p.Scheme))}
@@ -285,7 +342,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode), Err: errors.New("redirect without a usable Location")}
 	}
 	total := int64(-1)
-	if off := req.Options.Offset; off > 0 {
+	if off := req.Offset; off > 0 {
 		start, n, err := contentRange(resp)
 		if resp.StatusCode != nethttp.StatusPartialContent || err != nil || start != off {
 			resp.Body.Close()
@@ -302,7 +359,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		Body:     body{resp.Body},
 		MIMEType: resp.Header.Get("Content-Type"),
 		Size:     resp.ContentLength,
-		Offset:   req.Options.Offset,
+		Offset:   req.Offset,
 		Meta:     map[string]string{"status": resp.Status},
 	}
 	if doc.Offset > 0 {
@@ -400,7 +457,7 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 		conn.Close()
 		return nil, err
 	}
-	hreq, err := nethttp.NewRequestWithContext(ctx, nethttp.MethodGet, "", nil)
+	hreq, err := nethttp.NewRequestWithContext(context.WithValue(ctx, requestKey{}, req), nethttp.MethodGet, "", nil)
 	if err != nil {
 		conn.Close()
 		return nil, fetch.Wrap(fetch.KindMalformed, "request", err)

@@ -176,8 +176,13 @@ func TestResumeRange(t *testing.T) {
 		nethttp.ServeContent(w, r, "f", time.Time{}, strings.NewReader("0123456789"))
 	}))
 	defer srv.Close()
-	c := newClient(fetch.Options{Offset: 6})
-	res, err := c.Fetch(context.Background(), srv.URL+"/f")
+	c := newClient(fetch.Options{})
+	req, err := fetch.NewRequest(srv.URL + "/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Offset = 6
+	res, err := c.Do(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,8 +218,12 @@ func TestResumeRejectsWrongRange(t *testing.T) {
 		io.WriteString(w, "0123456789")
 	}))
 	defer srv.Close()
-	c := newClient(fetch.Options{Offset: 5})
-	_, err := c.Fetch(context.Background(), srv.URL+"/f")
+	req, err := fetch.NewRequest(srv.URL + "/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Offset = 5
+	_, err = newClient(fetch.Options{}).Do(context.Background(), req)
 	if fetch.KindOf(err).ExitCode() != 6 || !strings.Contains(err.Error(), "does not resume") {
 		t.Fatalf("a 206 from byte 0 for offset 5: %v", err)
 	}

@@ -52,9 +52,20 @@ func (t *traceLog) infos() []string {
 // fetchWith runs d on rawURL through a client, as the command does.
 func fetchWith(t *testing.T, d *Driver, opts fetch.Options, rawURL string) (*fetch.Result, error) {
 	t.Helper()
+	return fetchBody(t, d, opts, nil, rawURL)
+}
+
+// fetchBody is fetchWith with a message body on the request.
+func fetchBody(t *testing.T, d *Driver, opts fetch.Options, body io.Reader, rawURL string) (*fetch.Result, error) {
+	t.Helper()
 	c := fetch.NewClient(opts)
 	c.Register("mailto", d)
-	return c.Fetch(context.Background(), rawURL)
+	req, err := fetch.NewRequest(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = body
+	return c.Do(context.Background(), req)
 }
 
 func checkGolden(t *testing.T, name string, got []byte) {
@@ -141,10 +152,11 @@ func TestComposeGolden(t *testing.T) {
 			}
 			var tr traceLog
 			opts := fetch.Options{Tracer: &tr}
+			var body io.Reader
 			if tt.body != "" {
-				opts.Body = strings.NewReader(tt.body)
+				body = strings.NewReader(tt.body)
 			}
-			res, err := fetchWith(t, testDriver(cfg), opts, tt.url)
+			res, err := fetchBody(t, testDriver(cfg), opts, body, tt.url)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,7 +260,7 @@ func TestInjectionRefused(t *testing.T) {
 			}
 			srv := newTestServer(t, nil)
 			d := testDriver(Config{SMTPServer: srv.addr, From: from, AllowBcc: true})
-			_, err := fetchWith(t, d, fetch.Options{Body: strings.NewReader("hi\n")}, tt.url)
+			_, err := fetchBody(t, d, fetch.Options{}, strings.NewReader("hi\n"), tt.url)
 			var fe *fetch.Error
 			if !errors.As(err, &fe) {
 				t.Fatalf("err = %v, want a *fetch.Error", err)
@@ -328,7 +340,7 @@ func TestSenderErrors(t *testing.T) {
 
 func TestNoSMTPServer(t *testing.T) {
 	d := testDriver(Config{From: "me@example.com"})
-	_, err := fetchWith(t, d, fetch.Options{Body: strings.NewReader("x")}, "mailto:a@example.com")
+	_, err := fetchBody(t, d, fetch.Options{}, strings.NewReader("x"), "mailto:a@example.com")
 	var fe *fetch.Error
 	if !errors.As(err, &fe) || fe.Kind != fetch.KindUsage || !strings.Contains(err.Error(), "--smtp-server") {
 		t.Errorf("err = %v, want a usage error naming --smtp-server", err)
@@ -337,7 +349,7 @@ func TestNoSMTPServer(t *testing.T) {
 
 func TestBodyTooLarge(t *testing.T) {
 	d := testDriver(Config{DryRun: true, From: "me@example.com"})
-	_, err := fetchWith(t, d, fetch.Options{Body: io.LimitReader(zeros{}, maxBody+1)}, "mailto:a@example.com")
+	_, err := fetchBody(t, d, fetch.Options{}, io.LimitReader(zeros{}, maxBody+1), "mailto:a@example.com")
 	if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err) != fetch.KindPolicy {
 		t.Errorf("err = %v, want ErrTooLarge", err)
 	}

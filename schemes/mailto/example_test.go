@@ -14,12 +14,18 @@ import (
 // submission server; the URL can set the recipients, subject and body but
 // never the server or the sender.
 func Example() {
-	c := fetch.NewClient(fetch.Options{Body: strings.NewReader("The nightly build failed.\n")})
+	c := fetch.NewClient(fetch.Options{})
 	c.Register("mailto", mailto.New(mailto.Config{
 		SMTPServer: "127.0.0.1:587", // the user's submission server
 		From:       "Build Bot <bot@example.org>",
 	}))
-	res, err := c.Fetch(context.Background(), "mailto:dev@example.org?subject=Build%20failed")
+	req, err := fetch.NewRequest("mailto:dev@example.org?subject=Build%20failed")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	req.Body = strings.NewReader("The nightly build failed.\n")
+	res, err := c.Do(context.Background(), req)
 	if err != nil {
 		fmt.Println("not sent:", err, "exit status", fetch.KindOf(err).ExitCode())
 		return

@@ -139,11 +139,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 
 	switch {
-	case req.Options.Body != nil:
+	case req.Body != nil:
 		if view.Body != "" {
 			warn("the URL's body field is ignored: the body comes from --data or standard input")
 		}
-		if m.Body, err = readBody(req.Options.Body); err != nil {
+		if m.Body, err = readBody(req.Body); err != nil {
 			return nil, err
 		}
 	case view.Body != "":

@@ -19,8 +19,7 @@ import (
 // sendVia sends rawURL with body through d and returns the result.
 func sendVia(t *testing.T, d *Driver, opts fetch.Options, rawURL, body string) (*fetch.Result, error) {
 	t.Helper()
-	opts.Body = strings.NewReader(body)
-	return fetchWith(t, d, opts, rawURL)
+	return fetchBody(t, d, opts, strings.NewReader(body), rawURL)
 }
 
 // The exact bytes a send puts on the wire, for each URL form.
@@ -349,12 +348,17 @@ func TestHostileServers(t *testing.T) {
 
 func TestContextCancel(t *testing.T) {
 	addr := rawServer(t, func(c net.Conn) { time.Sleep(time.Second) })
-	c := fetch.NewClient(fetch.Options{Body: strings.NewReader("x")})
+	c := fetch.NewClient(fetch.Options{})
 	c.Register("mailto", testDriver(Config{SMTPServer: addr, From: "me@fetch.test"}))
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
+	req, err := fetch.NewRequest("mailto:a@fetch.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Body = strings.NewReader("x")
 	start := time.Now()
-	_, err := c.Fetch(ctx, "mailto:a@fetch.test")
+	_, err = c.Do(ctx, req)
 	if err == nil || time.Since(start) > 900*time.Millisecond {
 		t.Errorf("err = %v after %v", err, time.Since(start))
 	}

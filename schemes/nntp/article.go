@@ -21,7 +21,7 @@ var metaHeaders = []string{"Subject", "From", "Date", "Message-ID", "Newsgroups"
 
 // article sends an ARTICLE command and returns the article (RFC 3977
 // §6.2.1, reply 220) as a message/rfc822 document streamed from the
-// connection: dot-unstuffed, or exactly as sent with Options.Raw. The
+// connection: dot-unstuffed, or exactly as sent with Request.Raw. The
 // header is read first to fill Meta and ModTime; part names the URL part
 // a "no such article" reply is about.
 func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part) (*fetch.Result, error) {
@@ -32,7 +32,7 @@ func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part)
 	if code != 220 {
 		return nil, s.replyErr(op, part, code, text)
 	}
-	raw := s.req.Options.Raw
+	raw := s.req.Raw
 	var head bytes.Buffer
 	var lines []string
 	ended := false
@@ -115,8 +115,9 @@ type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
-// articleBody streams an article and owns the connection: Close ends the
-// session (with QUIT when the article was read to its end).
+// articleBody streams an article and owns the connection: Close gives the
+// session back to the pool when the article was read to its end, and
+// closes it otherwise.
 type articleBody struct {
 	s    *session
 	op   string
@@ -142,7 +143,7 @@ func (b *articleBody) Read(p []byte) (int, error) {
 
 func (b *articleBody) Close() error {
 	if b.done {
-		b.s.quit()
+		b.s.release()
 		return nil
 	}
 	return b.s.conn.Close()

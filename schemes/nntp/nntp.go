@@ -31,8 +31,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/pool"
 )
 
 // DefaultPort is the NNTP port (RFC 3977 §3).
@@ -59,8 +61,15 @@ type Config struct {
 	PageSize int
 }
 
-// Driver fetches news: and nntp: URLs.
-type Driver struct{ cfg Config }
+// Driver fetches news: and nntp: URLs, keeping sessions between requests
+// (see CloseIdle).
+type Driver struct {
+	cfg Config
+
+	pool      pool.Pool[*session]
+	keyOnce   sync.Once
+	keySecret [32]byte // the key of the hash that stands for a password in a pool key
+}
 
 var _ fetch.Driver = (*Driver)(nil)
 
@@ -131,7 +140,7 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 	if err := creds.check(req); err != nil {
 		return nil, err
 	}
-	s, err := open(ctx, req, addr, creds)
+	s, err := d.session(ctx, req, addr, creds)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +215,7 @@ func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Resu
 	if err := creds.check(req); err != nil {
 		return nil, err
 	}
-	s, err := open(ctx, req, addr, creds)
+	s, err := d.session(ctx, req, addr, creds)
 	if err != nil {
 		return nil, err
 	}

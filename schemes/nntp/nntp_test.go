@@ -21,8 +21,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata")
 
-// client is a fetch client with only this driver, for both schemes.
+// client is a fetch client with only this driver, for both schemes. Its
+// sessions are not pooled, so each fetch's transcript is one connection
+// that ends; pool_test.go covers reuse.
 func client(opts fetch.Options, cfg Config) *fetch.Client {
+	if opts.MaxIdlePerHost == 0 {
+		opts.MaxIdlePerHost = -1
+	}
 	c := fetch.NewClient(opts)
 	d := New(cfg)
 	c.Register("news", d)
@@ -72,9 +77,20 @@ func show(s string) string { return strings.ReplaceAll(s, "\r\n", "\\r\\n\n") }
 // get fetches rawURL and reads a document whole.
 func get(t *testing.T, c *fetch.Client, rawURL string) (*fetch.Result, []byte, error) {
 	t.Helper()
+	return getRaw(t, c, rawURL, false)
+}
+
+// getRaw is get with Request.Raw set to raw.
+func getRaw(t *testing.T, c *fetch.Client, rawURL string, raw bool) (*fetch.Result, []byte, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := c.Fetch(ctx, rawURL)
+	req, err := fetch.NewRequest(rawURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Raw = raw
+	res, err := c.Do(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,6 +119,7 @@ func TestTranscripts(t *testing.T) {
 		fake  fake
 		cfg   Config
 		opts  fetch.Options
+		raw   bool   // Request.Raw
 		url   string // %s is the fake's host:port
 		check func(t *testing.T, res *fetch.Result, body []byte, f *fake)
 	}{
@@ -129,7 +146,7 @@ func TestTranscripts(t *testing.T) {
 		{
 			name: "news-message-id-raw",
 			fake: fake{caps: readerCaps},
-			opts: fetch.Options{Raw: true},
+			raw:  true,
 			url:  "news:%3Chello.1@fetch.test%3E", // the <> form is accepted too
 			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
 				want := strings.Replace(artHello.text, "\r\n.", "\r\n..", -1) + ".\r\n"
@@ -370,7 +387,7 @@ func TestTranscripts(t *testing.T) {
 			if strings.Contains(raw, "%s") {
 				raw = fmt.Sprintf(raw, f.addr())
 			}
-			res, body, err := get(t, c, raw)
+			res, body, err := getRaw(t, c, raw, tc.raw)
 			if err != nil {
 				t.Fatalf("fetch %s: %v\ntrace:\n%s", raw, err, tr)
 			}

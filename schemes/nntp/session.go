@@ -29,6 +29,7 @@ type credentials struct {
 
 // session is one NNTP connection after the greeting.
 type session struct {
+	d    *Driver // whose pool the session returns to; nil: never pooled
 	req  *fetch.Request
 	conn net.Conn
 	w    *wire.Conn   // commands and traced status lines
@@ -375,14 +376,15 @@ func (s *session) quit() {
 	s.conn.Close()
 }
 
-// finish closes the session unless res holds a document streaming from it.
+// finish closes the session after a failure, and gives it back to the
+// pool unless res holds a document streaming from it.
 func (s *session) finish(res *fetch.Result, err error) (*fetch.Result, error) {
 	if err != nil {
 		s.conn.Close()
 		return nil, err
 	}
 	if res.Document == nil {
-		s.quit()
+		s.release()
 	}
 	return res, nil
 }

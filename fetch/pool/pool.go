@@ -1,0 +1,134 @@
+// Package pool keeps a driver's idle protocol sessions (FTP control
+// connections, NNTP sessions) between requests, in the manner of
+// net/http's Transport and database/sql's DB: at most a few idle sessions
+// per key, each closed once it has waited longer than the idle timeout.
+//
+// A session is taken out with Get for the whole of one request and given
+// back with Put only when that request is over, so two requests never
+// share a session at once. Checking a session's health before reuse is
+// the driver's job (an FTP NOOP, say): a pool only knows how long each one
+// has waited.
+package pool
+
+import (
+	"io"
+	"sync"
+	"time"
+)
+
+// Pool holds idle sessions by key. The zero Pool is empty and ready.
+// Keys are the driver's: a server address and the identity logged in,
+// with any password only as a keyed hash. A Pool is safe for concurrent
+// use.
+type Pool[S io.Closer] struct {
+	mu   sync.Mutex
+	idle map[string][]*entry[S] // oldest first
+}
+
+type entry[S io.Closer] struct {
+	s     S
+	timer *time.Timer
+}
+
+// Get takes the most recently returned idle session for key out of the
+// pool; ok is false when there is none.
+func (p *Pool[S]) Get(key string) (s S, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	list := p.idle[key]
+	for len(list) > 0 {
+		e := list[len(list)-1]
+		list = list[:len(list)-1]
+		if e.timer.Stop() { // else its expiry is already closing it
+			p.set(key, list)
+			return e.s, true
+		}
+	}
+	p.set(key, list)
+	return s, false
+}
+
+// Put gives s back for key, to be kept for at most idle while fewer than
+// max sessions wait under key; otherwise, or when max or idle is not
+// positive, s is closed.
+func (p *Pool[S]) Put(key string, s S, max int, idle time.Duration) {
+	if max <= 0 || idle <= 0 {
+		s.Close()
+		return
+	}
+	p.mu.Lock()
+	if len(p.idle[key]) >= max {
+		p.mu.Unlock()
+		s.Close()
+		return
+	}
+	e := &entry[S]{s: s}
+	e.timer = time.AfterFunc(idle, func() { p.expire(key, e) })
+	if p.idle == nil {
+		p.idle = map[string][]*entry[S]{}
+	}
+	p.idle[key] = append(p.idle[key], e)
+	p.mu.Unlock()
+}
+
+// expire removes e when its idle time is up and closes it.
+func (p *Pool[S]) expire(key string, e *entry[S]) {
+	p.mu.Lock()
+	list := p.idle[key]
+	for i, x := range list {
+		if x == e {
+			p.set(key, append(list[:i:i], list[i+1:]...))
+			break
+		}
+	}
+	p.mu.Unlock()
+	e.s.Close()
+}
+
+func (p *Pool[S]) set(key string, list []*entry[S]) {
+	if len(list) == 0 {
+		delete(p.idle, key)
+		return
+	}
+	p.idle[key] = list
+}
+
+// CloseIdle closes every idle session, all at once so that servers slow
+// to answer a goodbye cost their wait only once, and returns when all are
+// closed. Sessions in use are not affected.
+func (p *Pool[S]) CloseIdle() {
+	p.mu.Lock()
+	var closing []S
+	for key, list := range p.idle {
+		for _, e := range list {
+			if e.timer.Stop() {
+				closing = append(closing, e.s)
+			}
+		}
+		delete(p.idle, key)
+	}
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range closing {
+		wg.Go(func() { s.Close() })
+	}
+	wg.Wait()
+}
+
+// Idle is the number of idle sessions kept under key.
+func (p *Pool[S]) Idle(key string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle[key])
+}
+
+// Len is the number of idle sessions kept under every key.
+func (p *Pool[S]) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, list := range p.idle {
+		n += len(list)
+	}
+	return n
+}

@@ -1,0 +1,160 @@
+package ftp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
+)
+
+// session returns a logged-in control connection for req: a pooled one
+// that passes its check, else a new one.
+func (d *Driver) session(ctx context.Context, req *fetch.Request) (*session, error) {
+	key := d.lookupKey(req)
+	for {
+		s, ok := d.pool.Get(key)
+		if !ok {
+			break
+		}
+		if s.reuse(ctx, req) {
+			return s, nil
+		}
+	}
+	return d.connect(ctx, req)
+}
+
+// lookupKey is the pool key of the login req would make without asking
+// anyone: the URL's password, else the one remembered for its user, else
+// none; anonymous logins use the anonymous password.
+func (d *Driver) lookupKey(req *fetch.Request) string {
+	u := req.URL
+	hostport := u.HostPort(fetch.DefaultPort("ftp"))
+	user, pass := "anonymous", d.anonymousPassword()
+	if u.HasUser {
+		user, pass = u.User, u.Password
+		if !u.HasPassword {
+			pass, _ = d.rememberedPassword(user, hostport)
+		}
+	}
+	return d.poolKey(hostport, user, pass)
+}
+
+// poolKey keys a logged-in connection by server and login. The password
+// is there only as an HMAC under a key made once per driver, so that two
+// passwords for one user never share a connection and the key, were it
+// ever printed, would give nothing away.
+func (d *Driver) poolKey(hostport, user, pass string) string {
+	d.keyOnce.Do(func() { rand.Read(d.keySecret[:]) })
+	m := hmac.New(sha256.New, d.keySecret[:])
+	m.Write([]byte(pass))
+	return hostport + " " + user + " " + hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// reuse readies a pooled connection for req: back in the login directory
+// if a CWD moved it (which also shows it is alive), else a NOOP. A
+// connection that fails either is closed and false returned.
+func (s *session) reuse(ctx context.Context, req *fetch.Request) bool {
+	if !fetch.Rebind(s.nc, ctx) {
+		s.nc.Close()
+		return false
+	}
+	s.req = req
+	s.w.SetTracer(req.Options.Tracer)
+	req.Trace(fetch.DirInfo, "reusing the control connection to "+s.nc.RemoteAddr().String())
+	var r reply
+	var err error
+	if s.moved {
+		r, err = s.cmd("CWD", wire.Lit("CWD "), wire.Arg("path", s.home))
+	} else {
+		r, err = s.cmd("NOOP", wire.Lit("NOOP"))
+	}
+	if err != nil || r.Class() != 2 {
+		req.Trace(fetch.DirInfo, "the pooled connection is not usable; connecting anew")
+		s.nc.Close()
+		return false
+	}
+	s.moved = false
+	return true
+}
+
+// done ends a request's use of the connection: back to the pool when
+// keep is true and the connection can come back to its login directory,
+// else QUIT.
+func (s *session) done(keep bool) {
+	if !keep || s.noReuse || s.key == "" {
+		s.quit()
+		return
+	}
+	opts := s.req.Options
+	if !fetch.Rebind(s.nc, context.Background()) {
+		s.nc.Close()
+		return
+	}
+	s.w.SetTracer(nil)
+	s.req = nil
+	s.d.pool.Put(s.key, s, opts.IdlePerHost(), opts.SessionIdle())
+}
+
+// Close says QUIT and closes the connection (for the pool).
+func (s *session) Close() error {
+	s.quit()
+	return nil
+}
+
+// reusable tells whether a request that failed with err left its control
+// connection in a known state: the server refused a command with a
+// well-formed reply (550 no such file, a CWD into nothing).
+func reusable(err error) bool {
+	var fe *fetch.Error
+	return errors.As(err, &fe) && fe.Kind == fetch.KindServer && fe.Code != 0 && !errors.Is(err, ErrBadReply)
+}
+
+// leaveHome is called before every CWD: the first one of a login records
+// the login directory with PWD, so that a pooled connection can return
+// there. A server whose PWD fails makes a connection that is not reused.
+func (s *session) leaveHome() {
+	if s.moved {
+		return
+	}
+	s.moved = true
+	if s.home != "" || s.noReuse {
+		return
+	}
+	r, err := s.cmd("PWD", wire.Lit("PWD"))
+	if err == nil && r.Code == 257 {
+		if home, ok := parsePWD(r.Lines[0]); ok && fetch.CheckLine("path", home) == nil {
+			s.home = home
+			return
+		}
+	}
+	s.noReuse = true
+}
+
+// parsePWD reads the directory of a 257 reply: the text between the
+// first quote and the lone quote that closes it, a doubled quote standing
+// for one (RFC 959 Appendix II).
+func parsePWD(text string) (string, bool) {
+	i := strings.IndexByte(text, '"')
+	if i < 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for t := text[i+1:]; t != ""; t = t[1:] {
+		if t[0] == '"' {
+			if len(t) > 1 && t[1] == '"' {
+				b.WriteByte('"')
+				t = t[1:]
+				continue
+			}
+			return b.String(), b.Len() > 0
+		}
+		b.WriteByte(t[0])
+	}
+	return "", false
+}

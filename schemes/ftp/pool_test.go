@@ -1,0 +1,362 @@
+package ftp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// pooledClient is a client whose driver keeps control connections.
+func pooledClient(opts fetch.Options) (*fetch.Client, *Driver) {
+	d := New(Config{AnonymousPassword: "a@b"})
+	c := fetch.NewClient(opts)
+	c.Register("ftp", d)
+	return c, d
+}
+
+// wantBody fetches raw and fails unless the body is want.
+func wantBody(t *testing.T, c *fetch.Client, raw, want string) {
+	t.Helper()
+	got, _, err := get(t, c, raw)
+	if err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	if got != want {
+		t.Fatalf("%s: got %q, want %q", raw, got, want)
+	}
+}
+
+// TestPoolReuse: URLs on one server share one control connection, and
+// each request starts from the login directory again: the exact commands
+// are pinned in testdata/pool-reuse.golden (CWD / restores, NOOP checks
+// a connection that never moved).
+func TestPoolReuse(t *testing.T) {
+	s := rfcServer(t)
+	s.add("/top.txt", "at the top\n")
+	host := s.addr()
+	c, d := pooledClient(fetch.Options{})
+	wantBody(t, c, "ftp://"+host+"/etc/motd", "message of the day\n")
+	wantBody(t, c, "ftp://"+host+"/pub/file.txt", "line one\r\nline two\r\n")
+	wantBody(t, c, "ftp://"+host+"/top.txt", "at the top\n")
+	wantBody(t, c, "ftp://"+host+"/top.txt", "at the top\n")
+	if got, _, err := get(t, c, "ftp://"+host+"/pub/"); err != nil || !strings.Contains(got, "file.txt") {
+		t.Fatalf("listing: %q, %v", got, err)
+	}
+	wantBody(t, c, "ftp://"+host+"/etc/motd", "message of the day\n")
+	if n := d.pool.Len(); n != 1 {
+		t.Errorf("%d idle connections, want 1", n)
+	}
+	c.Close()
+	if n := d.pool.Len(); n != 0 {
+		t.Errorf("%d idle connections after Close, want 0", n)
+	}
+	waitQuit(t, s, 0)
+	if n := len(s.controls()); n != 1 {
+		t.Fatalf("%d control connections, want 1", n)
+	}
+	golden(t, "pool-reuse", s.transcript())
+}
+
+// waitQuit waits until control connection i has sent QUIT.
+func waitQuit(t *testing.T, s *fakeServer, i int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cs := s.controls(); len(cs) > i && len(cs[i]) > 0 && cs[i][len(cs[i])-1] == "QUIT" {
+			return
+		}
+	}
+	t.Fatalf("control connection %d never said QUIT: %q", i, s.controls())
+}
+
+// TestPoolRestoresLoginDirectory: RFC 1738 §3.2.2 paths are relative to
+// the login directory, so after a request has moved to /pub a reused
+// connection must go back to /etc (myname's login directory) before
+// "motd" means /etc/motd again.
+func TestPoolRestoresLoginDirectory(t *testing.T) {
+	s := rfcServer(t)
+	s.homes = map[string]string{"myname": "/etc"}
+	s.add("/etc/sub/deep.txt", "deep\n")
+	host := s.addr()
+	c, _ := pooledClient(fetch.Options{})
+	base := "ftp://myname:secret@" + host
+	wantBody(t, c, base+"/motd", "message of the day\n")
+	wantBody(t, c, base+"/%2Fpub/file.txt", "line one\r\nline two\r\n")
+	wantBody(t, c, base+"/motd", "message of the day\n")
+	wantBody(t, c, base+"/sub/deep.txt", "deep\n")
+	wantBody(t, c, base+"/motd", "message of the day\n")
+	c.Close()
+	waitQuit(t, s, 0)
+	cs := s.controls()
+	if len(cs) != 1 {
+		t.Fatalf("%d control connections, want 1: %q", len(cs), cs)
+	}
+	golden(t, "pool-login-directory", s.transcript())
+}
+
+// TestPoolReplacesDroppedConnection: a server that closed the idle
+// connection costs nothing but a new login.
+func TestPoolReplacesDroppedConnection(t *testing.T) {
+	s := rfcServer(t)
+	host := s.addr()
+	c, _ := pooledClient(fetch.Options{})
+	defer c.Close()
+	wantBody(t, c, "ftp://"+host+"/etc/motd", "message of the day\n")
+	s.drop()
+	wantBody(t, c, "ftp://"+host+"/etc/motd", "message of the day\n")
+	cs := s.controls()
+	if len(cs) != 2 {
+		t.Fatalf("%d control connections, want 2: %q", len(cs), cs)
+	}
+	if cs[1][0] != "USER anonymous" {
+		t.Errorf("the replacement did not log in: %q", cs[1])
+	}
+}
+
+// TestPoolReplacesTimedOutConnection: a server that said 421 before
+// closing (vsftpd's idle timeout) is noticed at the NOOP.
+func TestPoolReplacesTimedOutConnection(t *testing.T) {
+	s := rfcServer(t)
+	s.add("/top.txt", "top\n")
+	timedOut := false
+	s.hook = func(c *fakeConn, verb, arg string) bool {
+		if verb == "NOOP" && !timedOut {
+			timedOut = true
+			c.reply("421 Timeout.")
+			c.c.Close()
+			return true
+		}
+		return false
+	}
+	host := s.addr()
+	c, _ := pooledClient(fetch.Options{})
+	defer c.Close()
+	wantBody(t, c, "ftp://"+host+"/top.txt", "top\n")
+	wantBody(t, c, "ftp://"+host+"/top.txt", "top\n")
+	if cs := s.controls(); len(cs) != 2 || cs[0][len(cs[0])-1] != "NOOP" {
+		t.Fatalf("control connections %q, want the first to end at NOOP", cs)
+	}
+}
+
+// TestPoolIdleExpiry: an idle connection is closed, with QUIT, after
+// IdleSessionTimeout, and the next request logs in anew.
+func TestPoolIdleExpiry(t *testing.T) {
+	s := rfcServer(t)
+	host := s.addr()
+	c, d := pooledClient(fetch.Options{IdleSessionTimeout: 100 * time.Millisecond})
+	defer c.Close()
+	wantBody(t, c, "ftp://"+host+"/etc/motd", "message of the day\n")
+	waitQuit(t, s, 0)
+	if n := d.pool.Len(); n != 0 {
+		t.Errorf("%d idle connections after expiry", n)
+	}
+	wantBody(t, c, "ftp://"+host+"/etc/motd", "message of the day\n")
+	if n := len(s.controls()); n != 2 {
+		t.Errorf("%d control connections, want 2", n)
+	}
+}
+
+// TestPoolDisabled: MaxIdlePerHost < 0 keeps nothing; every request
+// logs in and says QUIT.
+func TestPoolDisabled(t *testing.T) {
+	s := rfcServer(t)
+	host := s.addr()
+	c, d := pooledClient(fetch.Options{MaxIdlePerHost: -1})
+	for range 2 {
+		wantBody(t, c, "ftp://"+host+"/etc/motd", "message of the day\n")
+	}
+	if n := d.pool.Len(); n != 0 {
+		t.Errorf("%d idle connections", n)
+	}
+	waitQuit(t, s, 1)
+	if n := len(s.controls()); n != 2 {
+		t.Errorf("%d control connections, want 2", n)
+	}
+}
+
+// TestPoolAfterRefusal: a 550 leaves the control connection usable.
+func TestPoolAfterRefusal(t *testing.T) {
+	s := rfcServer(t)
+	host := s.addr()
+	c, _ := pooledClient(fetch.Options{})
+	defer c.Close()
+	if _, _, err := get(t, c, "ftp://"+host+"/etc/nothing"); !errors.Is(err, fetch.ErrNotFound) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, _, err := get(t, c, "ftp://"+host+"/nodir/x"); !errors.Is(err, fetch.ErrNotFound) {
+		t.Fatalf("missing directory: %v", err)
+	}
+	wantBody(t, c, "ftp://"+host+"/etc/motd", "message of the day\n")
+	if n := len(s.controls()); n != 1 {
+		t.Errorf("%d control connections, want 1", n)
+	}
+}
+
+// TestPoolKeysOnPassword: a connection logged in with one password never
+// serves a URL with another, so a wrong password still fails.
+func TestPoolKeysOnPassword(t *testing.T) {
+	s := rfcServer(t)
+	host := s.addr()
+	c, d := pooledClient(fetch.Options{})
+	defer c.Close()
+	wantBody(t, c, "ftp://myname:secret@"+host+"/etc/motd", "message of the day\n")
+	if _, _, err := get(t, c, "ftp://myname:wrong@"+host+"/etc/motd"); !errors.Is(err, fetch.ErrAuth) {
+		t.Fatalf("wrong password on a pooled server: %v", err)
+	}
+	// The URL without a password uses the remembered one, and so the
+	// same connection.
+	wantBody(t, c, "ftp://myname@"+host+"/etc/motd", "message of the day\n")
+	if n := len(s.controls()); n != 2 {
+		t.Errorf("%d control connections, want 2 (one per password)", n)
+	}
+	d.pool.CloseIdle()
+	for _, k := range []string{d.lookupKey(mustRequest(t, "ftp://myname:secret@"+host+"/"))} {
+		if strings.Contains(k, "secret") {
+			t.Errorf("pool key %q holds the password", k)
+		}
+	}
+}
+
+func mustRequest(t *testing.T, raw string) *fetch.Request {
+	t.Helper()
+	r, err := fetch.NewRequest(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestPoolConcurrent: many goroutines fetching at once through one client
+// each get their own file; a connection is never shared by two requests
+// at once, so there are never more connections than goroutines, and each
+// connection's commands are whole requests one after another.
+func TestPoolConcurrent(t *testing.T) {
+	const workers, each = 12, 8
+	s := newFake(t)
+	for w := range workers {
+		for i := range each {
+			s.add(fmt.Sprintf("/d%d/f%d.txt", w%3, w*each+i), fmt.Sprintf("file %d of worker %d\n", i, w))
+		}
+	}
+	host := s.addr()
+	c, _ := pooledClient(fetch.Options{MaxIdlePerHost: workers})
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				raw := fmt.Sprintf("ftp://%s/d%d/f%d.txt", host, w%3, w*each+i)
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				res, err := c.Fetch(ctx, raw)
+				if err == nil {
+					var b strings.Builder
+					_, err = copyAll(&b, res)
+					if want := fmt.Sprintf("file %d of worker %d\n", i, w); err == nil && b.String() != want {
+						err = fmt.Errorf("%s: got %q, want %q", raw, b.String(), want)
+					}
+				}
+				cancel()
+				if err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	c.Close()
+	cs := s.controls()
+	if len(cs) > workers {
+		t.Errorf("%d control connections for %d workers", len(cs), workers)
+	}
+	total := 0
+	for i, cmds := range cs {
+		total += checkWholeRequests(t, i, cmds)
+	}
+	if total != workers*each {
+		t.Errorf("%d RETRs on the wire, want %d", total, workers*each)
+	}
+}
+
+// copyAll reads a document to its end and closes it.
+func copyAll(b *strings.Builder, res *fetch.Result) (int64, error) {
+	defer res.Close()
+	buf := make([]byte, 4096)
+	var n int64
+	for {
+		k, err := res.Document.Body.Read(buf)
+		b.Write(buf[:k])
+		n += int64(k)
+		if err != nil {
+			if err == io.EOF {
+				return n, res.Close()
+			}
+			return n, err
+		}
+	}
+}
+
+// checkWholeRequests checks that one connection's commands are a login
+// and then whole requests, each "NOOP" or "CWD /" (after the first), the
+// CWD, TYPE I, SIZE, MDTM, EPSV and RETR of one name; it returns the
+// number of requests.
+func checkWholeRequests(t *testing.T, conn int, cmds []string) int {
+	t.Helper()
+	want := func(i int, prefix string) bool {
+		if i >= len(cmds) || !strings.HasPrefix(cmds[i], prefix) {
+			t.Errorf("connection %d, command %d: %q, want %q…\n%q", conn, i, at(cmds, i), prefix, cmds)
+			return false
+		}
+		return true
+	}
+	if !want(0, "USER anonymous") || !want(1, "PASS ") {
+		return 0
+	}
+	i, n := 2, 0
+	for i < len(cmds) && cmds[i] != "QUIT" {
+		if n == 0 {
+			if !want(i, "PWD") {
+				return n
+			}
+		} else if !want(i, "CWD /") {
+			return n
+		}
+		i++
+		if !want(i, "CWD d") {
+			return n
+		}
+		name := ""
+		for j, p := range []string{"TYPE I", "SIZE f", "MDTM f", "EPSV", "RETR f"} {
+			if !want(i+1+j, p) {
+				return n
+			}
+			if j > 0 && j != 3 {
+				arg := strings.SplitN(cmds[i+1+j], " ", 2)[1]
+				if name == "" {
+					name = arg
+				} else if arg != name {
+					t.Errorf("connection %d: %q interleaved with %q", conn, arg, name)
+				}
+			}
+		}
+		i += 6
+		n++
+	}
+	return n
+}
+
+func at(cmds []string, i int) string {
+	if i < len(cmds) {
+		return cmds[i]
+	}
+	return "(end)"
+}
