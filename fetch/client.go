@@ -158,8 +158,7 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 	}
 	d, ok := c.drivers[scheme]
 	if !ok {
-		return nil, &Error{Kind: KindPolicy, Op: "dispatch", URL: u.Redacted(), Part: "scheme", Offset: 0,
-			Err: fmt.Errorf("%w %q; available: %s", ErrUnknownScheme, scheme, strings.Join(c.Schemes(), ", "))}
+		return nil, unknownScheme(u, scheme, c.Schemes())
 	}
 
 	// The port policy is applied before any connection: to the URL's own
@@ -176,14 +175,12 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 
 	var cancel context.CancelFunc = func() {}
 	if req.Options.MaxTime > 0 {
-		ctx, cancel = context.WithTimeout(ctx, req.Options.MaxTime)
+		ctx, cancel = context.WithTimeoutCause(ctx, req.Options.MaxTime, maxTimeError{req.Options.MaxTime})
 	}
 	res, err := d.Fetch(ctx, req)
 	if err != nil {
+		err = finish(ctx, u.Redacted(), err)
 		cancel()
-		if fe, ok := err.(*Error); ok && fe.URL == "" {
-			fe.URL = u.Redacted()
-		}
 		return nil, err
 	}
 	if res.URL == nil {
@@ -194,6 +191,7 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 			ReadCloser: res.Document.Body,
 			max:        req.Options.MaxSize,
 			cancel:     cancel,
+			ctx:        ctx,
 			url:        res.URL.Redacted(),
 		}
 	} else if res.Session != nil {
@@ -225,6 +223,7 @@ type guardedBody struct {
 	max    int64
 	n      int64
 	cancel context.CancelFunc
+	ctx    context.Context // the fetch's: why it ended explains a failed read
 	url    string
 }
 
@@ -237,8 +236,8 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 	if b.max > 0 && b.n > b.max {
 		over := int(b.n - b.max)
 		b.n = b.max
-		return n - over, &Error{Kind: KindPolicy, Op: "read", URL: b.url, Offset: -1,
-			Err: fmt.Errorf("%w (%d bytes; raise --max-size)", ErrTooLarge, b.max)}
+		return n - over, &Error{Kind: KindPolicy, Op: "read", URL: b.url, Offset: -1, Setting: "Options.MaxSize",
+			Err: fmt.Errorf("%w (%d bytes)", ErrTooLarge, b.max)}
 	}
 	if err != nil && err != io.EOF {
 		// A failure the driver classified, or a local file's, keeps its
@@ -247,7 +246,7 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 		if k == KindUnknown {
 			k = KindNetwork
 		}
-		err = Wrap(k, "read", err)
+		err = finish(b.ctx, b.url, Wrap(k, "read", err))
 	}
 	return n, err
 }

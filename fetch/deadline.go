@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"sync"
@@ -90,9 +91,14 @@ func (c *deadlineConn) Close() error {
 }
 
 // timeoutError keeps net.Error's Timeout while matching ErrTimeout.
-type timeoutError struct{ cause error }
+type timeoutError struct {
+	cause error
+	idle  time.Duration
+}
 
-func (e timeoutError) Error() string   { return "no data for the idle timeout: " + ErrTimeout.Error() }
+func (e timeoutError) Error() string {
+	return fmt.Sprintf("no data for %v (the idle timeout): %v", e.idle, ErrTimeout)
+}
 func (e timeoutError) Unwrap() []error { return []error{ErrTimeout, e.cause} }
 func (e timeoutError) Timeout() bool   { return true }
 func (e timeoutError) Temporary() bool { return false }
@@ -101,14 +107,14 @@ func (c *deadlineConn) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
-	if cerr := c.context().Err(); cerr != nil {
-		if errors.Is(cerr, context.DeadlineExceeded) {
-			return timeoutError{cerr}
-		}
-		return cerr
+	if cerr := ctxError(c.context()); cerr != nil {
+		return cerr // the maximum time, the caller's deadline or a cancellation
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return timeoutError{err}
+		if cerr := ctxError(c.context()); cerr != nil {
+			return cerr // the read deadline was the context's
+		}
+		return timeoutError{err, c.idle}
 	}
 	return err
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
 	"strings"
+	"time"
 )
 
 // Kind classifies a failure; each kind has the exit status the fetch
@@ -63,6 +65,12 @@ var (
 	ErrLineTooLong   = errors.New("line from server too long")
 	ErrNotFound      = errors.New("no such resource")
 	ErrAuth          = errors.New("authentication failed")
+	// ErrMaxTime is the cause of a fetch that outlived Options.MaxTime; it
+	// matches ErrTimeout and context.DeadlineExceeded too.
+	ErrMaxTime = errors.New("the time limit for the whole fetch ran out")
+	// ErrCanceled is the cause of a fetch whose context was cancelled; it
+	// matches context.Canceled too.
+	ErrCanceled = errors.New("cancelled")
 )
 
 // Error is the error every part of fetch returns: what failed, where in
@@ -76,6 +84,11 @@ type Error struct {
 	Code   int    // the server's reply code, or 0
 	Reply  string // the server's reply text, if any
 	Err    error  // the cause
+	// Setting names the library setting that would change the outcome
+	// ("Options.MaxSize", "PortPolicy.Allow", "mailto.Config.SMTPServer"),
+	// so that a front end can say it in its own terms (the fetch command
+	// names its flag). It is not part of the message.
+	Setting string
 }
 
 func (e *Error) Error() string {
@@ -96,7 +109,13 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Err != nil {
-		b.WriteString(e.Err.Error())
+		msg := e.Err.Error()
+		if e.URL != "" {
+			// The URL is said once, here: an inner error that names it
+			// again (a driver's own Error, a wrapped message) loses it.
+			msg = strings.ReplaceAll(msg, e.URL+": ", "")
+		}
+		b.WriteString(msg)
 	} else {
 		b.WriteString(e.Kind.String())
 	}
@@ -144,7 +163,7 @@ func KindOf(err error) Kind {
 	switch {
 	case errors.Is(err, ErrPortRefused), errors.Is(err, ErrUnsafeLine), errors.Is(err, ErrUnknownScheme), errors.Is(err, ErrTooLarge):
 		return KindPolicy
-	case errors.Is(err, ErrTimeout), errors.Is(err, ErrTruncated), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+	case errors.Is(err, ErrTimeout), errors.Is(err, ErrTruncated), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return KindNetwork
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrAuth):
 		return KindServer
@@ -159,3 +178,159 @@ func KindOf(err error) Kind {
 	}
 	return KindUnknown
 }
+
+// maxTimeError is the cause given to the context of a fetch bounded by
+// Options.MaxTime, so that it is told apart from the caller's deadline
+// and from the idle timeout.
+type maxTimeError struct{ d time.Duration }
+
+func (e maxTimeError) Error() string {
+	return fmt.Sprintf("%v (%v)", ErrMaxTime, e.d)
+}
+func (e maxTimeError) Unwrap() []error {
+	return []error{ErrMaxTime, ErrTimeout, context.DeadlineExceeded}
+}
+func (e maxTimeError) Timeout() bool { return true }
+
+// ctxError says why ctx ended: the client's maximum time, the caller's
+// deadline or a cancellation; nil while ctx is live.
+func ctxError(ctx context.Context) error {
+	if ctx.Err() == nil {
+		d, ok := ctx.Deadline()
+		if !ok || time.Now().Before(d) {
+			return nil
+		}
+		// A read deadline set to the context's can fire a moment before
+		// the context's own timer: the context is ending, wait for it.
+		<-ctx.Done()
+	}
+	cause := context.Cause(ctx)
+	var mt maxTimeError
+	switch {
+	case errors.As(cause, &mt):
+		return mt
+	case errors.Is(cause, context.Canceled):
+		return canceledError{cause}
+	case errors.Is(cause, context.DeadlineExceeded) && cause == context.DeadlineExceeded:
+		return deadlineError{cause}
+	}
+	return cause // a cause the caller chose: theirs to word
+}
+
+// deadlineError is the caller's context deadline passing.
+type deadlineError struct{ cause error }
+
+func (e deadlineError) Error() string   { return "the context's deadline passed" }
+func (e deadlineError) Unwrap() []error { return []error{ErrTimeout, e.cause} }
+func (e deadlineError) Timeout() bool   { return true }
+
+// canceledError is the caller cancelling the context.
+type canceledError struct{ cause error }
+
+func (e canceledError) Error() string   { return ErrCanceled.Error() }
+func (e canceledError) Unwrap() []error { return []error{ErrCanceled, e.cause} }
+
+// finish is every error a fetch returns, made whole once by the client: it
+// names the URL exactly once, and when the fetch's context has ended the
+// cause is that end (the maximum time, the caller's deadline, a
+// cancellation), not whatever the driver saw of it (a closed connection,
+// an expired read deadline).
+func finish(ctx context.Context, url string, err error) error {
+	if err == nil || err == io.EOF {
+		return err
+	}
+	var fe *Error
+	if !errors.As(err, &fe) {
+		// Classifying is the driver's job (the conformance suite checks
+		// it); an error it left without a kind keeps none.
+		fe = &Error{Kind: KindOf(err), Offset: -1, Err: err}
+		err = fe
+	}
+	if fe.URL == "" {
+		fe.URL = url
+	}
+	if cerr := ctxError(ctx); cerr != nil && !errors.Is(err, ErrTooLarge) {
+		out := *fe
+		out.Kind, out.Code, out.Reply, out.Part, out.Offset, out.Setting = KindNetwork, 0, "", "", -1, ""
+		out.Err = cerr
+		if errors.Is(cerr, ErrMaxTime) {
+			out.Setting = "Options.MaxTime"
+		}
+		return &out
+	}
+	return err
+}
+
+// unknownScheme is the error for a URL whose scheme has no driver: a
+// malformed URL as far as this client can tell, with the schemes it has
+// and the nearest of them when one is close ("htp" → "http").
+func unknownScheme(u *URL, scheme string, available []string) error {
+	msg := fmt.Sprintf("%v %q; available: %s", ErrUnknownScheme, scheme, strings.Join(available, ", "))
+	if near := Nearest(scheme, available); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s:?)", near)
+	}
+	return &Error{Kind: KindMalformed, Op: "dispatch", URL: u.Redacted(), Part: "scheme", Offset: 0,
+		Err: explained{msg, ErrUnknownScheme}}
+}
+
+// Nearest is the word of words closest to w by edit distance, when it is
+// within a third of w's length (at least one edit), else "".
+func Nearest(w string, words []string) string {
+	best, bestD := "", len(w)/3
+	if bestD < 1 {
+		bestD = 1
+	}
+	for _, c := range words {
+		d := editDistance(w, c)
+		if d > bestD {
+			continue
+		}
+		// Ties go to the word sharing the longer prefix ("htp": http, not ftp).
+		if bd := editDistance(w, best); best == "" || d < bd || d == bd && commonPrefix(w, c) > commonPrefix(w, best) {
+			best = c
+		}
+	}
+	return best
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// PortRefusal is the cause of a port-policy refusal (errors.Is
+// ErrPortRefused): the scheme and the port it was refused.
+type PortRefusal struct {
+	Scheme string
+	Port   int
+	msg    string
+}
+
+func (e *PortRefusal) Error() string { return e.msg }
+
+// Is makes a refusal match ErrPortRefused.
+func (e *PortRefusal) Is(target error) bool { return target == ErrPortRefused }

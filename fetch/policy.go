@@ -99,12 +99,14 @@ func (p *PortPolicy) Check(scheme string, port int) error {
 }
 
 func (p *PortPolicy) refuse(scheme string, port int, why string) error {
-	hint := fmt.Sprintf(" (use --allow-port %d to permit it)", port)
+	msg := fmt.Sprintf("port %d refused for %s: %s", port, scheme, why)
 	if port < 1 || port > 65535 {
-		hint = ""
+		// Not a port at all: malformed, as the URL parser says of it, so
+		// that it has one exit status wherever it comes from.
+		return &Error{Kind: KindMalformed, Op: "port policy", Part: "port", Offset: -1, Err: explained{msg, ErrPortRefused}}
 	}
-	return &Error{Kind: KindPolicy, Op: "port policy", Offset: -1,
-		Err: explained{fmt.Sprintf("port %d refused for %s: %s%s", port, scheme, why, hint), ErrPortRefused}}
+	return &Error{Kind: KindPolicy, Op: "port policy", Offset: -1, Setting: "PortPolicy.Allow",
+		Err: &PortRefusal{Scheme: scheme, Port: port, msg: msg}}
 }
 
 // BadPorts lists the ports refused for every scheme, sorted.

@@ -51,11 +51,25 @@ func TestPortPolicy(t *testing.T) {
 			continue
 		}
 		if err != nil {
+			if tt.port < 1 || tt.port > 65535 {
+				// Not a port: malformed (exit 3), as the URL parser says.
+				if !errors.Is(err, ErrPortRefused) || KindOf(err) != KindMalformed {
+					t.Errorf("Check(%s, %d): %v is not a malformed port (exit 3)", tt.scheme, tt.port, err)
+				}
+				continue
+			}
 			if !errors.Is(err, ErrPortRefused) || KindOf(err) != KindPolicy || KindOf(err).ExitCode() != 4 {
 				t.Errorf("Check(%s, %d): %v is not a policy refusal with exit 4", tt.scheme, tt.port, err)
 			}
-			if tt.port >= 1 && tt.port <= 65535 && !strings.Contains(err.Error(), "--allow-port") {
-				t.Errorf("Check(%s, %d): message %q does not say how to override", tt.scheme, tt.port, err)
+			// The library names the setting and the port, never a flag;
+			// the command turns them into "--allow-port N".
+			var pr *PortRefusal
+			var fe *Error
+			if !errors.As(err, &pr) || pr.Port != tt.port || pr.Scheme != tt.scheme || !errors.As(err, &fe) || fe.Setting != "PortPolicy.Allow" {
+				t.Errorf("Check(%s, %d): %#v does not carry the refused port and the setting", tt.scheme, tt.port, err)
+			}
+			if strings.Contains(err.Error(), "--") {
+				t.Errorf("Check(%s, %d): library message %q names a flag", tt.scheme, tt.port, err)
 			}
 		}
 	}

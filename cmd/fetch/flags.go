@@ -13,17 +13,21 @@ import (
 // options are the command line, after the configuration file and the
 // environment have filled what the flags left unset.
 type options struct {
-	output     string // -o
-	remoteName bool   // -O
-	jsonOut    bool
-	verbose    bool
-	info       bool
-	parse      bool
-	base       string
-	quiet      bool
-	progress   bool
-	noProgress bool
-	version    bool
+	outputs    outputList // -o, once per URL in order; "-" is standard output
+	remoteName bool       // -O
+	jsonMeta   string     // --json-meta FILE
+	failEmpty  bool       // --fail-empty
+	// metaStarted: the --json-meta file has been created by this run.
+	metaStarted bool
+	jsonOut     bool
+	verbose     bool
+	info        bool
+	parse       bool
+	base        string
+	quiet       bool
+	progress    bool
+	noProgress  bool
+	version     bool
 
 	allowPorts  portList
 	timeout     time.Duration
@@ -42,6 +46,8 @@ type options struct {
 	telnetNoLogin bool
 	telnetWait    time.Duration
 	telnetLinger  time.Duration
+	rloginProgram string
+	tn3270Program string
 
 	ftpMethod  string
 	ftpEmail   string
@@ -84,6 +90,34 @@ func (p *portList) Set(s string) error {
 	return nil
 }
 
+// outputList collects repeated -o values, paired with the URLs in order.
+type outputList []string
+
+func (l *outputList) String() string     { return strings.Join(*l, ",") }
+func (l *outputList) Set(s string) error { *l = append(*l, s); return nil }
+
+// seconds reads a duration as curl does, in bare seconds ("3", "2.5"), or
+// in Go's form ("3s", "1m30s").
+type seconds time.Duration
+
+func (d *seconds) String() string { return time.Duration(*d).String() }
+func (d *seconds) Set(s string) error {
+	t := strings.TrimSpace(s)
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		if f < 0 || f > float64(1<<62)/float64(time.Second) {
+			return fmt.Errorf("%q is not a duration (e.g. 30, 2.5, 1m)", s)
+		}
+		*d = seconds(time.Duration(f * float64(time.Second)))
+		return nil
+	}
+	v, err := time.ParseDuration(t)
+	if err != nil || v < 0 {
+		return fmt.Errorf("%q is not a duration (e.g. 30, 2.5, 1m)", s)
+	}
+	*d = seconds(v)
+	return nil
+}
+
 // keyValues collects repeated NAME=VALUE (or header) values.
 type keyValues []string
 
@@ -117,8 +151,10 @@ func (b *byteSize) Set(s string) error {
 func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.output, "o", "", "")
-	fs.StringVar(&o.output, "output", "", "")
+	fs.Var(&o.outputs, "o", "")
+	fs.Var(&o.outputs, "output", "")
+	fs.StringVar(&o.jsonMeta, "json-meta", "", "")
+	fs.BoolVar(&o.failEmpty, "fail-empty", false, "")
 	fs.BoolVar(&o.remoteName, "O", false, "")
 	fs.BoolVar(&o.remoteName, "remote-name", false, "")
 	fs.BoolVar(&o.jsonOut, "json", false, "")
@@ -133,9 +169,9 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.noProgress, "no-progress", false, "")
 	fs.BoolVar(&o.version, "version", false, "")
 	fs.Var(&o.allowPorts, "allow-port", "")
-	fs.DurationVar(&o.timeout, "timeout", 0, "")
-	fs.DurationVar(&o.connTimeout, "connect-timeout", 0, "")
-	fs.DurationVar(&o.maxTime, "max-time", 0, "")
+	fs.Var((*seconds)(&o.timeout), "timeout", "")
+	fs.Var((*seconds)(&o.connTimeout), "connect-timeout", "")
+	fs.Var((*seconds)(&o.maxTime), "max-time", "")
 	fs.Var(&o.maxSize, "max-size", "")
 	fs.StringVar(&o.resume, "C", "", "")
 	fs.StringVar(&o.resume, "continue-at", "", "")
@@ -145,8 +181,10 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.proxy, "proxy", "", "")
 	fs.StringVar(&o.socks5, "socks5", "", "")
 	fs.BoolVar(&o.telnetNoLogin, "no-telnet-login", false, "")
-	fs.DurationVar(&o.telnetWait, "telnet-login-wait", 0, "")
-	fs.DurationVar(&o.telnetLinger, "telnet-linger", 0, "")
+	fs.Var((*seconds)(&o.telnetWait), "telnet-login-wait", "")
+	fs.Var((*seconds)(&o.telnetLinger), "telnet-linger", "")
+	fs.StringVar(&o.rloginProgram, "rlogin-program", "", "")
+	fs.StringVar(&o.tn3270Program, "tn3270-program", "", "")
 	fs.StringVar(&o.ftpMethod, "ftp-method", "", "")
 	fs.StringVar(&o.ftpEmail, "ftp-email", "", "")
 	fs.StringVar(&o.ftpActive, "ftp-port", "", "")
@@ -187,12 +225,15 @@ func parseArgs(args []string) (*options, error) {
 	o := &options{set: map[string]bool{}, secrets: map[string]string{}}
 	fs := newFlagSet(o)
 	o.fs = fs
+	if topic, ok := helpTopic(args); ok {
+		return nil, &helpRequest{topic: topic}
+	}
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, errHelp
 			}
-			return nil, err
+			return nil, flagError(err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -45,6 +46,11 @@ func run(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprint(s.out, usageText)
 		return 0
 	}
+	var hr *helpRequest
+	if errors.As(err, &hr) {
+		printSchemeHelp(s.out, hr.topic)
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(s.err, "fetch: %v\nRun 'fetch --help' for usage.\n", err)
 		return fetch.KindUsage.ExitCode()
@@ -67,9 +73,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 
 	switch {
 	case o.parse:
-		return each(s, o, func(raw string) error { return printParse(s.out, raw) })
+		return each(ctx, s, o, func(_ int, raw string) error { return printParse(s.out, raw) })
 	case o.base != "":
-		return each(s, o, func(raw string) error { return printResolved(s.out, o.base, raw) })
+		return each(ctx, s, o, func(_ int, raw string) error { return printResolved(s.out, o.base, raw) })
 	}
 
 	client, err := newClient(o, s)
@@ -77,15 +83,25 @@ func run(ctx context.Context, args []string, s stdio) int {
 		return report(s, o, err)
 	}
 	defer client.Close()
-	return each(s, o, func(raw string) error { return fetchOne(ctx, client, o, s, raw) })
+	return each(ctx, s, o, func(i int, raw string) error { return fetchOne(ctx, client, o, s, raw, i) })
 }
 
-// each runs f for every URL; the status is the first failure's.
-func each(s stdio, o *options, f func(string) error) int {
+// exitInterrupted is the status after Ctrl-C (128 + SIGINT), as shells
+// and curl report it.
+const exitInterrupted = 130
+
+// each runs f for every URL (with its index); the status is the first
+// failure's. An interrupt ends the run at once with status 130 and a
+// message naming the URL it stopped.
+func each(ctx context.Context, s stdio, o *options, f func(int, string) error) int {
 	code := 0
-	for _, raw := range o.urls {
-		if err := f(raw); err != nil {
-			if c := report(s, o, err); code == 0 {
+	for i, raw := range o.urls {
+		if err := f(i, raw); err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintf(s.err, "fetch: %s: interrupted\n", redactArg(raw))
+				return exitInterrupted
+			}
+			if c := report(s, o, withURL(raw, err)); code == 0 {
 				code = c
 			}
 		}
@@ -93,27 +109,52 @@ func each(s stdio, o *options, f func(string) error) int {
 	return code
 }
 
+// withURL names the URL in an error of the command's own (writing the
+// output, naming the file) that has none; the client names it in the rest.
+func withURL(raw string, err error) error {
+	var fe *fetch.Error
+	if !errors.As(err, &fe) {
+		return &fetch.Error{Kind: fetch.KindOf(err), URL: redactArg(raw), Offset: -1, Err: err}
+	}
+	if fe.URL == "" {
+		fe.URL = redactArg(raw)
+	}
+	return err
+}
+
+// redactArg is a command-line URL with its password masked, for messages.
+func redactArg(raw string) string {
+	if u, err := fetch.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return raw
+}
+
 // report prints err and returns its exit status.
 func report(s stdio, o *options, err error) int {
 	k := fetch.KindOf(err)
+	msg := err.Error()
+	if h := hint(err); h != "" {
+		msg += " (" + h + ")"
+	}
 	if o != nil && o.jsonOut {
-		line, _ := json.Marshal(map[string]any{"error": err.Error(), "kind": k.String(), "exit": k.ExitCode()})
+		line, _ := json.Marshal(map[string]any{"error": msg, "kind": k.String(), "exit": k.ExitCode()})
 		fmt.Fprintln(s.err, string(line))
 	} else {
-		fmt.Fprintf(s.err, "fetch: %v\n", err)
+		fmt.Fprintf(s.err, "fetch: %s\n", msg)
 	}
 	return k.ExitCode()
 }
 
 func (o *options) check() error {
-	if o.output != "" && o.remoteName {
+	if len(o.outputs) > 0 && o.remoteName {
 		return errors.New("-o and -O cannot be used together")
 	}
-	if (o.output != "" || o.remoteName) && len(o.urls) > 1 {
-		return errors.New("-o and -O take one URL")
+	if len(o.outputs) > len(o.urls) {
+		return fmt.Errorf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), len(o.urls))
 	}
-	if o.resume == "-" && o.output == "" && !o.remoteName {
-		return errors.New("-C - continues an output file: give -o FILE or -O")
+	if o.resume == "-" && !o.remoteName && (len(o.outputs) < len(o.urls) || slices.Contains(o.outputs, "-")) {
+		return errors.New("-C - continues an output file: give -o FILE (one per URL) or -O")
 	}
 	if o.parse && o.base != "" {
 		return errors.New("--parse and --base cannot be used together")

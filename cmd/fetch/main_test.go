@@ -42,7 +42,7 @@ func TestExitStatuses(t *testing.T) {
 		{"malformed port", []string{"http://host:99999/"}, 3},
 		{"bad escape", []string{"http://host/%zz"}, 3},
 		{"bad port", []string{"http://127.0.0.1:25/"}, 4},
-		{"unknown scheme", []string{"x-none://h/"}, 4},
+		{"unknown scheme", []string{"x-none://h/"}, 3},
 		{"CR LF in selector", []string{"gopher://127.0.0.1:7070/0a%0D%0AQUIT"}, 4},
 		{"discard port", []string{"http://127.0.0.1:9/"}, 4},
 		{"no such file", []string{"file:///no/such/file"}, 6},

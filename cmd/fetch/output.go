@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -20,13 +19,14 @@ import (
 	"github.com/fetchproject/fetch/schemes/telnet"
 )
 
-// fetchOne dereferences one URL and delivers its result.
-func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string) error {
+// fetchOne dereferences one URL, the i-th of the command line, and
+// delivers its result.
+func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string, i int) error {
 	u, err := fetch.Parse(raw)
 	if err != nil {
 		return err
 	}
-	dest := o.output
+	dest, forced := o.destFor(i)
 	if o.remoteName {
 		if dest, err = remoteName(u); err != nil {
 			return err
@@ -67,13 +67,28 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			if err := saveDocument(ctx, o, s, res, dest); err != nil {
 				return err
 			}
+			if o.jsonMeta != "" {
+				return writeMeta(o, s, docInfo(res, dest))
+			}
 			if o.jsonOut {
 				return printJSON(s.out, docInfo(res, dest))
 			}
 			return nil
 		}
-		_, err := copyBody(ctx, o, s, s.out, res, res.Document.Size)
-		return err
+		if !forced && outputIsTerminal(s.out) {
+			if err := refuseBinary(res); err != nil {
+				return err
+			}
+		}
+		if _, err := copyBody(ctx, o, s, s.out, res, res.Document.Size); err != nil {
+			return err
+		}
+		if o.jsonOut || o.jsonMeta != "" {
+			// The document has standard output: the metadata goes to
+			// standard error or the --json-meta file, never lost.
+			return writeMeta(o, s, docInfo(res, ""))
+		}
+		return nil
 	case fetch.KindListing:
 		if dest != "" {
 			return writeAtomically(dest, 0, func(w io.Writer) error { return printListing(w, o, res) })
@@ -98,24 +113,6 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		return res.Session.Run(ctx, s.in, s.out)
 	}
 	return fmt.Errorf("driver returned an empty result")
-}
-
-// remoteName is -O's file name: the URL's last path segment, decoded.
-func remoteName(u *fetch.URL) (string, error) {
-	p := u.Path
-	if i := strings.IndexAny(p, ";?"); i >= 0 {
-		p = p[:i]
-	}
-	name, err := fetch.Unescape(path.Base("/" + p))
-	if err != nil {
-		return "", err
-	}
-	name = filepath.Base(name)
-	if name == "/" || name == "." || name == ".." || name == "" || strings.ContainsAny(name, "/\\\x00") {
-		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-O", URL: u.Redacted(), Part: "path", Offset: -1,
-			Err: errors.New("the URL has no file name to save under: use -o FILE")}
-	}
-	return name, nil
 }
 
 func resumeOffset(spec, dest string) (int64, error) {
@@ -143,6 +140,9 @@ func saveDocument(ctx context.Context, o *options, s stdio, res *fetch.Result, d
 	return writeAtomically(dest, off, func(w io.Writer) error {
 		total := res.Document.Size
 		_, err := copyBody(ctx, o, s, w, res, total)
+		if fetch.KindOf(err) == fetch.KindLocal {
+			return outputErr("write", dest, err) // the file asked for, not the temporary one
+		}
 		return err
 	})
 }
@@ -154,7 +154,7 @@ func saveDocument(ctx context.Context, o *options, s stdio, res *fetch.Result, d
 func writeAtomically(dest string, keep int64, fill func(io.Writer) error) (err error) {
 	tmp, err := createTemp(dest)
 	if err != nil {
-		return fetch.Wrap(fetch.KindLocal, "create", err)
+		return outputErr("create", dest, err)
 	}
 	defer func() {
 		if err != nil {
@@ -181,10 +181,10 @@ func writeAtomically(dest string, keep int64, fill func(io.Writer) error) (err e
 		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fetch.Wrap(fetch.KindLocal, "write", err)
+		return outputErr("write", dest, err)
 	}
 	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return fetch.Wrap(fetch.KindLocal, "rename", err)
+		return outputErr("rename to", dest, err)
 	}
 	return nil
 }

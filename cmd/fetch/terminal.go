@@ -49,6 +49,7 @@ func newProgress(o *options, s stdio, dest io.Writer, total, offset int64) *prog
 	return progressbar.NewOptions64(max,
 		progressbar.OptionSetWriter(s.err),
 		progressbar.OptionShowBytes(true),
+		progressbar.OptionUseIECUnits(true), // it counts in 1024s: say MiB
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100_000_000),
 		progressbar.OptionShowCount(),
@@ -91,12 +92,7 @@ func (p *terminalPrompter) Prompt(ctx context.Context, q fetch.Question) (string
 		return v, nil
 	}
 	if !p.canAsk {
-		hint := "--form " + q.Field + "=VALUE"
-		if q.Field == "query" {
-			hint = "--query WORDS"
-		} else if q.Field == "password" {
-			hint = "the password in the URL or the configuration file"
-		}
+		hint := promptHint(q)
 		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "prompt", URL: q.URL, Part: q.Field, Offset: -1,
 			Err: fmt.Errorf("%w: %s (not a terminal; give %s)", fetch.ErrNoAnswer, q.Label, hint)}
 	}
@@ -182,6 +178,25 @@ func (t stderrTracer) Trace(dir fetch.Direction, line string) {
 	case t.verbose:
 		fmt.Fprintf(t.w, "%c %s\n", dir, strings.Map(printable, line))
 	case dir == fetch.DirInfo && strings.HasPrefix(line, "warning:"):
-		fmt.Fprintf(t.w, "fetch: %s\n", strings.Map(printable, line))
+		fmt.Fprintf(t.w, "fetch: %s\n", strings.Map(printable, settingsInWords(line)))
 	}
+}
+
+// promptHint names what answers question q when no one can be asked: the
+// flag or configuration setting for that scheme's field.
+func promptHint(q fetch.Question) string {
+	news := isNewsURL(q.URL)
+	switch {
+	case q.Field == "query":
+		return "--query WORDS"
+	case q.Field == "user" && news:
+		return "--nntp-user USER"
+	case q.Field == "password" && news:
+		return "nntp-password in the configuration file"
+	case q.Field == "password":
+		return "the password in the URL or the configuration file"
+	case q.Field == "confirm":
+		return "run it at a terminal, or --dry-run to see the message"
+	}
+	return "--form " + q.Field + "=VALUE"
 }

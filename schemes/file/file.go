@@ -86,8 +86,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 func (d *Driver) remote(ctx context.Context, req *fetch.Request, fu *fetch.FileURL) (*fetch.Result, error) {
 	if !d.cfg.FTPFallback {
 		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "file", URL: req.URL.Redacted(), Part: "host", Offset: -1,
+			Setting: "file.Config.FTPFallback",
 			Err: errors.New("file: URLs name files on " + fu.Host + ", which is not this machine; " +
-				"use --file-ftp to fetch it as ftp://" + fu.Host + "/… as classic clients did")}
+				"the FTP fallback fetches it as ftp://" + fu.Host + "/… as classic clients did")}
 	}
 	u := req.URL.Clone()
 	u.Scheme = "ftp"

@@ -77,8 +77,9 @@ func TestFileHosts(t *testing.T) {
 		res.Close()
 	}
 	_, err := c.Fetch(context.Background(), "file://vms.host.edu/disk$user/my/notes/note12345.txt")
-	if fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(err.Error(), "--file-ftp") {
-		t.Errorf("remote host: %v", err)
+	var fe *fetch.Error
+	if fetch.KindOf(err) != fetch.KindPolicy || !errors.As(err, &fe) || fe.Setting != "file.Config.FTPFallback" || strings.Contains(err.Error(), "--") {
+		t.Errorf("remote host: %v: want a refusal naming the FTP fallback setting, no flag", err)
 	}
 }
 

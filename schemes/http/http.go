@@ -129,9 +129,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		}
 		cause := unwrapURLError(err)
 		if pastDeadline(ctx) && !errors.Is(cause, fetch.ErrTimeout) {
-			// net/http reports what it had parsed when --max-time closed
-			// the connection; the cause is the time limit.
-			cause = fmt.Errorf("%w (--max-time): %v", fetch.ErrTimeout, cause)
+			// net/http reports what it had parsed when the time limit
+			// closed the connection; the client reports the limit.
+			cause = fmt.Errorf("%w: %v", fetch.ErrTimeout, cause)
 		}
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "GET", URL: req.URL.Redacted(), Offset: -1, Err: cause}
 	}

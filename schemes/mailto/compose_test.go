@@ -342,8 +342,8 @@ func TestNoSMTPServer(t *testing.T) {
 	d := testDriver(Config{From: "me@example.com"})
 	_, err := fetchBody(t, d, fetch.Options{}, strings.NewReader("x"), "mailto:a@example.com")
 	var fe *fetch.Error
-	if !errors.As(err, &fe) || fe.Kind != fetch.KindUsage || !strings.Contains(err.Error(), "--smtp-server") {
-		t.Errorf("err = %v, want a usage error naming --smtp-server", err)
+	if !errors.As(err, &fe) || fe.Kind != fetch.KindUsage || fe.Setting != "mailto.Config.SMTPServer" || strings.Contains(err.Error(), "--") {
+		t.Errorf("err = %v, want a usage error naming the SMTPServer setting, no flag", err)
 	}
 }
 

@@ -128,7 +128,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if !d.cfg.DryRun {
 		// Checked before the editor runs, so no message is written in vain.
 		if d.cfg.SMTPServer == "" {
-			return nil, req.Errorf(fetch.KindUsage, "mailto", "no SMTP server to send through: pass --smtp-server host:port or set it in the configuration file (a mailto URL never names one)")
+			e := req.Errorf(fetch.KindUsage, "mailto", "no SMTP server to send through (a mailto URL never names one)")
+			e.Setting = "mailto.Config.SMTPServer"
+			return nil, e
 		}
 		if _, err := serverHost(req, d.cfg.SMTPServer); err != nil {
 			return nil, err
@@ -207,8 +209,8 @@ func (d *Driver) sender() (address, error) {
 		name := d.username()
 		host, err := d.hostname()
 		if err != nil || host == "" || name == "" {
-			return address{}, &fetch.Error{Kind: fetch.KindUsage, Op: "mailto", Part: "from", Offset: -1,
-				Err: fmt.Errorf("no sender address: pass --from or set EMAIL")}
+			return address{}, &fetch.Error{Kind: fetch.KindUsage, Op: "mailto", Part: "from", Offset: -1, Setting: "mailto.Config.From",
+				Err: fmt.Errorf("no sender address")}
 		}
 		from, part = name+"@"+host, "user@hostname"
 	}
@@ -220,8 +222,8 @@ func (d *Driver) sender() (address, error) {
 		err = fmt.Errorf("%q: the sender must be exactly one address", from)
 	}
 	if err != nil {
-		return address{}, &fetch.Error{Kind: fetch.KindUsage, Op: "mailto", Part: part, Offset: -1,
-			Err: fmt.Errorf("bad sender address (--from or EMAIL): %w", err)}
+		return address{}, &fetch.Error{Kind: fetch.KindUsage, Op: "mailto", Part: part, Offset: -1, Setting: "mailto.Config.From",
+			Err: fmt.Errorf("bad sender address: %w", err)}
 	}
 	return l[0], nil
 }

@@ -127,7 +127,9 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 func serverHost(req *fetch.Request, server string) (string, error) {
 	host, port, err := net.SplitHostPort(server)
 	if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
-		return "", req.Errorf(fetch.KindUsage, "mailto", "the SMTP server %q is not host:port (--smtp-server)", server)
+		e := req.Errorf(fetch.KindUsage, "mailto", "the SMTP server %q is not host:port", server)
+		e.Setting = "mailto.Config.SMTPServer"
+		return "", e
 	}
 	return host, nil
 }

@@ -1,0 +1,322 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// helpRequest is "fetch --help SCHEME".
+type helpRequest struct{ topic string }
+
+func (h *helpRequest) Error() string { return "help requested for " + h.topic }
+
+// helpTopic finds "--help SCHEME" (or -h, -help) among args.
+func helpTopic(args []string) (string, bool) {
+	for i, a := range args {
+		if a == "--" {
+			return "", false
+		}
+		if (a == "--help" || a == "-help" || a == "-h") && i+1 < len(args) {
+			t := strings.ToLower(strings.TrimSuffix(args[i+1], ":"))
+			if _, ok := schemeHelp[t]; ok {
+				return t, true
+			}
+		}
+	}
+	return "", false
+}
+
+// printSchemeHelp writes one scheme's URL forms, flags and examples.
+func printSchemeHelp(w io.Writer, topic string) {
+	fmt.Fprint(w, schemeHelp[topic])
+}
+
+// helpSchemes lists the schemes "fetch --help SCHEME" knows, sorted.
+func helpSchemes() []string {
+	out := make([]string, 0, len(schemeHelp))
+	for s := range schemeHelp {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// schemeHelp is "fetch --help SCHEME": URL forms, the flags that scheme
+// reads, and examples that run against the test harness.
+var schemeHelp = map[string]string{
+	"file": `file: URLs (RFC 1738 §3.10)
+
+  file:///path             a local file; a directory lists as file: URLs
+  file://localhost/path    the same
+  file://otherhost/path    refused, unless --file-ftp fetches it as ftp://otherhost/path
+
+Flags: -o, -O, -C, --max-size, --file-ftp
+
+  fetch file:///etc/hostname
+  fetch -O file:///etc/hostname
+`,
+	"ftp": `ftp: URLs (RFC 1738 §3.2)
+
+  ftp://[user[:password]@]host[:port]/path[;type=a|i|d]
+  Each path segment is one CWD from the login directory; %2F starts at "/".
+  ;type=a  ASCII, delivered with local line ends (LF) unless --raw
+  ;type=i  binary
+  ;type=d  a name listing (NLST); a path ending in "/" lists the directory
+
+Flags: --ftp-method, --ftp-email, --ftp-port, --disable-epsv, -C, --raw, --allow-port
+
+  fetch ftp://127.0.0.1:18021/
+  fetch 'ftp://127.0.0.1:18021/hello.txt;type=a'
+`,
+	"gopher": `gopher: URLs (RFC 1738 §3.4)
+
+  gopher://host[:port]/<type><selector>
+  gopher://host[:port]/7<selector>%09<search>          a search (else --query, else asked)
+  gopher://host[:port]/<type><selector>%09%09+          a Gopher+ item's default view
+  gopher://host[:port]/<type><selector>%09%09+<view>    another view ("+text/plain En_US")
+  gopher://host[:port]/<type><selector>%09%09!          the item's attributes
+  gopher://host[:port]/1<selector>%09%09$               every item's attributes
+  gopher://host[:port]/<type><selector>%09%09?          a +ASK form, answered by --form
+  Text items (type 0) are delivered with local line ends (LF) unless --raw.
+  Types 8 and T list as telnet: and tn3270: URLs.
+
+Flags: --query, --form NAME=VALUE, --raw, --fail-empty, --max-size
+
+  fetch gopher://127.0.0.1:18071/
+  fetch gopher://127.0.0.1:18071/0/hello.txt
+`,
+	"http": `http: and https: URLs (RFC 1738 §3.3)
+
+  http://host[:port]/path[?search]
+  Redirects are followed to http and https only, each hop checked by the port policy.
+
+Flags: -H, --user-agent, --max-redirs, --insecure, -C, --proxy
+
+  fetch http://127.0.0.1:18080/hello.txt
+  fetch --info http://127.0.0.1:18080/hello.txt
+`,
+	"news": `news: URLs (RFC 1738 §3.6)
+
+  news:<message-id>   an article ("news:abc@example.com" or with <...>)
+  news:group          the newest articles of a group
+  news:*              every group
+  The server is --nntp-server, else NNTPSERVER (and NNTPPORT), else the
+  configuration file, else localhost:119. Articles come with LF line ends unless --raw.
+
+Flags: --nntp-server, --nntp-user, --raw
+
+  NNTPSERVER=127.0.0.1:18119 fetch news:local.test
+`,
+	"nntp": `nntp: URLs (RFC 1738 §3.7)
+
+  nntp://host[:port]/group/number   an article by number from that server
+  nntp://host[:port]/group          the newest articles of the group
+  Articles come with LF line ends unless --raw.
+
+Flags: --nntp-user, --raw
+
+  fetch nntp://127.0.0.1:18119/local.test
+`,
+	"mailto": `mailto: URLs (RFC 1738 §3.5, RFC 6068 fields)
+
+  mailto:addr[,addr...][?subject=...&cc=...&body=...]
+  The body comes from --data or standard input; the server is never taken from the URL.
+
+Flags: --smtp-server, --from, --data, --dry-run, --allow-bcc
+
+  fetch --dry-run --data hi 'mailto:a@example.org?subject=Hi'
+`,
+	"telnet": `telnet: URLs (RFC 1738 §3.8)
+
+  telnet://[user[:password]@]host[:port]/
+  An interactive session; the user and password are advisory and typed at the
+  login prompts unless --no-telnet-login. ^] closes the session.
+
+Flags: --no-telnet-login, --telnet-login-wait, --telnet-linger
+
+  fetch telnet://127.0.0.1:18023/
+`,
+	"rlogin": `rlogin: URLs (RFC 1738 §3.8, Gopher type 8 tradition)
+
+  rlogin://[user@]host[:port]/
+  The session is handed to the rlogin program (--rlogin-program, default "rlogin"),
+  run without a shell as: rlogin -l USER [-p PORT] HOST  (-p only for a port other than 513).
+
+Flags: --rlogin-program, --allow-port
+
+  fetch --rlogin-program /usr/bin/rlogin rlogin://guest@127.0.0.1:2513/
+`,
+	"tn3270": `tn3270: URLs (RFC 1738 §3.8, Gopher type T)
+
+  tn3270://[user@]host[:port]/
+  The session is handed to a 3270 emulator (--tn3270-program, default c3270, else
+  x3270), run without a shell as: c3270 HOST:PORT. The user is advisory and shown.
+
+Flags: --tn3270-program, --allow-port
+
+  fetch tn3270://127.0.0.1:2323/
+`,
+}
+
+func init() {
+	schemeHelp["https"] = schemeHelp["http"]
+}
+
+// flagSpelling is a flag's name as the help spells it: "-o" for a letter,
+// "--timeout" for a word.
+func flagSpelling(name string) string {
+	name = strings.TrimLeft(name, "-")
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+var (
+	flagUndefined = regexp.MustCompile(`^flag provided but not defined: -+(\S+)$`)
+	flagNoArg     = regexp.MustCompile(`^flag needs an argument: -+(\S+)$`)
+	flagBadValue  = regexp.MustCompile(`^invalid (boolean )?value ("[^"]*") for (?:flag )?-+([^:\s]+): (.*)$`)
+)
+
+// flagError rewrites the flag package's messages to name each flag as
+// the help spells it ("--timeout", not "-timeout").
+func flagError(err error) error {
+	msg := err.Error()
+	if m := flagUndefined.FindStringSubmatch(msg); m != nil {
+		out := "unknown flag " + flagSpelling(m[1])
+		var names []string
+		newFlagSet(&options{}).VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if near := fetch.Nearest(m[1], names); near != "" {
+			out += " (did you mean " + flagSpelling(near) + "?)"
+		}
+		return errors.New(out)
+	}
+	if m := flagNoArg.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s needs a value", flagSpelling(m[1]))
+	}
+	if m := flagBadValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s: invalid %svalue %s: %s", flagSpelling(m[3]), m[1], m[2], m[4])
+	}
+	return err
+}
+
+// suggestURL is a hint for an argument that is not a URL of a known
+// scheme: a local path suggests file://, "host/path" or
+// "host:port/path" suggests http://.
+func suggestURL(raw string) string {
+	if raw == "" || strings.Contains(raw, "://") {
+		return ""
+	}
+	if strings.HasPrefix(raw, "/") || strings.HasPrefix(raw, "./") || strings.HasPrefix(raw, "../") || strings.HasPrefix(raw, "~") {
+		return fileSuggestion(raw)
+	}
+	if _, err := os.Stat(raw); err == nil {
+		return fileSuggestion(raw)
+	}
+	if hostPath.MatchString(raw) {
+		return "http://" + raw
+	}
+	return ""
+}
+
+// hostPath is "host[:port][/path]" with a dotted name, an IP address or
+// localhost as the host.
+var hostPath = regexp.MustCompile(`^(localhost|[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?([/?].*)?$`)
+
+func fileSuggestion(raw string) string {
+	p := raw
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return "file://" + fetch.Escape(filepath.ToSlash(p), "/")
+}
+
+// settingFlags says each library setting an error or a warning names
+// (fetch.Error.Setting) in the command's terms.
+var settingFlags = map[string]string{
+	"Options.MaxSize":          "--max-size",
+	"Options.MaxTime":          "--max-time",
+	"Options.IdleTimeout":      "--timeout",
+	"Options.Body":             "--data or standard input",
+	"PortPolicy.Allow":         "--allow-port",
+	"file.Config.FTPFallback":  "--file-ftp",
+	"mailto.Config.SMTPServer": "--smtp-server",
+	"mailto.Config.From":       "--from",
+	"mailto.Config.AllowBcc":   "--allow-bcc",
+	"gopher.Config.FailEmpty":  "--fail-empty",
+	"handoff.Config.Rlogin":    "--rlogin-program",
+	"handoff.Config.TN3270":    "--tn3270-program",
+}
+
+// hint is the flag that would fix err, in a few words, or "".
+func hint(err error) string {
+	var fe *fetch.Error
+	if !errors.As(err, &fe) {
+		return ""
+	}
+	// The outermost error that names a setting decides.
+	for e := fe; e != nil; {
+		if e.Setting != "" {
+			fe = e
+			break
+		}
+		var inner *fetch.Error
+		if !errors.As(e.Err, &inner) {
+			break
+		}
+		e = inner
+	}
+	var pr *fetch.PortRefusal
+	switch {
+	case fe.Setting == "PortPolicy.Allow" && errors.As(err, &pr):
+		return fmt.Sprintf("use --allow-port %d to permit it", pr.Port)
+	case fe.Setting == "Options.MaxTime":
+		return "--max-time"
+	case fe.Setting == "Options.MaxSize":
+		return "raise --max-size"
+	case fe.Setting == "mailto.Config.SMTPServer":
+		return "pass --smtp-server host:port or set smtp-server in the configuration file"
+	case fe.Setting == "mailto.Config.From":
+		return "pass --from or set EMAIL"
+	case fe.Setting == "file.Config.FTPFallback":
+		return "use --file-ftp to fetch it over FTP"
+	case fe.Setting != "" && settingFlags[fe.Setting] != "":
+		return "see " + settingFlags[fe.Setting]
+	case errors.Is(err, fetch.ErrAuth) && isNewsURL(fe.URL) && !errors.Is(err, fetch.ErrNoAnswer):
+		return "--nntp-user USER, and nntp-password in the configuration file"
+	case errors.Is(err, fetch.ErrTimeout) && !errors.Is(err, fetch.ErrMaxTime) && strings.Contains(err.Error(), "idle timeout"):
+		return "--timeout raises the idle timeout"
+	case errors.Is(err, fetch.ErrUnknownScheme) || fetch.KindOf(err) == fetch.KindMalformed && fe.Part == "scheme":
+		if s := suggestURL(fe.URL); s != "" {
+			return "did you mean " + s + "?"
+		}
+	}
+	return ""
+}
+
+func isNewsURL(u string) bool {
+	return strings.HasPrefix(u, "news:") || strings.HasPrefix(u, "nntp:")
+}
+
+// settingsInWords rewrites the library's setting names in a warning into
+// the flags that set them.
+func settingsInWords(line string) string {
+	for k, v := range settingFlags {
+		line = strings.ReplaceAll(line, k, v)
+	}
+	return line
+}

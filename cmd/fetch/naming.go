@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// destFor is where the i-th URL's document goes: the i-th -o (curl pairs
+// them in order), "" for standard output. forced is an explicit "-o -",
+// which writes even binary data to a terminal, as curl's "--output -".
+func (o *options) destFor(i int) (dest string, forced bool) {
+	if i >= len(o.outputs) {
+		return "", false
+	}
+	if o.outputs[i] == "-" {
+		return "", true
+	}
+	return o.outputs[i], false
+}
+
+// remoteName is -O's file name: the last segment of the URL's path (of
+// the selector for gopher, without the Gopher+ string), decoded, with
+// control characters and backslashes replaced by "_". It never names a
+// directory other than the current one: no "/", no "." or "..".
+func remoteName(u *fetch.URL) (string, error) {
+	var name string
+	if u.Scheme == "gopher" {
+		g, err := u.Gopher()
+		if err != nil {
+			return "", err
+		}
+		name = g.Selector[strings.LastIndexByte(g.Selector, '/')+1:]
+	} else {
+		p := u.Path
+		if i := strings.IndexAny(p, ";?"); i >= 0 {
+			p = p[:i]
+		}
+		var err error
+		if name, err = fetch.Unescape(path.Base("/" + p)); err != nil {
+			return "", err
+		}
+		name = name[strings.LastIndexByte(name, '/')+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\\' || r == '\uFFFD' {
+			return '_'
+		}
+		return r
+	}, name)
+	if name == "" || name == "." || name == ".." || strings.Trim(name, "_") == "" {
+		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-O", URL: u.Redacted(), Part: "path", Offset: -1,
+			Err: errors.New("the URL has no file name to save under: use -o FILE")}
+	}
+	return name, nil
+}
+
+// outputErr is a failure to write the output file dest: it names dest, the
+// file asked for, never the temporary file written beside it.
+func outputErr(op, dest string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	} else {
+		var fe *fetch.Error
+		if errors.As(err, &fe) && fe.Err != nil {
+			err = fe.Err
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+		}
+	}
+	return &fetch.Error{Kind: fetch.KindLocal, Op: op + " " + dest, Offset: -1, Err: err}
+}
+
+// outputIsTerminal tells whether w is a terminal; tests replace it.
+var outputIsTerminal = isTerminalWriter
+
+// binarySniff is how much of a document is looked at before it goes to a
+// terminal; a NUL byte in it marks binary data, as curl decides.
+const binarySniff = 4096
+
+// refuseBinary looks at the start of res's document and refuses it when
+// it is binary: raw bytes sent to a terminal can garble it or drive it
+// with escape sequences. The bytes looked at stay in the body.
+func refuseBinary(res *fetch.Result) error {
+	doc := res.Document
+	br := bufio.NewReaderSize(doc.Body, binarySniff)
+	head, err := br.Peek(binarySniff)
+	doc.Body = bufferedBody{br, doc.Body}
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && len(head) == 0 {
+		return nil // the copy reports the failure
+	}
+	if bytes.IndexByte(head, 0) < 0 {
+		return nil
+	}
+	return &fetch.Error{Kind: fetch.KindUsage, Op: "output", URL: res.URL.Redacted(), Offset: -1,
+		Err: errors.New("binary data not written to the terminal: save it with -o FILE or -O, or give -o - to write it anyway")}
+}
+
+// bufferedBody reads through a bufio.Reader and closes the original body.
+type bufferedBody struct {
+	io.Reader
+	c io.Closer
+}
+
+func (b bufferedBody) Close() error { return b.c.Close() }
+
+// writeMeta writes a document's metadata line for --json to standard error,
+// or appends it to the --json-meta file (created afresh by the run's
+// first line).
+func writeMeta(o *options, s stdio, j docJSON) error {
+	if o.jsonMeta == "" {
+		return printJSON(s.err, j)
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if !o.metaStarted {
+		flags |= os.O_TRUNC
+		o.metaStarted = true
+	}
+	f, err := os.OpenFile(o.jsonMeta, flags, 0o666)
+	if err != nil {
+		return outputErr("create", o.jsonMeta, err)
+	}
+	if err := printJSON(f, j); err != nil {
+		f.Close()
+		return outputErr("write", o.jsonMeta, err)
+	}
+	if err := f.Close(); err != nil {
+		return outputErr("write", o.jsonMeta, err)
+	}
+	return nil
+}

@@ -1,0 +1,38 @@
+package fetch
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestLocalLines(t *testing.T) {
+	tests := map[string]string{
+		"a\r\nb\r\n":      "a\nb\n",
+		"a\nb\n":          "a\nb\n",
+		"a\rb\r\n\r\n":    "a\rb\n\n",
+		"end\r":           "end\r",
+		"\r\r\n":          "\r\n",
+		"":                "",
+		"mixed\r\nlf\ncr": "mixed\nlf\ncr",
+	}
+	for in, want := range tests {
+		// One byte at a time puts every CR at a read boundary.
+		for name, r := range map[string]io.Reader{
+			"whole":    strings.NewReader(in),
+			"one byte": iotest.OneByteReader(strings.NewReader(in)),
+			"half":     iotest.HalfReader(strings.NewReader(in)),
+		} {
+			got, err := io.ReadAll(LocalLines(r))
+			if err != nil || string(got) != want {
+				t.Errorf("%s %q: got %q, %v; want %q", name, in, got, err, want)
+			}
+		}
+	}
+	// An error other than EOF comes through after the data.
+	got, err := io.ReadAll(LocalLines(io.MultiReader(strings.NewReader("x\r"), iotest.ErrReader(io.ErrUnexpectedEOF))))
+	if err != io.ErrUnexpectedEOF || string(got) != "x\r" {
+		t.Errorf("error after CR: %q, %v", got, err)
+	}
+}
