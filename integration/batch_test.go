@@ -120,3 +120,19 @@ func TestBatchHTTPKeepAlive(t *testing.T) {
 	}
 	t.Logf("%d TCP connection(s) for %d files", relay.n.Load(), batchFiles)
 }
+
+// TestBatchNewsOneSession: articles and a group from INN in one invocation
+// share one session (greeting, MODE READER once).
+func TestBatchNewsOneSession(t *testing.T) {
+	wantServer(t, "inn")
+	relay := newCountingRelay(t, serverAddr(t, "FETCH_NNTP_ADDR"))
+	t.Setenv("NNTPSERVER", relay.addr())
+	args := []string{"-q", "news:alpha-2-dots@fetch.test", "news:fetch.test.alpha", "news:alpha-3-large@fetch.test", "news:alpha-4-utf8@fetch.test"}
+	code, out, stderr := runCLI(t, "", args...)
+	if code != 0 || !strings.Contains(string(out), "alpha-4-utf8@fetch.test") {
+		t.Fatalf("fetch %v: exit %d\n%s\n%s", args[1:], code, out, stderr)
+	}
+	if n := relay.n.Load(); n != 1 {
+		t.Errorf("%d NNTP connections for %d URLs, want 1", n, len(args)-1)
+	}
+}
