@@ -258,3 +258,122 @@ func TestPolicyThroughGateway(t *testing.T) {
 		t.Fatal("the driver was called")
 	}
 }
+
+// TestDoCopiesRequest: the driver gets a copy with the per-request inputs,
+// the client's options with the request's overrides, and the URL without
+// its fragment; the caller's Request is left as it was.
+func TestDoCopiesRequest(t *testing.T) {
+	rec := &recorder{body: "0123456789"}
+	clientTracer := TracerFunc(func(Direction, string) {})
+	c := NewClient(Options{MaxSize: 100, MaxTime: time.Hour, Tracer: clientTracer, DialTimeout: time.Second})
+	c.Register("x-rec", rec)
+	in, err := NewRequest("x-rec:thing#frag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqTracer := &countTracer{}
+	in.Offset, in.Query, in.Raw, in.Form = 3, "words", true, map[string]string{"1": "a"}
+	in.MaxSize, in.Tracer = 4, reqTracer
+	before := *in
+	res, err := c.Do(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(res.Document.Body)
+	res.Close()
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("the request's MaxSize of 4 did not apply: %v", err)
+	}
+	got := rec.got
+	if got == in || got.URL == in.URL || got.URL.HasFragment || !in.URL.HasFragment {
+		t.Errorf("the driver got the caller's request or URL, or a fragment: %+v", got.URL)
+	}
+	if got.Offset != 3 || got.Query != "words" || !got.Raw || got.Form["1"] != "a" || got.Client != c {
+		t.Errorf("per-request inputs lost: %+v", got)
+	}
+	if got.Options.MaxSize != 4 || got.Options.MaxTime != time.Hour || got.Options.Tracer != reqTracer || got.Options.DialTimeout != time.Second {
+		t.Errorf("options in force %+v", got.Options)
+	}
+	if in.Client != nil || in.Options.MaxSize != 0 || in.Proxy != nil || in.Offset != before.Offset || in.URL != before.URL {
+		t.Errorf("Do changed the caller's request: %+v", in)
+	}
+	if c.Options.MaxSize != 100 || c.Options.Tracer == nil {
+		t.Errorf("Do changed the client's options: %+v", c.Options)
+	}
+	if _, err := c.Do(context.Background(), &Request{}); KindOf(err) != KindUsage {
+		t.Errorf("a request without a URL: %v", err)
+	}
+}
+
+type countTracer struct{ n int }
+
+func (c *countTracer) Trace(Direction, string) { c.n++ }
+
+// TestDoMaxTime: a request's MaxTime bounds its own fetch only.
+func TestDoMaxTime(t *testing.T) {
+	c := NewClient(Options{})
+	c.Register("x-slow", DriverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}))
+	req, _ := NewRequest("x-slow:a")
+	req.MaxTime = 20 * time.Millisecond
+	start := time.Now()
+	if _, err := c.Do(context.Background(), req); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}
+
+// idler counts CloseIdle calls.
+type idler struct {
+	recorder
+	n int
+}
+
+func (i *idler) CloseIdle() { i.n++ }
+
+// TestCloseIdle: each pooling driver is asked once, however many schemes
+// it serves.
+func TestCloseIdle(t *testing.T) {
+	d := &idler{}
+	c := NewClient(Options{})
+	c.Register("x-a", d)
+	c.Register("x-b", d)
+	c.Register("x-c", &recorder{})
+	c.CloseIdle()
+	if err := c.Close(); err != nil || d.n != 2 {
+		t.Fatalf("Close %v, CloseIdle calls %d, want 2", err, d.n)
+	}
+}
+
+// TestRebind: a connection rebound to a new context is closed by that
+// context, not by the one it was dialled with; a closed one cannot be
+// rebound.
+func TestRebind(t *testing.T) {
+	a, b := net.Pipe()
+	defer b.Close()
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	c := NewDeadlineConn(ctx1, a, time.Minute)
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	if !Rebind(c, ctx2) {
+		t.Fatal("Rebind of an open connection failed")
+	}
+	cancel1()
+	go b.Write([]byte("x"))
+	if n, err := c.Read(make([]byte, 1)); n != 1 || err != nil {
+		t.Fatalf("the old context closed the rebound connection: %d, %v", n, err)
+	}
+	cancel2()
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the new context did not close it")
+	}
+	if Rebind(c, context.Background()) {
+		t.Fatal("Rebind of a closed connection succeeded")
+	}
+	if Rebind(a, context.Background()) {
+		t.Fatal("Rebind of a plain connection succeeded")
+	}
+}

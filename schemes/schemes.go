@@ -24,6 +24,8 @@ type Config struct {
 }
 
 // NewClient returns a client with every driver of this module registered.
+// The drivers are its own, and so are their session pools (a driver's pool
+// follows the options of the client it is registered with).
 func NewClient(opts fetch.Options, cfg Config) *fetch.Client {
 	c := fetch.NewClient(opts)
 	c.Register("file", file.New(cfg.File))

@@ -93,7 +93,9 @@ func (d *Driver) remote(ctx context.Context, req *fetch.Request, fu *fetch.FileU
 	u := req.URL.Clone()
 	u.Scheme = "ftp"
 	u.Port = 0
-	return req.Client.FetchURL(ctx, u)
+	next := *req // the same per-request inputs (a resume offset) for the ftp URL
+	next.URL = u
+	return req.Client.Do(ctx, &next)
 }
 
 type readCloser struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,10 +45,13 @@ type session struct {
 	feats    map[string]string // FEAT, once asked
 	noEPSV   bool              // EPSV/EPRT refused or disabled
 
-	key     string // the pool key of this login; "" before login
-	home    string // the login directory, from PWD before the first CWD
-	moved   bool   // a CWD was sent since login or the last return home
-	noReuse bool   // the login directory is unknown: never pooled
+	key     string   // the pool key of this login; "" before login
+	home    string   // the login directory, from PWD before the first CWD
+	moved   bool     // a CWD was sent since login or the last return home
+	noReuse bool     // the login directory is unknown: never pooled
+	at      []string // the <cwd> parts that led here from the login directory
+	atKnown bool     // at is valid (false after a failed CWD)
+	typ     string   // the TYPE in force, "" when unknown
 }
 
 // connect dials the URL's host, reads the greeting and logs in.
@@ -56,7 +60,7 @@ func (d *Driver) connect(ctx context.Context, req *fetch.Request) (*session, err
 	if err != nil {
 		return nil, err
 	}
-	s := &session{d: d, req: req, nc: nc, noEPSV: d.cfg.DisableEPSV}
+	s := &session{d: d, req: req, nc: nc, noEPSV: d.cfg.DisableEPSV, atKnown: true}
 	s.w = wire.NewConn(nc, 0, req.Options.Tracer)
 	s.w.Mask = wire.MaskCommands("PASS", "ACCT")
 	// The data connection goes to the control connection's peer whatever
@@ -317,22 +321,32 @@ func (s *session) method() string {
 
 // chdirs changes to the URL's directory (RFC 1738 §3.2.2: each <cwd> is
 // one CWD, an empty one included).
+// A connection that is already where dirs lead (a pooled one whose last
+// request had the same <cwd> parts) stays there.
 func (s *session) chdirs(dirs []string) error {
-	switch s.method() {
-	case MethodNoCWD:
+	if s.method() == MethodNoCWD || s.here(dirs) {
 		return nil
-	case MethodSingleCWD:
-		if len(dirs) == 0 {
-			return nil
-		}
-		return s.cwd(strings.Join(dirs, "/"))
 	}
-	for _, d := range dirs {
-		if err := s.cwd(d); err != nil {
+	s.atKnown = false
+	if s.method() == MethodSingleCWD {
+		if err := s.cwd(strings.Join(dirs, "/")); err != nil {
 			return err
 		}
+	} else {
+		for _, d := range dirs {
+			if err := s.cwd(d); err != nil {
+				return err
+			}
+		}
 	}
+	s.at, s.atKnown = append([]string(nil), dirs...), true
 	return nil
+}
+
+// here reports whether the connection is where the <cwd> parts dirs lead
+// from the login directory.
+func (s *session) here(dirs []string) bool {
+	return s.atKnown && slices.Equal(s.at, dirs)
 }
 
 func (s *session) cwd(dir string) error {
@@ -356,8 +370,13 @@ func (s *session) pathArg(dirs []string, name string) string {
 	return strings.Join(dirs, "/") + "/" + name
 }
 
-// setType sends TYPE A or TYPE I.
+// setType sends TYPE A or TYPE I, unless that type is already in force
+// on the connection (RFC 959 §5.3.2: it stays until changed).
 func (s *session) setType(t string) error {
+	if s.typ == t {
+		return nil
+	}
+	s.typ = ""
 	r, err := s.cmd("TYPE", wire.Lit("TYPE "+t))
 	if err != nil {
 		return err
@@ -365,5 +384,6 @@ func (s *session) setType(t string) error {
 	if r.Class() != 2 {
 		return s.refused("TYPE", r, nil)
 	}
+	s.typ = t
 	return nil
 }

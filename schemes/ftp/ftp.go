@@ -176,7 +176,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return nil, req.Errorf(fetch.KindUsage, "REST", "negative resume offset %d", req.Offset)
 	}
 
-	s, err := d.session(ctx, req)
+	s, err := d.session(ctx, req, fu.Dirs)
 	if err != nil {
 		return nil, err
 	}

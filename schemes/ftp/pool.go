@@ -15,14 +15,14 @@ import (
 
 // session returns a logged-in control connection for req: a pooled one
 // that passes its check, else a new one.
-func (d *Driver) session(ctx context.Context, req *fetch.Request) (*session, error) {
+func (d *Driver) session(ctx context.Context, req *fetch.Request, dirs []string) (*session, error) {
 	key := d.lookupKey(req)
 	for {
 		s, ok := d.pool.Get(key)
 		if !ok {
 			break
 		}
-		if s.reuse(ctx, req) {
+		if s.reuse(ctx, req, dirs) {
 			return s, nil
 		}
 	}
@@ -56,10 +56,11 @@ func (d *Driver) poolKey(hostport, user, pass string) string {
 	return hostport + " " + user + " " + hex.EncodeToString(m.Sum(nil)[:16])
 }
 
-// reuse readies a pooled connection for req: back in the login directory
-// if a CWD moved it (which also shows it is alive), else a NOOP. A
-// connection that fails either is closed and false returned.
-func (s *session) reuse(ctx context.Context, req *fetch.Request) bool {
+// reuse readies a pooled connection for req, whose URL has the <cwd>
+// parts dirs: back in the login directory if a CWD moved it elsewhere
+// (which also shows it is alive), else a NOOP. A connection that fails
+// either is closed and false returned.
+func (s *session) reuse(ctx context.Context, req *fetch.Request, dirs []string) bool {
 	if !fetch.Rebind(s.nc, ctx) {
 		s.nc.Close()
 		return false
@@ -69,7 +70,8 @@ func (s *session) reuse(ctx context.Context, req *fetch.Request) bool {
 	req.Trace(fetch.DirInfo, "reusing the control connection to "+s.nc.RemoteAddr().String())
 	var r reply
 	var err error
-	if s.moved {
+	home := s.moved && (s.method() == MethodNoCWD || !s.here(dirs))
+	if home {
 		r, err = s.cmd("CWD", wire.Lit("CWD "), wire.Arg("path", s.home))
 	} else {
 		r, err = s.cmd("NOOP", wire.Lit("NOOP"))
@@ -79,7 +81,9 @@ func (s *session) reuse(ctx context.Context, req *fetch.Request) bool {
 		s.nc.Close()
 		return false
 	}
-	s.moved = false
+	if home {
+		s.moved, s.at, s.atKnown = false, nil, true
+	}
 	return true
 }
 

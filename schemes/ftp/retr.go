@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,11 +71,15 @@ func (s *session) retrieve(ctx context.Context, fu *fetch.FTPURL) (doc *fetch.Do
 			// Perhaps a directory (RFC 1738 §3.2.2 does not say which a
 			// name is; a CWD into it tells).
 			s.leaveHome()
+			s.atKnown = false
 			cr, err := s.cmd("CWD", wire.Lit("CWD "), wire.Arg("name", arg))
 			if err != nil {
 				return nil, false, err
 			}
 			if cr.Class() == 2 {
+				if s.method() != MethodNoCWD {
+					s.at, s.atKnown = append(slices.Clip(fu.Dirs), fu.Name), true
+				}
 				return nil, true, nil
 			}
 		}

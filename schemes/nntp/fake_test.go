@@ -197,6 +197,9 @@ func (c *fakeConn) command(line string) bool {
 	case "QUIT":
 		c.printf("205 bye")
 		return true
+	case "DATE":
+		c.printf("111 20261123120000")
+		return false
 	case "CAPABILITIES":
 		if f.caps == nil {
 			c.printf("500 What?")

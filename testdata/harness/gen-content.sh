@@ -53,6 +53,10 @@ for i in 1 2 3 4 5 6 7 8; do deep=$deep/d$i; done
 mkdir -p "$deep"
 printf 'eight levels down\n' >"$deep/leaf.txt"
 
+# 200 small files for the batch tests and benchmark (one session per run)
+mkdir -p batch
+for i in $(seq -w 0 199); do printf 'batch file %s\n' "$i" >"batch/f$i.txt"; done
+
 cat >index.html <<'HTML'
 <!DOCTYPE html>
 <html>
