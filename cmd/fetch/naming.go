@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/schemes/handoff"
 )
 
 // destFor is where the i-th URL's document goes: the i-th -o (curl pairs
@@ -137,4 +138,11 @@ func writeMeta(o *options, s stdio, j docJSON) error {
 		return outputErr("write", o.jsonMeta, err)
 	}
 	return nil
+}
+
+// handsOff reports a driver whose sessions run the user's own program
+// (rlogin, tn3270), which needs the terminal untouched.
+func handsOff(d fetch.Driver) bool {
+	_, ok := d.(*handoff.Driver)
+	return ok
 }
