@@ -294,6 +294,8 @@ func hint(err error) string {
 		return "pass --from or set EMAIL"
 	case fe.Setting == "file.Config.FTPFallback":
 		return "use --file-ftp to fetch it over FTP"
+	case fe.Setting == "handoff.Config.Rlogin" || fe.Setting == "handoff.Config.TN3270":
+		return "install it, or name another program with " + settingFlags[fe.Setting]
 	case fe.Setting != "" && settingFlags[fe.Setting] != "":
 		return "see " + settingFlags[fe.Setting]
 	case errors.Is(err, fetch.ErrAuth) && isNewsURL(fe.URL) && !errors.Is(err, fetch.ErrNoAnswer):

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes/handoff"
@@ -51,7 +53,7 @@ func remoteName(u *fetch.URL) (string, error) {
 		name = name[strings.LastIndexByte(name, '/')+1:]
 	}
 	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\\' || r == '\uFFFD' {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\\' || r == utf8.RuneError {
 			return '_'
 		}
 		return r

@@ -39,7 +39,7 @@ const (
 
 // ErrNoProgram is the cause when the program a session is handed to is
 // not installed.
-var ErrNoProgram = errors.New("program not found")
+var ErrNoProgram = errors.New("is not installed")
 
 // Config names the programs; an empty field takes the default.
 type Config struct {
@@ -125,7 +125,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	path, err := lookPath(names)
 	if err != nil {
 		return nil, &fetch.Error{Kind: fetch.KindLocal, Op: d.scheme, URL: u.Redacted(), Offset: -1, Setting: setting,
-			Err: fmt.Errorf("%w: %s is not installed (looked for %s in PATH)", ErrNoProgram, names[0], strings.Join(names, ", "))}
+			Err: fmt.Errorf("%q %w (looked for %s in PATH)", names[0], ErrNoProgram, strings.Join(names, ", "))}
 	}
 	req.Trace(fetch.DirInfo, "handing the session to "+path+" "+strings.Join(args, " "))
 	stderr := d.cfg.Stderr
