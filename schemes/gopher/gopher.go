@@ -137,7 +137,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	rq, err := newRequest(g)
 	if err != nil {
-		return nil, withURL(err, u)
+		return nil, err // the client names the URL
 	}
 	if g.HasPlus && g.Plus == "?" {
 		return d.fetchForm(ctx, req, g)
@@ -149,15 +149,6 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 func (d *Driver) urlFor(u *fetch.URL, g *fetch.GopherURL) (*fetch.URL, error) {
 	s := fetch.GopherURLString(u.Host, u.Port, g.Type, g.Selector, g.Search, g.HasSearch, g.Plus, g.HasPlus)
 	return fetch.Parse(s)
-}
-
-// withURL fills in the URL of an error that has none.
-func withURL(err error, u *fetch.URL) error {
-	var fe *fetch.Error
-	if errors.As(err, &fe) && fe.URL == "" {
-		fe.URL = u.Redacted()
-	}
-	return err
 }
 
 // request is what is sent: selector, search and Gopher+ string (RFC 1738
@@ -698,25 +689,20 @@ func (c *rawCount) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// netErr wraps a failure to talk to the server.
-func netErr(req *fetch.Request, op string, err error) error {
+// netErr wraps a failure to talk to the server. The client names the URL
+// in every error, once; the driver does not.
+func netErr(_ *fetch.Request, op string, err error) error {
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
-		if fe.URL == "" {
-			fe.URL = req.URL.Redacted()
-		}
 		return err
 	}
-	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, URL: req.URL.Redacted(), Offset: -1, Err: err}
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, Offset: -1, Err: err}
 }
 
-// annotate gives a reading failure its kind and the URL.
-func annotate(req *fetch.Request, err error) error {
+// annotate gives a reading failure its kind (the client adds the URL).
+func annotate(_ *fetch.Request, err error) error {
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
-		if fe.URL == "" {
-			fe.URL = req.URL.Redacted()
-		}
 		return err
 	}
 	k := fetch.KindOf(err)
@@ -726,5 +712,5 @@ func annotate(req *fetch.Request, err error) error {
 	case k == fetch.KindUnknown:
 		k = fetch.KindNetwork
 	}
-	return &fetch.Error{Kind: k, Op: "read reply", URL: req.URL.Redacted(), Offset: -1, Err: err}
+	return &fetch.Error{Kind: k, Op: "read reply", Offset: -1, Err: err}
 }
