@@ -19,6 +19,8 @@ var wellKnownPorts = map[string]int{
 	"wais":     210,
 	"https":    443,
 	"prospero": 1525,
+	"rlogin":   513, // RFC 1282; handed to the user's rlogin
+	"tn3270":   23,  // RFC 1738 §3.8: telnet's; handed to a 3270 emulator
 }
 
 // badPorts is the WHATWG Fetch standard's list of ports a URL must not

@@ -105,6 +105,11 @@ func newsGetRaw(t *testing.T, c *fetch.Client, u string, raw bool) (*fetch.Resul
 // 100 KiB article.
 func checkArticle(t *testing.T, a postedArticle, got []byte) {
 	t.Helper()
+	// Without Raw an article comes in local line ends (LF); INN's are CR LF.
+	if bytes.Contains(got, []byte("\r\n")) {
+		t.Errorf("%s: CR LF line ends in an article fetched without Raw", a.file)
+	}
+	got = bytes.ReplaceAll(got, []byte("\n"), []byte("\r\n"))
 	head, body, ok := bytes.Cut(got, []byte("\r\n\r\n"))
 	if !ok {
 		t.Fatalf("%s: no blank line in what INN served:\n%q", a.file, got)
@@ -399,7 +404,7 @@ func TestNewsMissing(t *testing.T) {
 }
 
 // TestCLINews runs the fetch command with NNTPSERVER pointing at INN: it
-// prints the article exactly as INN stores it, and lists news:*.
+// prints the article as INN stores it, in local line ends, and lists news:*.
 func TestCLINews(t *testing.T) {
 	wantServer(t, "inn")
 	t.Setenv("NNTPSERVER", serverAddr(t, "FETCH_NNTP_ADDR"))
@@ -417,6 +422,7 @@ func TestCLINews(t *testing.T) {
 		}
 		want := bytes.TrimSuffix(stored, []byte(".\r\n"))
 		want = bytes.ReplaceAll(want, []byte("\r\n.."), []byte("\r\n."))
+		want = bytes.ReplaceAll(want, []byte("\r\n"), []byte("\n")) // local line ends
 		if !bytes.Equal(out, want) {
 			t.Errorf("fetch news:%s printed\n%q\nwant\n%q", id, clipBytes(out), clipBytes(want))
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/fetchproject/fetch/schemes/file"
 	"github.com/fetchproject/fetch/schemes/ftp"
 	"github.com/fetchproject/fetch/schemes/gopher"
+	"github.com/fetchproject/fetch/schemes/handoff"
 	"github.com/fetchproject/fetch/schemes/http"
 	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
@@ -21,6 +22,8 @@ type Config struct {
 	NNTP   nntp.Config
 	Mailto mailto.Config
 	Telnet telnet.Config
+	// Handoff names the programs rlogin: and tn3270: sessions go to.
+	Handoff handoff.Config
 }
 
 // NewClient returns a client with every driver of this module registered.
@@ -39,6 +42,8 @@ func NewClient(opts fetch.Options, cfg Config) *fetch.Client {
 	c.Register("nntp", n)
 	c.Register("mailto", mailto.New(cfg.Mailto))
 	c.Register("telnet", telnet.New(cfg.Telnet))
+	c.Register("rlogin", handoff.NewRlogin(cfg.Handoff))
+	c.Register("tn3270", handoff.NewTN3270(cfg.Handoff))
 	return c
 }
 

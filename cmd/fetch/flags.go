@@ -260,6 +260,7 @@ func parseArgs(args []string) (*options, error) {
 const usageText = `fetch dereferences URLs of every scheme of RFC 1738, each by its own protocol.
 
 Usage: fetch [flags] URL...
+       fetch --help SCHEME     that scheme's URL forms, flags and examples
 
   fetch http://127.0.0.1:8080/index.html        a document to standard output
   fetch -o motd.txt ftp://ftp.example/etc/motd  to a file (written whole or not at all)
@@ -268,14 +269,23 @@ Usage: fetch [flags] URL...
   fetch news:'<id@example.com>'                  an article (server from --nntp-server or NNTPSERVER)
   echo hi | fetch --smtp-server 127.0.0.1:587 'mailto:a@example.org?subject=Hi'
   fetch telnet://user@host:2323/                 a session; the user is typed at login:
+  fetch rlogin://user@host/                      handed to rlogin (tn3270:// to c3270 or x3270)
   fetch --parse 'ftp://user@host/%2Fetc/motd;type=a'   show the parsed URL as JSON
 
-Schemes: file ftp gopher http https mailto news nntp telnet (wais, prospero to come).
+Schemes: file ftp gopher http https mailto news nntp rlogin telnet tn3270 (wais, prospero
+to come). "fetch --help SCHEME" shows one scheme's URL forms, flags and examples.
 
 Output
-  -o, --output FILE     write the document to FILE (via a temporary file renamed on success)
-  -O, --remote-name     write to a file named after the URL's last path segment
-  --json                listings, metadata and results as JSON lines
+  -o, --output FILE     write the document to FILE (via a temporary file renamed on success);
+                        repeat it for several URLs: the Nth -o goes with the Nth URL, URLs
+                        without one go to standard output; "-o -" is standard output and
+                        writes even binary data to a terminal (refused there otherwise)
+  -O, --remote-name     write each URL to a file in the current directory named after the
+                        last segment of its path (of the selector for gopher, without the
+                        Gopher+ string); control characters become "_"
+  --json                listings, metadata and results as JSON lines; with a document on
+                        standard output its metadata line goes to standard error
+  --json-meta FILE      write documents' metadata lines to FILE instead
   --info                print metadata only (type, size, date), do not transfer the body
   --parse               print the parsed URL and its scheme's view as JSON, do not fetch
   --base URL            resolve each argument against URL (RFC 1630) and print the result
@@ -284,12 +294,13 @@ Output
   -q, --quiet           no progress bar, no warnings
   --progress            a progress bar on stderr even when it is not a terminal
   --no-progress         never a progress bar
+  --version             print the version and exit
 
 Limits and safety
   --allow-port N        permit port N though the port policy refuses it (repeatable, or N,M)
-  --timeout D           give up when no byte arrives for D (default 60s; e.g. 30s, 2m)
-  --connect-timeout D   give up connecting after D (default 30s)
-  --max-time D          give up when the whole transfer takes longer than D
+  --timeout D           give up when no byte arrives for D (default 60; seconds, or 30s, 2m)
+  --connect-timeout D   give up connecting after D (default 30)
+  --max-time D          give up when the whole transfer takes longer than D (e.g. 2.5)
   --max-size N          refuse a document larger than N bytes (suffixes K, M, G)
   -C, --continue-at N   resume from byte N; "-C -" continues the existing output file
   --proxy URL           send every URL whole to this HTTP gateway (else <scheme>_proxy env)
@@ -298,7 +309,10 @@ Limits and safety
 Scheme settings
   --query WORDS         search words for gopher type 7 and wais when the URL has none
   --form NAME=VALUE     an answer to a Gopher+ ASK form (repeatable)
-  --raw                 write protocol bytes exactly as received (no dot-unstuffing)
+  --raw                 write protocol bytes exactly as received (no dot-unstuffing; gopher
+                        text, news articles and FTP ;type=a keep the server's line ends,
+                        which are otherwise LF)
+  --fail-empty          gopher: a server that answers nothing is an error, not a warning
   --ftp-method M        multicwd (one CWD per segment, RFC 1738), singlecwd, nocwd
   --ftp-email ADDR      the anonymous FTP password (default user@host)
   --ftp-port ADDR       active FTP: listen on ADDR (e.g. 127.0.0.1:0) and send PORT/EPRT
@@ -314,6 +328,8 @@ Scheme settings
   --no-telnet-login     never type a telnet: URL's user and password (they are advisory)
   --telnet-login-wait D how long typed input waits for the login prompt (default 5s)
   --telnet-linger D     after input ends, wait until the server is quiet for D (default 2s)
+  --rlogin-program P    the program rlogin: sessions are handed to (default rlogin)
+  --tn3270-program P    the 3270 emulator for tn3270: (default c3270, else x3270)
   -H, --header 'N: V'   an extra HTTP request header (repeatable)
   --user-agent UA       the HTTP User-Agent
   --max-redirs N        HTTP redirects to follow (default 20)
@@ -328,4 +344,5 @@ Exit status
   1 other failure         5 network failure or timeout
   2 usage error           6 the server refused, or has no such resource
   3 malformed URL         7 local I/O error (writing the output, reading input)
+  (a port of 0 or above 65535 is 3; binary data refused on a terminal is 2; Ctrl-C is 130)
 `

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -40,16 +39,6 @@ func printSchemeHelp(w io.Writer, topic string) {
 	fmt.Fprint(w, schemeHelp[topic])
 }
 
-// helpSchemes lists the schemes "fetch --help SCHEME" knows, sorted.
-func helpSchemes() []string {
-	out := make([]string, 0, len(schemeHelp))
-	for s := range schemeHelp {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // schemeHelp is "fetch --help SCHEME": URL forms, the flags that scheme
 // reads, and examples that run against the test harness.
 var schemeHelp = map[string]string{
@@ -74,8 +63,8 @@ Flags: -o, -O, -C, --max-size, --file-ftp
 
 Flags: --ftp-method, --ftp-email, --ftp-port, --disable-epsv, -C, --raw, --allow-port
 
-  fetch ftp://127.0.0.1:18021/
-  fetch 'ftp://127.0.0.1:18021/hello.txt;type=a'
+  fetch ftp://127.0.0.1:18021/pub/
+  fetch 'ftp://127.0.0.1:18021/pub/README;type=a'
 `,
 	"gopher": `gopher: URLs (RFC 1738 §3.4)
 
@@ -92,7 +81,8 @@ Flags: --ftp-method, --ftp-email, --ftp-port, --disable-epsv, -C, --raw, --allow
 Flags: --query, --form NAME=VALUE, --raw, --fail-empty, --max-size
 
   fetch gopher://127.0.0.1:18071/
-  fetch gopher://127.0.0.1:18071/0/hello.txt
+  fetch gopher://127.0.0.1:18071/0/about.txt
+  fetch 'gopher://127.0.0.1:18070/0/about.txt%09%09!+ABSTRACT'
 `,
 	"http": `http: and https: URLs (RFC 1738 §3.3)
 
@@ -114,7 +104,7 @@ Flags: -H, --user-agent, --max-redirs, --insecure, -C, --proxy
 
 Flags: --nntp-server, --nntp-user, --raw
 
-  NNTPSERVER=127.0.0.1:18119 fetch news:local.test
+  NNTPSERVER=127.0.0.1:18119 fetch news:fetch.test.alpha
 `,
 	"nntp": `nntp: URLs (RFC 1738 §3.7)
 
@@ -124,7 +114,7 @@ Flags: --nntp-server, --nntp-user, --raw
 
 Flags: --nntp-user, --raw
 
-  fetch nntp://127.0.0.1:18119/local.test
+  fetch nntp://127.0.0.1:18119/fetch.test.alpha/1
 `,
 	"mailto": `mailto: URLs (RFC 1738 §3.5, RFC 6068 fields)
 
@@ -134,6 +124,7 @@ Flags: --nntp-user, --raw
 Flags: --smtp-server, --from, --data, --dry-run, --allow-bcc
 
   fetch --dry-run --data hi 'mailto:a@example.org?subject=Hi'
+  fetch --smtp-server 127.0.0.1:18025 --data hi 'mailto:a@fetch.test?subject=Hi'
 `,
 	"telnet": `telnet: URLs (RFC 1738 §3.8)
 
@@ -143,7 +134,7 @@ Flags: --smtp-server, --from, --data, --dry-run, --allow-bcc
 
 Flags: --no-telnet-login, --telnet-login-wait, --telnet-linger
 
-  fetch telnet://127.0.0.1:18023/
+  echo exit | fetch telnet://telnetuser:telnetpass@127.0.0.1:18023/
 `,
 	"rlogin": `rlogin: URLs (RFC 1738 §3.8, Gopher type 8 tradition)
 
@@ -251,7 +242,7 @@ var settingFlags = map[string]string{
 	"Options.MaxSize":          "--max-size",
 	"Options.MaxTime":          "--max-time",
 	"Options.IdleTimeout":      "--timeout",
-	"Options.Body":             "--data or standard input",
+	"Request.Body":             "--data or standard input",
 	"PortPolicy.Allow":         "--allow-port",
 	"file.Config.FTPFallback":  "--file-ftp",
 	"mailto.Config.SMTPServer": "--smtp-server",
@@ -294,6 +285,8 @@ func hint(err error) string {
 		return "pass --from or set EMAIL"
 	case fe.Setting == "file.Config.FTPFallback":
 		return "use --file-ftp to fetch it over FTP"
+	case fe.Setting == "handoff.Config.Rlogin" || fe.Setting == "handoff.Config.TN3270":
+		return "install it, or name another program with " + settingFlags[fe.Setting]
 	case fe.Setting != "" && settingFlags[fe.Setting] != "":
 		return "see " + settingFlags[fe.Setting]
 	case errors.Is(err, fetch.ErrAuth) && isNewsURL(fe.URL) && !errors.Is(err, fetch.ErrNoAnswer):

@@ -9,8 +9,11 @@ import (
 	"os"
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/schemes/handoff"
 )
 
 // destFor is where the i-th URL's document goes: the i-th -o (curl pairs
@@ -50,7 +53,7 @@ func remoteName(u *fetch.URL) (string, error) {
 		name = name[strings.LastIndexByte(name, '/')+1:]
 	}
 	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\\' || r == '\uFFFD' {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\\' || r == utf8.RuneError {
 			return '_'
 		}
 		return r
@@ -137,4 +140,11 @@ func writeMeta(o *options, s stdio, j docJSON) error {
 		return outputErr("write", o.jsonMeta, err)
 	}
 	return nil
+}
+
+// handsOff reports a driver whose sessions run the user's own program
+// (rlogin, tn3270), which needs the terminal untouched.
+func handsOff(d fetch.Driver) bool {
+	_, ok := d.(*handoff.Driver)
+	return ok
 }

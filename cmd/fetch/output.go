@@ -103,6 +103,10 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		}
 		return nil
 	case fetch.KindSession:
+		if d, _ := c.Driver(res.URL.Scheme); handsOff(d) {
+			// rlogin, tn3270: the user's program takes the terminal as it is.
+			return res.Session.Run(ctx, s.in, s.out)
+		}
 		// A terminal gets raw mode while the server echoes, the window size,
 		// and ^] to close; anything else is a plain byte bridge.
 		in, inOK := s.in.(*os.File)

@@ -8,6 +8,8 @@ import (
 	"github.com/fetchproject/fetch/schemes"
 	"github.com/fetchproject/fetch/schemes/file"
 	"github.com/fetchproject/fetch/schemes/ftp"
+	"github.com/fetchproject/fetch/schemes/gopher"
+	"github.com/fetchproject/fetch/schemes/handoff"
 	"github.com/fetchproject/fetch/schemes/http"
 	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
@@ -36,7 +38,9 @@ func driverConfig(o *options, s stdio) schemes.Config {
 			User:     o.nntpUser,
 			Password: o.secrets["nntp-password"],
 		},
-		Telnet: telnet.Config{NoLogin: o.telnetNoLogin, LoginWait: o.telnetWait, Linger: o.telnetLinger},
+		Telnet:  telnet.Config{NoLogin: o.telnetNoLogin, LoginWait: o.telnetWait, Linger: o.telnetLinger},
+		Gopher:  gopher.Config{FailEmpty: o.failEmpty},
+		Handoff: handoff.Config{Rlogin: o.rloginProgram, TN3270: o.tn3270Program, Stderr: s.err},
 		Mailto: mailto.Config{
 			SMTPServer: o.smtpServer,
 			From:       o.from,

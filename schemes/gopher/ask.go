@@ -186,7 +186,7 @@ func answerForm(ctx context.Context, req *fetch.Request, ask []AskField) ([]stri
 		}
 		for _, a := range ans {
 			if err := fetch.CheckLine("form answer", a); err != nil {
-				return nil, nil, withURL(err, req.URL)
+				return nil, nil, err
 			}
 			if a == "." {
 				return nil, nil, req.Errorf(fetch.KindUsage, "gopher+ +ASK", "question %d (%q): an answer may not be a lone \".\"", n, f.Label)

@@ -25,7 +25,7 @@
 // Gopher+ strings (§3.4.3–3.4.9): "+" the default view, "+<view> <lang>"
 // an alternate view, "!" and "$" the attributes of an item or of every item
 // of a directory (optionally "!+ABSTRACT +SMELL"), "?" an item with a +ASK
-// form, which the driver fetches, asks (Options.Form or the prompter), and
+// form, which the driver fetches, asks (Request.Form or the prompter), and
 // answers with the §3.4.9 data block. Gopher+ replies start with a length
 // line: "+N" (exactly N bytes follow, fewer is fetch.ErrTruncated), "+-1"
 // (ends at a "." line), "+-2" (ends at the close), "--N" (an error block
@@ -36,6 +36,15 @@
 // one (else the prompter is asked for the field "query"); Request.Form
 // answers +ASK questions by label or by 1-based index; Request.Raw returns
 // the reply exactly as received, length line and terminator included.
+// Without it, text (type 0, and views of a text/ type) comes with local
+// line ends (LF), whichever the server sent (fetch.LocalLines).
+//
+// Attribute requests naming blocks ("!+ABSTRACT", "$+ADMIN") are answered
+// by some servers with the document itself (pygopherd) or with every
+// block (gophernicus): a reply that is not an attribute block makes the
+// driver ask again for "!" or "$" and keep the named blocks (and +INFO)
+// itself. A server that sends nothing at all is traced as a warning, or
+// fails with ErrEmpty when Config.FailEmpty is set.
 //
 // The RFC 1738 §6 safeguard: a decoded CR, LF or NUL in the selector, the
 // search or the Gopher+ string is refused before connecting, except in the
@@ -70,9 +79,21 @@ const (
 	maxErrorBlock  = 64 << 10 // the data of a "--N" reply
 )
 
-// Config holds the driver's settings. The gopher driver needs none: every
-// per-request input comes from fetch.Options (Query, Form, Raw).
-type Config struct{}
+// Config holds the driver's settings; every per-request input comes from
+// the request (Query, Form, Raw).
+type Config struct {
+	// FailEmpty makes a reply of no bytes at all an error (ErrEmpty)
+	// rather than an empty document with a warning.
+	FailEmpty bool
+}
+
+// ErrEmpty is a server's reply of nothing at all: it closed the
+// connection without a byte.
+var ErrEmpty = errors.New("the server sent nothing")
+
+// rawMode reports a request for the reply exactly as received; read here
+// only, so that where the setting lives can change in one place.
+func rawMode(req *fetch.Request) bool { return req.Raw }
 
 // Driver fetches gopher URLs.
 type Driver struct{ cfg Config }
@@ -116,7 +137,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	rq, err := newRequest(g)
 	if err != nil {
-		return nil, withURL(err, u)
+		return nil, err // the client names the URL
 	}
 	if g.HasPlus && g.Plus == "?" {
 		return d.fetchForm(ctx, req, g)
@@ -128,15 +149,6 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 func (d *Driver) urlFor(u *fetch.URL, g *fetch.GopherURL) (*fetch.URL, error) {
 	s := fetch.GopherURLString(u.Host, u.Port, g.Type, g.Selector, g.Search, g.HasSearch, g.Plus, g.HasPlus)
 	return fetch.Parse(s)
-}
-
-// withURL fills in the URL of an error that has none.
-func withURL(err error, u *fetch.URL) error {
-	var fe *fetch.Error
-	if errors.As(err, &fe) && fe.URL == "" {
-		fe.URL = u.Redacted()
-	}
-	return err
 }
 
 // request is what is sent: selector, search and Gopher+ string (RFC 1738
@@ -246,7 +258,7 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 	// A server that answers from the selector line alone (pygopherd with a
 	// form block) may close before the rest of the request is written: its
 	// answer is still there to read.
-	rep, err := readReply(c.R.B, rq.isPlus(), req.Raw, req.Options.Tracer)
+	rep, err := readReply(c.R.B, rq.isPlus(), rawMode(req), req.Options.Tracer)
 	if err != nil {
 		conn.Close()
 		if werr != nil {
@@ -263,6 +275,13 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 	if err != nil {
 		return nil, err
 	}
+	if rep.empty {
+		if d.cfg.FailEmpty {
+			conn.Close()
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "gopher", URL: req.URL.Redacted(), Offset: -1, Err: ErrEmpty}
+		}
+		req.Trace(fetch.DirInfo, "warning: "+req.URL.Redacted()+": the server sent nothing (gopher.Config.FailEmpty makes this an error)")
+	}
 	res := &fetch.Result{URL: resURL}
 	meta := map[string]string{"gopher.type": string(typ)}
 	if rep.plus {
@@ -273,7 +292,7 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		size = rep.length
 	}
 
-	if req.Raw {
+	if rawMode(req) {
 		mt := mimeType(typ, rq.selector, rq.plus)
 		if rq.attributeRequest() {
 			mt = AttributesMIMEType
@@ -284,11 +303,10 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 	}
 
 	switch {
-	case rq.attributeRequest() && rep.plus:
-		data, err := readAll(rep.body, maxAttributes)
-		conn.Close()
+	case rq.attributeRequest():
+		data, err := d.attributes(ctx, req, rq, conn, rep)
 		if err != nil {
-			return nil, annotate(req, err)
+			return nil, err
 		}
 		attrs := ParseAttributes(data)
 		for k, v := range attributesMeta(attrs) {
@@ -322,6 +340,11 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		body = newTextReader(body, false)
 	}
 	mt := mimeType(typ, rq.selector, rq.plus)
+	if typ == '0' || strings.HasPrefix(mt, "text/") {
+		// Text in local line ends; the size the server announced counted
+		// its own.
+		body, size = fetch.LocalLines(body), -1
+	}
 	if view, lang, ok := viewOf(rq); ok {
 		meta["gopher+.view"] = view
 		if lang != "" {
@@ -381,6 +404,7 @@ func readAll(r io.Reader, max int64) ([]byte, error) {
 
 // reply is a server's answer: its body, framed as its head line says.
 type reply struct {
+	empty  bool  // the server closed without sending a byte
 	plus   bool  // a Gopher+ length line came first
 	length int64 // N, -1 or -2 from that line
 	body   io.Reader
@@ -394,6 +418,9 @@ func readReply(b *bufio.Reader, plusRequested, raw bool, t fetch.Tracer) (*reply
 	head, err := readHead(b)
 	if err != nil && err != io.EOF {
 		return nil, err
+	}
+	if len(head) == 0 {
+		return &reply{empty: true, body: b}, nil
 	}
 	rest := io.MultiReader(bytes.NewReader(head), b)
 	if plusRequested {
@@ -662,25 +689,20 @@ func (c *rawCount) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// netErr wraps a failure to talk to the server.
-func netErr(req *fetch.Request, op string, err error) error {
+// netErr wraps a failure to talk to the server. The client names the URL
+// in every error, once; the driver does not.
+func netErr(_ *fetch.Request, op string, err error) error {
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
-		if fe.URL == "" {
-			fe.URL = req.URL.Redacted()
-		}
 		return err
 	}
-	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, URL: req.URL.Redacted(), Offset: -1, Err: err}
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, Offset: -1, Err: err}
 }
 
-// annotate gives a reading failure its kind and the URL.
-func annotate(req *fetch.Request, err error) error {
+// annotate gives a reading failure its kind (the client adds the URL).
+func annotate(_ *fetch.Request, err error) error {
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
-		if fe.URL == "" {
-			fe.URL = req.URL.Redacted()
-		}
 		return err
 	}
 	k := fetch.KindOf(err)
@@ -690,5 +712,5 @@ func annotate(req *fetch.Request, err error) error {
 	case k == fetch.KindUnknown:
 		k = fetch.KindNetwork
 	}
-	return &fetch.Error{Kind: k, Op: "read reply", URL: req.URL.Redacted(), Offset: -1, Err: err}
+	return &fetch.Error{Kind: k, Op: "read reply", Offset: -1, Err: err}
 }

@@ -20,23 +20,24 @@ func TestDocuments(t *testing.T) {
 		mime              string
 		size              int64
 	}{
-		{"text dot and unstuff", "0/t", "a\r\n..b\r\n.c\r\n.\r\nafter\r\n", "a\r\n.b\r\n.c\r\n", "text/plain", -1},
+		{"text dot and unstuff", "0/t", "a\r\n..b\r\n.c\r\n.\r\nafter\r\n", "a\n.b\n.c\n", "text/plain", -1},
 		{"text LF kept", "0/t", "a\nb\n.\n", "a\nb\n", "text/plain", -1},
 		{"text close without dot", "0/t", "a\nlast line", "a\nlast line", "text/plain", -1},
-		{"text dot at close", "0/t", "a\r\n.", "a\r\n", "text/plain", -1},
+		{"text dot at close", "0/t", "a\r\n.", "a\n", "text/plain", -1},
 		{"text empty", "0/t", "", "", "text/plain", -1},
-		{"text dotted line kept", "0/t", ".\rx\r\n.\r\n", ".\rx\r\n", "text/plain", -1},
+		{"text dotted line kept", "0/t", ".\rx\r\n.\r\n", ".\rx\n", "text/plain", -1},
 		{"binary until close", "9/b", "\x00\x01.\r\n..\r\n\xff", "\x00\x01.\r\n..\r\n\xff", "application/octet-stream", -1},
 		{"gif", "g/p.gif", "GIF89a", "GIF89a", "image/gif", -1},
 		{"image by extension", "I/p.png", "\x89PNG", "\x89PNG", "image/png", -1},
-		{"html", "h/d.html", "<p>.\r\n..</p>", "<p>.\r\n..</p>", "text/html", -1},
+		{"html", "h/d.html", "<p>.\r\n..</p>", "<p>.\n..</p>", "text/html", -1},
 		{"unknown type", "Z/x", "raw\r\n.\r\n", "raw\r\n.\r\n", "application/octet-stream", -1},
-		{"plus length", "0/t%09%09+", "+5\r\n..\r\n.xyz", "..\r\n.", "text/plain", 5},
-		{"plus dot", "0/t%09%09+", "+-1\r\nline\r\n..x\r\n.\r\n", "line\r\n.x\r\n", "text/plain", -1},
+		{"plus length", "0/t%09%09+", "+5\r\n..\r\n.xyz", "..\n.", "text/plain", -1},
+		{"plus length binary", "9/b%09%09+", "+5\r\n..\r\n.xyz", "..\r\n.", "application/octet-stream", 5},
+		{"plus dot", "0/t%09%09+", "+-1\r\nline\r\n..x\r\n.\r\n", "line\n.x\n", "text/plain", -1},
 		{"plus close", "9/b%09%09+", "+-2\r\n.\r\nbin", ".\r\nbin", "application/octet-stream", -1},
-		{"plus view", "0/t%09%09+text/html%20En_US", "+2\r\nhi", "hi", "text/html", 2},
-		{"plus not understood", "0/t%09%09+", "plain old gopher\r\n", "plain old gopher\r\n", "text/plain", -1},
-		{"plus zero", "0/t%09%09+", "+0\r\nignored", "", "text/plain", 0},
+		{"plus view", "0/t%09%09+text/html%20En_US", "+2\r\nhi", "hi", "text/html", -1},
+		{"plus not understood", "0/t%09%09+", "plain old gopher\r\n", "plain old gopher\n", "text/plain", -1},
+		{"plus zero", "9/t%09%09+", "+0\r\nignored", "", "application/octet-stream", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -419,7 +420,7 @@ func TestAskForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(body) != "thanks\r\n" {
+	if string(body) != "thanks\n" { // text, in local line ends
 		t.Errorf("body %q", body)
 	}
 	reqs := f.requests()

@@ -21,7 +21,8 @@ var metaHeaders = []string{"Subject", "From", "Date", "Message-ID", "Newsgroups"
 
 // article sends an ARTICLE command and returns the article (RFC 3977
 // §6.2.1, reply 220) as a message/rfc822 document streamed from the
-// connection: dot-unstuffed, or exactly as sent with Request.Raw. The
+// connection: dot-unstuffed with LF line ends, or exactly as sent with
+// Request.Raw. The
 // header is read first to fill Meta and ModTime; part names the URL part
 // a "no such article" reply is about.
 func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part) (*fetch.Result, error) {
@@ -83,7 +84,11 @@ func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part)
 	if !ended {
 		rest = s.data.DotReader(raw)
 	}
-	doc.Body = &articleBody{s: s, op: op, r: io.MultiReader(&head, rest)}
+	var r io.Reader = io.MultiReader(&head, rest)
+	if !raw {
+		r = fetch.LocalLines(r) // an article in local line ends (LF), as a news reader saves it
+	}
+	doc.Body = &articleBody{s: s, op: op, r: r}
 	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
 }
 

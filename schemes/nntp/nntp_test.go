@@ -129,7 +129,7 @@ func TestTranscripts(t *testing.T) {
 			fake: fake{caps: readerCaps},
 			url:  "news:hello.1@fetch.test",
 			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
-				want := artHello.text
+				want := artHello.local()
 				if string(body) != want {
 					t.Errorf("body\n%q\nwant\n%q", body, want)
 				}
@@ -280,7 +280,7 @@ func TestTranscripts(t *testing.T) {
 					t.Errorf("URLs %q, want %q", urls(res.Listing), want)
 				}
 				_, b, err := get(t, client(fetch.Options{}, Config{Server: "127.0.0.9:1119"}), want)
-				if err != nil || string(b) != artBeta.text {
+				if err != nil || string(b) != artBeta.local() {
 					t.Errorf("%s: %v %q", want, err, b)
 				}
 				f.transcript(t)
@@ -292,7 +292,7 @@ func TestTranscripts(t *testing.T) {
 			fake: fake{caps: readerCaps},
 			url:  "nntp://%s/fetch.test.alpha/4",
 			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
-				if string(body) != artThird.text || res.Document.Meta["Article-Number"] != "4" {
+				if string(body) != artThird.local() || res.Document.Meta["Article-Number"] != "4" {
 					t.Errorf("body %q meta %v", body, res.Document.Meta)
 				}
 			},
@@ -332,7 +332,7 @@ func TestTranscripts(t *testing.T) {
 			fake: fake{modeSwitch: true},
 			url:  "nntp://%s/fetch.test.beta/7",
 			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
-				if string(body) != artBeta.text {
+				if string(body) != artBeta.local() {
 					t.Errorf("body %q", body)
 				}
 			},
@@ -355,7 +355,7 @@ func TestTranscripts(t *testing.T) {
 			cfg:  Config{User: "other", Password: "wrong"},
 			url:  "nntp://reader:s3cret@%s/fetch.test.secret/1",
 			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
-				if string(body) != artSecret.text {
+				if string(body) != artSecret.local() {
 					t.Errorf("body %q", body)
 				}
 			},
@@ -366,7 +366,7 @@ func TestTranscripts(t *testing.T) {
 			opts: fetch.Options{Prompter: fetch.Answers{"user": "reader", "password": "s3cret"}},
 			url:  "news:secret.1@fetch.test",
 			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
-				if string(body) != artSecret.text {
+				if string(body) != artSecret.local() {
 					t.Errorf("body %q", body)
 				}
 			},
@@ -771,7 +771,7 @@ func TestListingURLsFetch(t *testing.T) {
 				t.Fatalf("%s: %v", e.URL, err)
 			}
 			f.transcript(t)
-			want := []fakeArticle{artHello, artWords, artThird}[i].text
+			want := []fakeArticle{artHello, artWords, artThird}[i].local()
 			if !bytes.Equal(body, []byte(want)) {
 				t.Errorf("%s gave %q", e.URL, body)
 			}

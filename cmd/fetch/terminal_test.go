@@ -1,0 +1,431 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// file writes content to a new file and returns its file: URL.
+func fileURL(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "file://" + p
+}
+
+func TestOutputDashIsStdout(t *testing.T) {
+	t.Chdir(t.TempDir())
+	u := fileURL(t, "a.txt", "hello\n")
+	code, out, stderr := runFetch(t, "", "-o", "-", u)
+	if code != 0 || out != "hello\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`-o - created a file named "-"`)
+	}
+}
+
+func TestSeveralOutputs(t *testing.T) {
+	a, b := fileURL(t, "a.txt", "AAA"), fileURL(t, "b.txt", "BBB")
+	dir := t.TempDir()
+	oa, ob := filepath.Join(dir, "one"), filepath.Join(dir, "two")
+	// -o pairs with the URLs in order; a URL without one goes to stdout.
+	code, out, stderr := runFetch(t, "", "-o", oa, a, "-o", ob, b, a)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(oa); string(got) != "AAA" {
+		t.Errorf("first -o: %q", got)
+	}
+	if got, _ := os.ReadFile(ob); string(got) != "BBB" {
+		t.Errorf("second -o: %q", got)
+	}
+	if out != "AAA" {
+		t.Errorf("third URL to stdout: %q", out)
+	}
+	// -O names each file after its URL.
+	t.Chdir(t.TempDir())
+	if code, _, stderr := runFetch(t, "", "-O", a, b); code != 0 {
+		t.Fatalf("-O with two URLs: exit %d: %s", code, stderr)
+	}
+	for name, want := range map[string]string{"a.txt": "AAA", "b.txt": "BBB"} {
+		if got, _ := os.ReadFile(name); string(got) != want {
+			t.Errorf("-O %s: %q", name, got)
+		}
+	}
+	// More -o than URLs is a usage error naming the counts.
+	if code, _, stderr := runFetch(t, "", "-o", oa, "-o", ob, a); code != 2 || !strings.Contains(stderr, "2 -o files for 1 URLs") {
+		t.Errorf("too many -o: exit %d: %s", code, stderr)
+	}
+}
+
+func TestRemoteName(t *testing.T) {
+	tests := map[string]string{
+		"gopher://h/0/dir/about.txt%09%09+":         "about.txt",
+		"gopher://h/0/about.txt%09%09!":             "about.txt",
+		"gopher://h/9/pub/file.bin":                 "file.bin",
+		"ftp://h/pub/readme.txt;type=a":             "readme.txt",
+		"http://h/a/b%2Fc.txt?q=1":                  "c.txt",
+		"http://h/a/bad%1Bname%07.txt":              "bad_name_.txt",
+		"gopher://h/0/a%5Cb":                        "a_b",
+		"file:///tmp/x/..%2F..%2Fetc%2Fpasswd":      "passwd",
+		"gopher://h/0/x/ctl%0D%0Aname%09%09+":       "",          // CR LF refused before naming
+		"http://h/..":                               "",          // no name
+		"http://h/":                                 "",          // no name
+		"gopher://h/1/":                             "",          // a menu's root
+		"http://h/%E2%80%AEevil.txt":                "_evil.txt", // a right-to-left override
+		"http://h/%C2%9B31m":                        "_31m",      // a C1 control
+		"gopher://h/0/dir/..%09%09+":                "",
+		"gopher://h/0/odd%09name%09%09+":            "",
+		"gopher://h/0/with%20space.txt%09%09+":      "with space.txt",
+		"gopher://h/0/dir/noext%09search%09+":       "noext",
+		"gopher://h/7/search%09words":               "search",
+		"gopher://h/0/%01":                          "",
+		"gopher://h/0/sub/%7F.txt":                  "_.txt",
+		"gopher://h/0/sub/..":                       "",
+		"http://h/sub/%2E%2E":                       "",
+		"http://h/%00":                              "",
+		"http://h/normal-name_1.2.tar.gz":           "normal-name_1.2.tar.gz",
+		"ftp://h/%2Fetc/motd":                       "motd",
+		"gopher://h/0/dir%2Fabout.txt%09%09+":       "about.txt",
+		"gopher://h/I/pics/cat.gif%09%09+image/gif": "cat.gif",
+	}
+	for raw, want := range tests {
+		u, err := fetch.Parse(raw)
+		if err != nil {
+			if want != "" {
+				t.Errorf("%s: %v", raw, err)
+			}
+			continue
+		}
+		got, err := remoteName(u)
+		if want == "" {
+			if err == nil && (got == "" || got == "." || got == ".." || strings.ContainsAny(got, "/\\\x00\t\r\n")) {
+				t.Errorf("%s: -O name %q", raw, got)
+			}
+			continue
+		}
+		if err != nil || got != want {
+			t.Errorf("%s: -O name %q, %v; want %q", raw, got, err, want)
+		}
+	}
+}
+
+func TestBinaryRefusedOnTerminal(t *testing.T) {
+	saved := outputIsTerminal
+	outputIsTerminal = func(io.Writer) bool { return true }
+	defer func() { outputIsTerminal = saved }()
+	bin := fileURL(t, "x.bin", "GIF89a\x00\x01\x02")
+	code, out, stderr := runFetch(t, "", bin)
+	if code != 2 || out != "" || !strings.Contains(stderr, "-o FILE") || !strings.Contains(stderr, "-o -") || strings.Count(stderr, bin) != 1 {
+		t.Errorf("binary to a terminal: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if code, out, _ := runFetch(t, "", "-o", "-", bin); code != 0 || out != "GIF89a\x00\x01\x02" {
+		t.Errorf("-o - forces it: exit %d, %q", code, out)
+	}
+	txt := fileURL(t, "x.txt", "plain text\n")
+	if code, out, _ := runFetch(t, "", txt); code != 0 || out != "plain text\n" {
+		t.Errorf("text to a terminal: exit %d, %q", code, out)
+	}
+	// Not a terminal: written as asked.
+	outputIsTerminal = func(io.Writer) bool { return false }
+	if code, out, _ := runFetch(t, "", bin); code != 0 || out != "GIF89a\x00\x01\x02" {
+		t.Errorf("binary to a pipe: exit %d, %q", code, out)
+	}
+}
+
+func TestJSONMetaNeverLost(t *testing.T) {
+	u := fileURL(t, "doc.txt", "body\n")
+	code, out, stderr := runFetch(t, "", "--json", u)
+	if code != 0 || out != "body\n" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stderr)), &meta); err != nil || meta["url"] != u || meta["size"] != float64(5) {
+		t.Errorf("metadata on stderr: %q (%v)", stderr, err)
+	}
+	mf := filepath.Join(t.TempDir(), "meta.json")
+	code, out, stderr = runFetch(t, "", "--json-meta", mf, u, u)
+	if code != 0 || out != "body\nbody\n" || stderr != "" {
+		t.Fatalf("--json-meta: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	b, _ := os.ReadFile(mf)
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 2 || !strings.Contains(lines[1], `"url":"`+u+`"`) {
+		t.Errorf("--json-meta file: %q", b)
+	}
+}
+
+func TestDurationsAndFlagErrors(t *testing.T) {
+	o, err := parseArgs([]string{"--timeout", "3", "--max-time", "2.5", "--connect-timeout", "1m", "x:"})
+	if err != nil || o.timeout != 3*time.Second || o.maxTime != 2500*time.Millisecond || o.connTimeout != time.Minute {
+		t.Fatalf("%+v, %v", o, err)
+	}
+	tests := map[string][]string{
+		"--timeout: invalid value \"soon\"":               {"--timeout", "soon", "x:"},
+		"--max-time: invalid value \"-1\"":                {"--max-time", "-1", "x:"},
+		"unknown flag --timout (did you mean --timeout?)": {"--timout", "3", "x:"},
+		"-o needs a value":                                {"x:", "-o"},
+		"--allow-port: invalid value":                     {"--allow-port", "http", "x:"},
+	}
+	for want, args := range tests {
+		code, _, stderr := runFetch(t, "", args...)
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", args, code, stderr, want)
+		}
+		if strings.Contains(stderr, " -timeout") || strings.Contains(stderr, " -max-time") || strings.Contains(stderr, " -allow-port") {
+			t.Errorf("%v: a long flag with one dash: %q", args, stderr)
+		}
+	}
+}
+
+// stallingServer sends the HTTP head and part of the body, then nothing.
+func stallingServer(t *testing.T) string {
+	t.Helper()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		io.WriteString(w, "partial")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	return srv.URL + "/slow"
+}
+
+func TestMaxTimeAndIdleReportedAsSuch(t *testing.T) {
+	u := stallingServer(t)
+	code, _, stderr := runFetch(t, "", "--max-time", "0.3", "--timeout", "30", u)
+	if code != 5 || !strings.Contains(stderr, "time limit") || !strings.Contains(stderr, "--max-time") || strings.Contains(stderr, "idle") || strings.Count(stderr, u) != 1 {
+		t.Errorf("--max-time: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runFetch(t, "", "--timeout", "0.3", u)
+	if code != 5 || !strings.Contains(stderr, "idle timeout") || !strings.Contains(stderr, "--timeout") || strings.Contains(stderr, "--max-time") || strings.Count(stderr, u) != 1 {
+		t.Errorf("--timeout: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestInterruptExits130(t *testing.T) {
+	u := stallingServer(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel) // as Ctrl-C cancels main's context
+	t.Setenv("FETCH_CONFIG", "")
+	var o, e bytes.Buffer
+	code := run(ctx, []string{"-o", out, u, u}, stdio{in: strings.NewReader(""), out: &o, err: &e})
+	if code != 130 || e.String() != "fetch: "+u+": interrupted\n" {
+		t.Errorf("exit %d, stderr %q", code, e.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+func TestURLSuggestions(t *testing.T) {
+	local := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(local, []byte("x"), 0o644)
+	tests := map[string]string{
+		"htp://127.0.0.1/":          "did you mean http:",
+		"example.com/path":          "did you mean http://example.com/path?",
+		"localhost:18080/hello.txt": "did you mean http://localhost:18080/hello.txt?",
+		local:                       "did you mean file://" + local + "?",
+	}
+	for arg, want := range tests {
+		code, _, stderr := runFetch(t, "", arg)
+		if code != 3 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", arg, code, stderr, want)
+		}
+	}
+	if code, _, stderr := runFetch(t, "", "gopher://127.0.0.1:70000/"); code != 3 || !strings.Contains(stderr, "schemes") && strings.Contains(stderr, "did you mean") {
+		t.Errorf("a bad port is not a scheme problem: %d %q", code, stderr)
+	}
+}
+
+// TestPortOutOfRangeOneExit: a port of 0 or above 65535 is exit 3 wherever
+// it comes from: the URL, a redirect.
+func TestPortOutOfRangeOneExit(t *testing.T) {
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:0/x", http.StatusFound)
+	}))
+	defer redirect.Close()
+	for _, u := range []string{"http://127.0.0.1:0/", "gopher://127.0.0.1:70000/", "ftp://h:0/", "telnet://h:65536/", redirect.URL + "/r"} {
+		if code, _, stderr := runFetch(t, "", u); code != 3 {
+			t.Errorf("%s: exit %d, want 3: %s", u, code, stderr)
+		}
+	}
+}
+
+func TestOutputErrorNamesTheFile(t *testing.T) {
+	u := fileURL(t, "a.txt", "x")
+	code, _, stderr := runFetch(t, "", "-o", "/no/such/dir/out.txt", u)
+	if code != 7 || !strings.Contains(stderr, "/no/such/dir/out.txt") || strings.Contains(stderr, ".part") || strings.Count(stderr, u) != 1 {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestNNTPAuthHint(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				io.WriteString(c, "201 fake news server\r\n")
+				r := bufio.NewReader(c)
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						return
+					}
+					switch {
+					case strings.HasPrefix(line, "QUIT"):
+						io.WriteString(c, "205 bye\r\n")
+						return
+					case strings.HasPrefix(line, "CAPABILITIES"):
+						io.WriteString(c, "101 caps\r\nVERSION 2\r\nREADER\r\n.\r\n")
+					default:
+						io.WriteString(c, "480 authentication required\r\n")
+					}
+				}
+			}(c)
+		}
+	}()
+	u := "nntp://" + ln.Addr().String() + "/fetch.test/1"
+	code, _, stderr := runFetch(t, "", u)
+	if code == 0 || !strings.Contains(stderr, "--nntp-user") || strings.Contains(stderr, "--form") || strings.Count(stderr, u) != 1 {
+		t.Errorf("480: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestGopherEmptyReply(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			bufio.NewReader(c).ReadString('\n')
+			c.Close()
+		}
+	}()
+	u := "gopher://" + ln.Addr().String() + "/0/nothing"
+	code, out, stderr := runFetch(t, "", u)
+	if code != 0 || out != "" || !strings.Contains(stderr, "warning: "+u+": the server sent nothing") || !strings.Contains(stderr, "--fail-empty") {
+		t.Errorf("empty reply: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runFetch(t, "", "--fail-empty", u)
+	if code != 6 || !strings.Contains(stderr, "sent nothing") {
+		t.Errorf("--fail-empty: exit %d, stderr %q", code, stderr)
+	}
+	// -q silences the warning.
+	if _, _, stderr := runFetch(t, "", "-q", u); stderr != "" {
+		t.Errorf("-q: %q", stderr)
+	}
+}
+
+func TestHelpScheme(t *testing.T) {
+	for scheme, wants := range map[string][]string{
+		"gopher": {"gopher://host[:port]/7<selector>%09<search>", "--query", "fetch gopher://127.0.0.1:18071/"},
+		"rlogin": {"rlogin://[user@]host[:port]/", "--rlogin-program"},
+		"tn3270": {"tn3270://", "--tn3270-program"},
+		"ftp":    {";type=a", "--ftp-method"},
+		"https":  {"http://host[:port]/path[?search]"},
+	} {
+		code, out, _ := runFetch(t, "", "--help", scheme)
+		if code != 0 {
+			t.Errorf("--help %s: exit %d", scheme, code)
+		}
+		for _, w := range wants {
+			if !strings.Contains(out, w) {
+				t.Errorf("--help %s lacks %q:\n%s", scheme, w, out)
+			}
+		}
+	}
+	// Every scheme the client has, has a help page.
+	c, err := newClient(&options{set: map[string]bool{}, secrets: map[string]string{}}, stdio{in: strings.NewReader(""), out: io.Discard, err: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Schemes() {
+		if _, ok := schemeHelp[s]; !ok {
+			t.Errorf("no --help %s", s)
+		}
+	}
+	if code, out, _ := runFetch(t, "", "--help"); code != 0 || !strings.Contains(out, "--help SCHEME") {
+		t.Errorf("--help does not mention --help SCHEME")
+	}
+}
+
+func TestProgressSaysMiB(t *testing.T) {
+	u := fileURL(t, "big.bin", strings.Repeat("x", 3<<20))
+	code, _, stderr := runFetch(t, "", "--progress", "-o", filepath.Join(t.TempDir(), "out"), u)
+	if code != 0 || !strings.Contains(stderr, "MiB") || strings.Contains(stderr, " MB") {
+		t.Errorf("exit %d, progress %q", code, stderr)
+	}
+}
+
+func TestRloginHandOff(t *testing.T) {
+	dir := t.TempDir()
+	record := filepath.Join(dir, "argv")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + record + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "my-rlogin"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	u := "rlogin://guest@127.0.0.1:2513/"
+	if code, _, stderr := runFetch(t, "", "--rlogin-program", "my-rlogin", u); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(record); string(b) != "-l\nguest\n-p\n2513\n127.0.0.1\n" {
+		t.Errorf("argv %q", b)
+	}
+	code, _, stderr := runFetch(t, "", u) // no rlogin on this PATH
+	if code != 7 || !strings.Contains(stderr, `"rlogin" is not installed`) || !strings.Contains(stderr, "--rlogin-program") {
+		t.Errorf("missing rlogin: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runFetch(t, "", "tn3270://127.0.0.1:25/")
+	if code != 4 || !strings.Contains(stderr, "--allow-port 25") {
+		t.Errorf("tn3270 to port 25: exit %d, %q", code, stderr)
+	}
+}
+
+// TestHelpListsEveryFlag: each flag appears in --help as it is spelled.
+func TestHelpListsEveryFlag(t *testing.T) {
+	newFlagSet(&options{}).VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(usageText, flagSpelling(f.Name)) {
+			t.Errorf("--help does not list %s", flagSpelling(f.Name))
+		}
+	})
+}
