@@ -10,6 +10,7 @@ import (
 	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
 	"github.com/fetchproject/fetch/schemes/telnet"
+	"github.com/fetchproject/fetch/schemes/wais"
 )
 
 // Config holds each driver's settings.
@@ -21,6 +22,7 @@ type Config struct {
 	NNTP   nntp.Config
 	Mailto mailto.Config
 	Telnet telnet.Config
+	WAIS   wais.Config
 }
 
 // NewClient returns a client with every driver of this module registered.
@@ -37,6 +39,7 @@ func NewClient(opts fetch.Options, cfg Config) *fetch.Client {
 	c.Register("nntp", n)
 	c.Register("mailto", mailto.New(cfg.Mailto))
 	c.Register("telnet", telnet.New(cfg.Telnet))
+	c.Register("wais", wais.New(cfg.WAIS))
 	return c
 }
 
