@@ -142,7 +142,8 @@ func peekTag(b []byte) (int, error) {
 	return int(t), err
 }
 
-// num decodes a number's value bytes (1 to 8, big-endian). Four bytes with
+// num decodes a number's value bytes (1 to 8, big-endian, its value
+// within 32 bits). Four bytes with
 // the high bit set are a negative 32-bit number: that is how the protocol's
 // writers send one.
 func num(tag int, v []byte) (int64, error) {
@@ -156,7 +157,9 @@ func num(tag int, v []byte) (int64, error) {
 	if len(v) == 4 && v[0]&0x80 != 0 {
 		n = int64(int32(uint32(n)))
 	}
-	if n < 0 && len(v) > 4 {
+	if n < -1<<31 || n > 1<<31-1 {
+		// The writers send 32-bit numbers; a longer one would not be
+		// written back the same.
 		return 0, malformed("number (tag %d) out of range", tag)
 	}
 	return n, nil
