@@ -56,6 +56,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes/wais/apdu"
@@ -198,7 +199,7 @@ func (s *session) exchange(op string, q *apdu.Search) (*apdu.SearchResponse, err
 	}
 	s.req.Trace(fetch.DirSent, fmt.Sprintf("%s: SearchAPDU, query type %s, %d bytes", op, q.QueryType, len(b)))
 	if _, err := s.conn.Write(apdu.AppendMessage(nil, serverName, b)); err != nil {
-		return nil, s.netErr(op, err)
+		return nil, s.readErr(op, err)
 	}
 	_, m, err := apdu.ReadMessage(s.r, s.max)
 	if err != nil {
@@ -220,14 +221,17 @@ func (s *session) netErr(op string, err error) error {
 	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Err: err}
 }
 
-// readErr classifies a failure to read a response: a connection that
-// ends before it is a truncated transfer, an oversized message a policy
+// readErr classifies a failure to send a request or read its response: a
+// connection the server closes before the response is whole is a
+// truncated transfer (the document's end was never signalled), an oversized message a policy
 // refusal, a malformed one the server's fault.
 func (s *session) readErr(op string, err error) error {
 	var tl *apdu.ErrTooLarge
 	switch {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return s.netErr(op, fmt.Errorf("%w: the connection closed before the server's response was complete", fetch.ErrTruncated))
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET):
+		return s.netErr(op, fmt.Errorf("%w: the server closed the connection: %w", fetch.ErrTruncated, err))
 	case errors.As(err, &tl):
 		return &fetch.Error{Kind: fetch.KindPolicy, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
 			Err: fmt.Errorf("%w: %v", fetch.ErrTooLarge, err)}
