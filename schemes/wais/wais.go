@@ -162,7 +162,12 @@ func searchWords(ctx context.Context, req *fetch.Request, w *fetch.WAISURL) (str
 	if q := req.Options.Query; q != "" {
 		return q, nil
 	}
-	return req.Prompt(ctx, fetch.Question{Field: "query", Label: "Search " + w.Database + " for"})
+	q, err := req.Prompt(ctx, fetch.Question{Field: "query", Label: "Search " + w.Database + " for"})
+	if errors.Is(err, fetch.ErrNoAnswer) {
+		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "search", URL: req.URL.Redacted(), Part: "search", Offset: -1,
+			Err: fmt.Errorf("%w: the URL names the database %q to search: add ?words to it or give --query", fetch.ErrNoAnswer, w.Database)}
+	}
+	return q, err
 }
 
 // checkText refuses a CR, LF or NUL in a part the server reads as a C
@@ -432,6 +437,9 @@ func (b *body) fetchChunk() error {
 		return &fetch.Error{Kind: fetch.KindPolicy, Op: "retrieve", URL: b.s.req.URL.Redacted(), Offset: -1,
 			Err: fmt.Errorf("%w: the document goes on past byte %d, the last a WAIS request can address", fetch.ErrTooLarge, start)}
 	}
+	// A slice's response holds the slice and a little framing: anything
+	// much larger is refused before it is read.
+	b.s.max = min(b.s.max, int(b.chunk)*2+64<<10)
 	resp, err := b.s.exchange("retrieve", apdu.NewRetrieval(b.db, b.docid, b.wtype, start, end))
 	if err != nil {
 		return err

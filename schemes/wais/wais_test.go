@@ -305,6 +305,9 @@ func TestHostileServers(t *testing.T) {
 		{"message over the bound", func(int, *apdu.Search) []byte {
 			return []byte("1000000000z2wais\x00\x00\x00\x00\x00\x00  0")
 		}, fetch.Options{}, fetch.ErrTooLarge, fetch.KindPolicy},
+		{"retrieval message far over its slice", func(int, *apdu.Search) []byte {
+			return []byte("0000200000z2wais\x00\x00\x00\x00\x00\x00  0")
+		}, fetch.Options{}, fetch.ErrTooLarge, fetch.KindPolicy},
 		{"endless chunks", func(int, *apdu.Search) []byte { return full },
 			fetch.Options{MaxSize: 100 * testChunk}, fetch.ErrTooLarge, fetch.KindPolicy},
 		{"stall after a slice", func(n int, _ *apdu.Search) []byte {
