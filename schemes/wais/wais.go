@@ -56,6 +56,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -428,6 +429,8 @@ type body struct {
 	buf   []byte // the current slice, not yet read
 	done  bool   // no slice follows buf
 	err   error  // what ends the document after buf
+
+	closed atomic.Bool
 }
 
 // fetchChunk asks for the slice at b.next and keeps its text.
@@ -479,6 +482,9 @@ func (b *body) fetchChunk() error {
 }
 
 func (b *body) Read(p []byte) (int, error) {
+	if b.closed.Load() {
+		return 0, net.ErrClosed
+	}
 	for len(b.buf) == 0 {
 		if b.done {
 			if b.err != nil {
@@ -497,11 +503,10 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Close ends the transfer; it may be called while a Read is blocked, so
+// it only marks the body closed and closes the connection.
 func (b *body) Close() error {
-	b.done = true
-	if b.err == nil {
-		b.err = net.ErrClosed
-	}
+	b.closed.Store(true)
 	b.s.conn.Close()
 	return nil
 }
