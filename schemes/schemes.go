@@ -11,6 +11,7 @@ import (
 	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
 	"github.com/fetchproject/fetch/schemes/telnet"
+	"github.com/fetchproject/fetch/schemes/wais"
 )
 
 // Config holds each driver's settings.
@@ -24,6 +25,7 @@ type Config struct {
 	Telnet telnet.Config
 	// Handoff names the programs rlogin: and tn3270: sessions go to.
 	Handoff handoff.Config
+	WAIS    wais.Config
 }
 
 // NewClient returns a client with every driver of this module registered.
@@ -44,6 +46,7 @@ func NewClient(opts fetch.Options, cfg Config) *fetch.Client {
 	c.Register("telnet", telnet.New(cfg.Telnet))
 	c.Register("rlogin", handoff.NewRlogin(cfg.Handoff))
 	c.Register("tn3270", handoff.NewTN3270(cfg.Handoff))
+	c.Register("wais", wais.New(cfg.WAIS))
 	return c
 }
 

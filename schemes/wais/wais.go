@@ -1,0 +1,549 @@
+// Package wais is the fetch driver of wais: URLs (RFC 1738 §3.9): WAIS
+// database searches and document retrieval over the WAIS protocol
+// (Z39.50-1988 with the WAIS extensions; the codec is package apdu).
+//
+// URL grammar (RFC 1738 §3.9; the port defaults to 210):
+//
+//	wais://host:port/database                 a database to search
+//	wais://host:port/database?search         a keyword search
+//	wais://host:port/database/wtype/wpath     one document
+//
+// Access algorithm:
+//
+//   - database?search: one keyword search (a SearchAPDU of query type 3,
+//     the decoded search as the seed words, "+" read as a space), sent as
+//     the first message: no Init, which no server requires. The answer is
+//     a listing of the document headers: headline, score, size, WAIS
+//     types, source, each with its document URL. A search that matched
+//     nothing is answered by freeWAIS with the database's catalog as a
+//     single score-0 hit; the listing shows it as the catalog.
+//   - database alone: the search words come from Request.Query, else
+//     from the prompter ("query"); with neither the fetch fails with
+//     fetch.ErrNoAnswer.
+//   - database/wtype/wpath: the wpath, %-decoded, is the document id sent
+//     back byte for byte; type-1 queries ask for the document in slices of
+//     Config.ChunkSize bytes until a slice comes back short or the server
+//     says "Request out of range" (diagnostic SF). The body streams; its
+//     MIME type follows from wtype (TEXT is text/plain, HTML text/html,
+//     WSRC application/x-wais-source, GIF image/gif...). The size is known
+//     only when the first slice is the last; the metadata (--info) shows
+//     the length and headline a freeWAIS document id implies ("start end
+//     path").
+//
+// Listing entries are built as wais://host:port/database/wtype/wpath, the
+// wtype the first type of the header (TEXT when none) and the wpath the
+// document id with every octet but RFC 1738's unreserved ones %-encoded,
+// so any document id, binary or not, comes back as it was sent.
+//
+// The database, the wtype and the search words are text the server reads
+// as C strings: a CR, LF or NUL in them is refused (fetch.ErrUnsafeLine).
+// The document id is binary data (freeWAIS ids hold NULs) and is sent as
+// is.
+//
+// Diagnostics become errors of kind fetch.KindServer (exit 6) whose Reply
+// is the code and text ("S1 The following database is not available:
+// x"); errors.As gives the *Diagnostic. Every message read is bounded by
+// Config.MaxMessage, every read by the idle timeout.
+package wais
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/schemes/wais/apdu"
+)
+
+// Defaults for Config fields left zero.
+const (
+	// DefaultChunkSize is the slice a retrieval asks for: Lynx's, well
+	// within the 100,000-byte buffer of freeWAIS-sf's server.
+	DefaultChunkSize = 10000
+	// DefaultMaxDocuments is how many headers a search asks for.
+	DefaultMaxDocuments = 200
+	// DefaultMaxMessage bounds one message read from the server.
+	DefaultMaxMessage = 16 << 20
+	// maxPosition is where byte positions end: freeWAIS keeps them in a
+	// C long, 32 bits on the servers of its time.
+	maxPosition = 1<<31 - 1
+)
+
+// DefaultPort is WAIS's port (RFC 1738 §3.9).
+const DefaultPort = 210
+
+// serverName is what the header's server field carries (Lynx sends the
+// same).
+const serverName = "wais"
+
+// Config holds the driver's settings.
+type Config struct {
+	ChunkSize    int // bytes a retrieval asks for at a time; DefaultChunkSize when 0
+	MaxDocuments int // headers a search asks for; DefaultMaxDocuments when 0
+	MaxMessage   int // largest message accepted; DefaultMaxMessage when 0
+}
+
+// Driver fetches wais: URLs.
+type Driver struct {
+	cfg Config
+}
+
+var (
+	_ fetch.Driver        = (*Driver)(nil)
+	_ fetch.DefaultPorter = (*Driver)(nil)
+)
+
+// New returns a driver with cfg.
+func New(cfg Config) *Driver {
+	if cfg.ChunkSize <= 0 {
+		cfg.ChunkSize = DefaultChunkSize
+	}
+	if cfg.MaxDocuments <= 0 {
+		cfg.MaxDocuments = DefaultMaxDocuments
+	}
+	if cfg.MaxMessage <= 0 {
+		cfg.MaxMessage = DefaultMaxMessage
+	}
+	return &Driver{cfg: cfg}
+}
+
+// DefaultPort is 210.
+func (d *Driver) DefaultPort() int { return DefaultPort }
+
+// Diagnostic is a diagnostic record the server returned.
+type Diagnostic struct {
+	Code string // "S1", "SF"...
+	Text string
+}
+
+func (e *Diagnostic) Error() string {
+	return "WAIS diagnostic " + e.Code
+}
+
+// Fetch searches a database or retrieves a document.
+func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
+	w, err := req.URL.WAIS()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText(req, "database", w.Database); err != nil {
+		return nil, err
+	}
+	if w.IsDoc {
+		if err := checkText(req, "wtype", w.WType); err != nil {
+			return nil, err
+		}
+		return d.retrieve(ctx, req, w)
+	}
+	words, err := searchWords(ctx, req, w)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText(req, "search", words); err != nil {
+		return nil, err
+	}
+	return d.search(ctx, req, w.Database, words)
+}
+
+// searchWords is the search of w, or the per-request query when the URL
+// names a database alone. It is the one place this driver reads a
+// per-request input.
+func searchWords(ctx context.Context, req *fetch.Request, w *fetch.WAISURL) (string, error) {
+	if w.HasSearch {
+		return strings.ReplaceAll(w.Search, "+", " "), nil
+	}
+	if q := req.Query; q != "" {
+		return q, nil
+	}
+	q, err := req.Prompt(ctx, fetch.Question{Field: "query", Label: "Search " + w.Database + " for"})
+	if errors.Is(err, fetch.ErrNoAnswer) {
+		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "search", URL: req.URL.Redacted(), Part: "search", Offset: -1,
+			Err: fmt.Errorf("%w: the URL names the database %q to search: add ?words to it or give --query", fetch.ErrNoAnswer, w.Database)}
+	}
+	return q, err
+}
+
+// checkText refuses a CR, LF or NUL in a part the server reads as a C
+// string.
+func checkText(req *fetch.Request, part, s string) error {
+	if i := strings.IndexAny(s, "\r\n\x00"); i >= 0 {
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: "wais", URL: req.URL.Redacted(), Part: part, Offset: -1,
+			Err: fmt.Errorf("%w (byte %d of the decoded %s)", fetch.ErrUnsafeLine, i, part)}
+	}
+	return nil
+}
+
+// session is one connection to a WAIS server.
+type session struct {
+	req  *fetch.Request
+	conn net.Conn
+	r    *bufio.Reader
+	max  int
+}
+
+func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error) {
+	c, err := req.Dial(ctx, req.URL.HostPort(DefaultPort))
+	if err != nil {
+		return nil, err
+	}
+	return &session{req: req, conn: c, r: bufio.NewReaderSize(c, 64<<10), max: d.cfg.MaxMessage}, nil
+}
+
+// exchange sends one search and reads its response.
+func (s *session) exchange(op string, q *apdu.Search) (*apdu.SearchResponse, error) {
+	b, err := q.Marshal()
+	if err != nil {
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Err: err}
+	}
+	s.req.Trace(fetch.DirSent, fmt.Sprintf("%s: SearchAPDU, query type %s, %d bytes", op, q.QueryType, len(b)))
+	if _, err := s.conn.Write(apdu.AppendMessage(nil, serverName, b)); err != nil {
+		return nil, s.readErr(op, err)
+	}
+	_, m, err := apdu.ReadMessage(s.r, s.max)
+	if err != nil {
+		return nil, s.readErr(op, err)
+	}
+	p, err := apdu.Decode(m)
+	if err != nil {
+		return nil, s.readErr(op, err)
+	}
+	resp, ok := p.(*apdu.SearchResponse)
+	if !ok {
+		return nil, s.readErr(op, fmt.Errorf("%w: a %T where a SearchResponse was due", apdu.ErrMalformed, p))
+	}
+	s.req.Trace(fetch.DirReceived, fmt.Sprintf("%s: SearchResponse, status %d, %d records, %d bytes", op, resp.Status, resp.RecordsReturned, len(m)))
+	return resp, nil
+}
+
+func (s *session) netErr(op string, err error) error {
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Err: err}
+}
+
+// readErr classifies a failure to send a request or read its response: a
+// connection the server closes before the response is whole is a
+// truncated transfer (the document's end was never signalled), an oversized message a policy
+// refusal, a malformed one the server's fault.
+func (s *session) readErr(op string, err error) error {
+	var tl *apdu.ErrTooLarge
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return s.netErr(op, fmt.Errorf("%w: the connection closed before the server's response was complete", fetch.ErrTruncated))
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET):
+		return s.netErr(op, fmt.Errorf("%w: the server closed the connection: %w", fetch.ErrTruncated, err))
+	case errors.As(err, &tl):
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+			Err: fmt.Errorf("%w: %v", fetch.ErrTooLarge, err)}
+	case errors.Is(err, apdu.ErrMalformed):
+		return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Err: err}
+	}
+	return s.netErr(op, err)
+}
+
+// diagErr is the error a diagnostic record becomes.
+func (s *session) diagErr(op string, d apdu.Diagnostic) error {
+	return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+		Reply: clip(strings.TrimSpace(d.Code + " " + d.Info)), Err: &Diagnostic{Code: d.Code, Text: d.Info}}
+}
+
+// clip keeps a server's text to a readable length and without controls.
+func clip(s string) string {
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// --- search ------------------------------------------------------------------
+
+func (d *Driver) search(ctx context.Context, req *fetch.Request, db, words string) (*fetch.Result, error) {
+	s, err := d.dial(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer s.conn.Close()
+	resp, err := s.exchange("search", apdu.NewKeywordSearch(db, words, d.cfg.MaxDocuments))
+	if err != nil {
+		return nil, err
+	}
+	var info apdu.ResponseInfo
+	if resp.Info != nil {
+		info = *resp.Info
+	}
+	if len(info.Headers) == 0 && len(info.Diagnostics) > 0 {
+		return nil, s.diagErr("search", info.Diagnostics[0])
+	}
+	l := &fetch.Listing{Title: fmt.Sprintf("WAIS search of %s for %q", db, words)}
+	catalog := len(info.Headers) == 1 && isCatalog(&info.Headers[0])
+	if catalog {
+		l.Title = fmt.Sprintf("WAIS search of %s for %q: no document matched; the database's catalog follows", db, words)
+	}
+	for i := range info.Headers {
+		e, err := entry(req.URL, db, &info.Headers[i], catalog)
+		if err != nil {
+			return nil, err
+		}
+		l.Entries = append(l.Entries, e)
+	}
+	for _, dg := range info.Diagnostics {
+		l.Entries = append(l.Entries, fetch.Entry{Name: clip(dg.Code + " " + dg.Info), Kind: fetch.EntryError, Size: -1})
+	}
+	u := req.URL.Clone()
+	if !strings.Contains(u.Path, "?") {
+		u.Path += "?" + fetch.Escape(words, "")
+	}
+	return &fetch.Result{Kind: fetch.KindListing, URL: u, Listing: l}, nil
+}
+
+// isCatalog recognises freeWAIS's answer to a search that matched
+// nothing: one hit of score 0 whose headline says it is the catalog.
+func isCatalog(h *apdu.DocHeader) bool {
+	return h.Score == 0 && strings.Contains(strings.ToLower(h.Headline), "catalog")
+}
+
+// entry is the listing entry of one document header.
+func entry(base *fetch.URL, db string, h *apdu.DocHeader, catalog bool) (fetch.Entry, error) {
+	wtype := "TEXT"
+	if len(h.Types) > 0 && h.Types[0] != "" {
+		wtype = h.Types[0]
+	}
+	u := base.Clone()
+	u.Path = DocumentPath(db, wtype, h.DocID)
+	u.HasPath = true
+	u.Fragment, u.HasFragment = "", false
+	name := strings.TrimRight(h.Headline, " \t\r\n")
+	switch {
+	case catalog:
+		name = "Catalog of database " + db + " (the search matched nothing)"
+	case name == "":
+		name = string(h.DocID)
+	}
+	e := fetch.Entry{
+		Name: name,
+		URL:  u.String(),
+		Kind: fetch.EntryFile,
+		Type: strings.Join(h.Types, ","),
+		Size: -1,
+	}
+	if h.Length >= 0 {
+		e.Size = h.Length
+	}
+	var desc []string
+	if catalog {
+		desc = append(desc, "the server's headline: "+h.Headline)
+	}
+	if h.Score != apdu.Unused {
+		desc = append(desc, "score "+strconv.FormatInt(h.Score, 10))
+	}
+	if h.Lines != apdu.Unused {
+		desc = append(desc, strconv.FormatInt(h.Lines, 10)+" lines")
+	}
+	if len(h.Types) > 0 {
+		desc = append(desc, "types "+strings.Join(h.Types, " "))
+	}
+	if h.Source != "" {
+		desc = append(desc, "source "+h.Source)
+	}
+	if h.Date != "" {
+		desc = append(desc, "date "+h.Date)
+	}
+	desc = append(desc, "docid "+fetch.Escape(string(h.DocID), ""))
+	e.Description = clip(strings.Join(desc, "; "))
+	return e, nil
+}
+
+// DocumentPath is the url-path of a document: database, wtype and the
+// document id, each %-encoded but for RFC 1738's unreserved characters.
+func DocumentPath(db, wtype string, docid []byte) string {
+	return fetch.Escape(db, "") + "/" + fetch.Escape(wtype, "") + "/" + fetch.Escape(string(docid), "")
+}
+
+// --- retrieval ---------------------------------------------------------------
+
+// mimeTypes maps WAIS types to MIME types (those Lynx knew, and a few the
+// freeWAIS-sf indexer assigns).
+var mimeTypes = map[string]string{
+	"TEXT":      "text/plain",
+	"WSRC":      "application/x-wais-source",
+	"HTML":      "text/html",
+	"TEXT-HTML": "text/html",
+	"GIF":       "image/gif",
+	"JPEG":      "image/jpeg",
+	"TIFF":      "image/tiff",
+	"PS":        "application/postscript",
+	"DVI":       "application/x-dvi",
+	"PDF":       "application/pdf",
+}
+
+// MIMEType is the MIME type a WAIS type implies; unknown types are
+// application/octet-stream.
+func MIMEType(wtype string) string {
+	if m, ok := mimeTypes[strings.ToUpper(wtype)]; ok {
+		return m
+	}
+	return "application/octet-stream"
+}
+
+func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, w *fetch.WAISURL) (*fetch.Result, error) {
+	s, err := d.dial(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	b := &body{s: s, db: w.Database, docid: []byte(w.WPath), wtype: w.WType, chunk: int64(d.cfg.ChunkSize)}
+	if err := b.fetchChunk(); err != nil {
+		s.conn.Close()
+		return nil, err
+	}
+	doc := &fetch.Document{Body: b, MIMEType: MIMEType(w.WType), Size: -1, Meta: map[string]string{
+		"wais-database": w.Database,
+		"wais-type":     w.WType,
+		"wais-docid":    fetch.Escape(w.WPath, ""),
+	}}
+	if b.done && b.err == nil {
+		doc.Size = int64(len(b.buf)) // the first slice was the whole document
+	}
+	describeDocID(doc, b.docid)
+	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
+}
+
+// body streams a document slice by slice.
+type body struct {
+	s     *session
+	db    string
+	docid []byte
+	wtype string
+	chunk int64
+	next  int64  // where the next slice starts
+	buf   []byte // the current slice, not yet read
+	done  bool   // no slice follows buf
+	err   error  // what ends the document after buf
+
+	closed atomic.Bool
+}
+
+// fetchChunk asks for the slice at b.next and keeps its text.
+func (b *body) fetchChunk() error {
+	start, end := b.next, b.next+b.chunk
+	if end > maxPosition {
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: "retrieve", URL: b.s.req.URL.Redacted(), Offset: -1,
+			Err: fmt.Errorf("%w: the document goes on past byte %d, the last a WAIS request can address", fetch.ErrTooLarge, start)}
+	}
+	// A slice's response holds the slice and a little framing: anything
+	// much larger is refused before it is read.
+	b.s.max = min(b.s.max, int(b.chunk)*2+64<<10)
+	resp, err := b.s.exchange("retrieve", apdu.NewRetrieval(b.db, b.docid, b.wtype, start, end))
+	if err != nil {
+		return err
+	}
+	var info apdu.ResponseInfo
+	if resp.Info != nil {
+		info = *resp.Info
+	}
+	var text []byte
+	for _, t := range info.Texts {
+		if len(t.DocID) > 0 && !bytes.Equal(t.DocID, b.docid) {
+			return b.s.readErr("retrieve", fmt.Errorf("%w: the text returned belongs to another document", apdu.ErrMalformed))
+		}
+		text = append(text, t.Text...)
+	}
+	if int64(len(text)) > b.chunk {
+		return b.s.readErr("retrieve", fmt.Errorf("%w: %d bytes returned for a slice of %d", apdu.ErrMalformed, len(text), b.chunk))
+	}
+	outOfRange := false
+	for _, dg := range info.Diagnostics {
+		if dg.Code == "SF" && strings.Contains(strings.ToLower(dg.Info), "out of range") {
+			outOfRange = true
+			continue
+		}
+		return b.s.diagErr("retrieve", dg)
+	}
+	if len(info.Texts) == 0 && !outOfRange {
+		return b.s.readErr("retrieve", fmt.Errorf("%w: a retrieval response with neither text nor diagnostic", apdu.ErrMalformed))
+	}
+	b.buf = text
+	b.next = end
+	if outOfRange || int64(len(text)) < b.chunk {
+		b.done = true
+		b.s.conn.Close()
+	}
+	return nil
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if b.closed.Load() {
+		return 0, net.ErrClosed
+	}
+	for len(b.buf) == 0 {
+		if b.done {
+			if b.err != nil {
+				return 0, b.err
+			}
+			return 0, io.EOF
+		}
+		if err := b.fetchChunk(); err != nil {
+			b.done, b.err = true, err
+			b.s.conn.Close()
+			return 0, err
+		}
+	}
+	n := copy(p, b.buf)
+	b.buf = b.buf[n:]
+	return n, nil
+}
+
+// Close ends the transfer; it may be called while a Read is blocked, so
+// it only marks the body closed and closes the connection.
+func (b *body) Close() error {
+	b.closed.Store(true)
+	b.s.conn.Close()
+	return nil
+}
+
+// describeDocID adds what a freeWAIS document id tells about the
+// document to its metadata, for --info: the local id, the byte length
+// when the id carries a range, and the headline freeWAIS gives a
+// plain-text file ("name   /directory/"). The length is not the Size:
+// it is the server's note, not an announcement the transfer is held to.
+func describeDocID(doc *fetch.Document, docid []byte) {
+	id, ok := apdu.ParseDocID(docid)
+	if !ok {
+		return
+	}
+	local := id.Fields[apdu.DocIDDistributorLocalID]
+	if local == "" {
+		local = id.Fields[apdu.DocIDOriginalLocalID]
+	}
+	if local == "" {
+		return
+	}
+	doc.Meta["wais-local-id"] = clip(local)
+	l, ok := apdu.ParseLocalID(local)
+	if !ok {
+		return
+	}
+	if l.End > l.Start {
+		doc.Meta["length"] = strconv.FormatInt(l.End-l.Start, 10)
+	}
+	if dir, name, ok := cutLast(l.Path, "/"); ok && name != "" {
+		doc.Meta["headline"] = clip(name + "   " + dir + "/")
+	}
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
