@@ -9,6 +9,7 @@ import (
 	"github.com/fetchproject/fetch/schemes/http"
 	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
+	"github.com/fetchproject/fetch/schemes/prospero"
 	"github.com/fetchproject/fetch/schemes/telnet"
 )
 
@@ -21,6 +22,8 @@ type Config struct {
 	NNTP   nntp.Config
 	Mailto mailto.Config
 	Telnet telnet.Config
+
+	Prospero prospero.Config
 }
 
 // NewClient returns a client with every driver of this module registered.
@@ -37,6 +40,7 @@ func NewClient(opts fetch.Options, cfg Config) *fetch.Client {
 	c.Register("nntp", n)
 	c.Register("mailto", mailto.New(cfg.Mailto))
 	c.Register("telnet", telnet.New(cfg.Telnet))
+	c.Register("prospero", prospero.New(cfg.Prospero))
 	return c
 }
 
