@@ -12,7 +12,7 @@
 //     the client acknowledges (or sends its request again);
 //   - replies leave from another UDP port than the one requests arrive on;
 //   - tokens are quoted from their first special character on
-//     ("'/pub/file'", "0'/doc.txt'"), "”" being a quote inside quotes;
+//     ("'/pub/file'", "0'/doc.txt'"), two quotes inside quotes being one quote;
 //   - LINK lines have two spaces after LINK; FIELD attributes leave out
 //     the SEQUENCE word that INTRINSIC ones carry;
 //   - every file gets PROSPERO-CONTENTS and LOCAL access methods with

@@ -39,7 +39,7 @@ func (m Method) String() string {
 	return s
 }
 
-// origin is what empty (”) fields of a method default to: the host and
+// origin is what empty fields (two quotes) of a method default to: the host and
 // hsoname of the link the method belongs to (for GET-OBJECT-INFO, the
 // server asked and the URL's hsoname).
 type origin struct {

@@ -15,8 +15,9 @@
 //
 // The access algorithm (Prospero protocol v5):
 //
-//  1. One request: "VERSION 5 fetch", "AUTHENTICATE ” UNAUTHENTICATED
-//     <principal>", "GET-OBJECT-INFO #ALL ASCII <hsoname> <version>".
+//  1. One request of three lines: "VERSION 5 fetch"; AUTHENTICATE with
+//     empty options, UNAUTHENTICATED and the principal; "GET-OBJECT-INFO
+//     #ALL ASCII <hsoname> <version>".
 //  2. FORWARDED: the object moved; its new prospero:// URL is fetched
 //     (at most maxDepth Prospero hops in all, so a loop ends).
 //  3. Each ACCESS-METHOD attribute is mapped to a URL (see mapMethod);

@@ -27,7 +27,7 @@ const quoteChars = " \t\f\v\n\r/'+,"
 
 // quote writes s as one token the way dirsrv's own client does: quoting
 // starts at the first character that needs it and runs to the end of the
-// token; a quote inside is doubled; the empty string is "”".
+// token; a quote inside is doubled; the empty string is two quotes.
 func quote(s string) string {
 	if s == "" {
 		return "''"
