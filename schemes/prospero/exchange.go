@@ -74,6 +74,10 @@ func (s *session) Close() error {
 	return s.conn.Close()
 }
 
+// cidSource gives connection ids; tests replace it to make packets
+// reproducible.
+var cidSource = newCID
+
 // newCID picks a random non-zero connection id.
 func newCID() uint16 {
 	var b [2]byte
@@ -101,7 +105,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 	if len(request) > maxRequestData {
 		return nil, exchangeError(fetch.KindPolicy, "request of %d octets does not fit in one ARDP packet (%d)", len(request), maxRequestData)
 	}
-	cid := newCID()
+	cid := cidSource()
 	ra := newReassembly(s.max)
 	send := func(b []byte) error {
 		_, err := s.conn.WriteToUDP(b, s.server)

@@ -247,8 +247,7 @@ func dialTimeout(req *fetch.Request) time.Duration {
 // ask sends the request header and command lines as one ARDP message and
 // parses the reply. A FAILURE or ERROR comes back as *ReplyError.
 func (d *Driver) ask(ctx context.Context, req *fetch.Request, s *session, commands string) (*Reply, error) {
-	text := fmt.Sprintf("VERSION %d %s\nAUTHENTICATE '' UNAUTHENTICATED %s\n%s\n",
-		protocolVersion, softwareID, quote(d.cfg.Principal), commands)
+	text := requestText(d.cfg.Principal, commands)
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		req.Trace(fetch.DirSent, l)
 	}
@@ -281,6 +280,13 @@ func (d *Driver) ask(ctx context.Context, req *fetch.Request, s *session, comman
 		req.Trace(fetch.DirInfo, "warning: prospero server: "+w)
 	}
 	return rep, nil
+}
+
+// requestText is one message: the version and authentication header
+// every request of dirsrv's own client starts with, then the commands.
+func requestText(principal, commands string) string {
+	return fmt.Sprintf("VERSION %d %s\nAUTHENTICATE '' UNAUTHENTICATED %s\n%s\n",
+		protocolVersion, softwareID, quote(principal), commands)
 }
 
 // failure turns a failed request into the error a caller can act on.
