@@ -143,7 +143,7 @@ func mapMethod(f []string, o origin) Method {
 		case "1", "7":
 			m.Kind = fetch.KindListing
 		case "8", "T":
-			m.Why = "a telnet session behind a Gopher item"
+			m.Why, m.Kind = "a telnet session behind a Gopher item", ""
 			return m
 		}
 		u = "gopher://" + hp + "/" + fetch.Escape(typ, "") + fetch.Escape(sel, "/:@&=")
