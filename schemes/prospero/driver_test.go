@@ -321,3 +321,29 @@ func TestDefaultPort(t *testing.T) {
 		t.Errorf("trace %q", trace)
 	}
 }
+
+// TestAllowPort: a port the policy refuses (6000, X11) is asked only
+// with --allow-port.
+func TestAllowPort(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		var mu sync.Mutex
+		var trace []string
+		pol := &fetch.PortPolicy{}
+		if allow {
+			pol.Allow(6000)
+		}
+		c := fetch.NewClient(fetch.Options{Policy: pol, IdleTimeout: 300 * time.Millisecond, Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) {
+			mu.Lock()
+			trace = append(trace, l)
+			mu.Unlock()
+		})})
+		c.Register("prospero", New(Config{}))
+		_, err := c.Fetch(context.Background(), "prospero://127.0.0.1:6000//x")
+		mu.Lock()
+		asked := len(trace) > 0 && trace[0] == "ARDP over UDP to 127.0.0.1:6000"
+		mu.Unlock()
+		if allow != asked || errors.Is(err, fetch.ErrPortRefused) == allow {
+			t.Errorf("allow %v: asked %v, error %v", allow, asked, err)
+		}
+	}
+}
