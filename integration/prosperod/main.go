@@ -74,8 +74,8 @@ func main() {
 	}
 	s := &server{in: in, out: out, tree: newTree(*listen, *ftp, *gopher, *content), done: map[key]*reply{}}
 	log.Printf("prosperod: requests on %s, replies from %s", in.LocalAddr(), out.LocalAddr())
-	go s.serve(out)
-	s.serve(in)
+	go func() { log.Fatal(s.serve(out)) }()
+	log.Fatal(s.serve(in))
 }
 
 // key names one client request: its address and connection id.
@@ -102,12 +102,13 @@ type server struct {
 	done    map[key]*reply
 }
 
-func (s *server) serve(c net.PacketConn) {
+// serve reads datagrams from c until it fails.
+func (s *server) serve(c net.PacketConn) error {
 	buf := make([]byte, 65536)
 	for {
 		n, from, err := c.ReadFrom(buf)
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
 		s.packet(append([]byte(nil), buf[:n]...), from)
 	}
