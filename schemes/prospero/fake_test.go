@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // fakeServer is an in-process ARDP server for unit tests and fault
@@ -260,16 +259,4 @@ func tree(objects, dirs map[string]string) func(string) string {
 		}
 		return "ERROR no command\n"
 	}
-}
-
-// waitFor polls cond for up to d.
-func waitFor(d time.Duration, cond func() bool) bool {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		if cond() {
-			return true
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return cond()
 }

@@ -29,12 +29,12 @@
 //     `fetch --info` shows every method (Document.Meta, the chosen one
 //     marked) without fetching. If the chosen method fails, the next ones
 //     are tried in turn. A listing or session method is fetched at once.
-//  5. An object with no usable method is read as a directory: "DIRECTORY
-//     ASCII <hsoname>", "LIST ATTRIBUTES COMPONENTS"; each link becomes an
-//     entry whose URL is prospero:// (or, for an EXTERNAL link, the URL of
-//     the access method cached with it in the listing).
-//  6. Failing that, PROSPERO-CONTENTS is read with "GET-OBJECT-INFO
-//     CONTENTS".
+//  5. A file with no usable method but PROSPERO-CONTENTS (which dirsrv
+//     offers for files only) is read with "GET-OBJECT-INFO CONTENTS".
+//  6. Any other object is read as a directory: "DIRECTORY ASCII
+//     <hsoname>", "LIST ATTRIBUTES COMPONENTS"; each link becomes an entry
+//     whose URL is prospero:// (or, for an EXTERNAL link, the URL of the
+//     access method cached with it in the listing).
 //
 // FAILURE NOT-FOUND is fetch.ErrNotFound (exit 6); FAILURE NOT-AUTHORIZED,
 // other FAILUREs and ERROR are server errors carrying the server's text.
@@ -175,7 +175,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 
 	rep, err := d.ask(ctx, req, s, "GET-OBJECT-INFO #ALL ASCII "+quote(t.hsoname)+" "+t.version)
 	if err != nil {
-		return nil, d.failure(req, t, err)
+		return nil, d.failure(req, "GET-OBJECT-INFO", t, err)
 	}
 	if rep.Forwarded != nil {
 		return d.forward(ctx, req, rep.Forwarded)
@@ -188,16 +188,18 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return d.follow(ctx, req, t, ms, i)
 	}
 
-	// No method to follow: a directory, or contents only Prospero gives.
+	// No method to follow. dirsrv offers PROSPERO-CONTENTS for files
+	// only: their bytes come through Prospero itself. Anything else is
+	// read as a directory.
+	if offersContents(ms) {
+		return d.contents(ctx, req, s, t, ms)
+	}
 	list, err := d.ask(ctx, req, s, "DIRECTORY ASCII "+quote(t.hsoname)+"\nLIST ATTRIBUTES COMPONENTS")
 	if re, ok := err.(*ReplyError); ok && re.Code == "NOT-A-DIRECTORY" {
-		if offersContents(ms) {
-			return d.contents(ctx, req, s, t, ms)
-		}
 		return nil, noMethod(req, ms)
 	}
 	if err != nil {
-		return nil, d.failure(req, t, err)
+		return nil, d.failure(req, "LIST", t, err)
 	}
 	if list.Forwarded != nil {
 		return d.forward(ctx, req, list.Forwarded)
@@ -290,12 +292,12 @@ func requestText(principal, commands string) string {
 }
 
 // failure turns a failed request into the error a caller can act on.
-func (d *Driver) failure(req *fetch.Request, t target, err error) error {
+func (d *Driver) failure(req *fetch.Request, op string, t target, err error) error {
 	re, ok := err.(*ReplyError)
 	if !ok {
 		return err
 	}
-	e := &fetch.Error{Kind: fetch.KindServer, Op: "GET-OBJECT-INFO", URL: req.URL.Redacted(), Part: "hsoname", Offset: -1, Reply: re.Error()}
+	e := &fetch.Error{Kind: fetch.KindServer, Op: op, URL: req.URL.Redacted(), Part: "hsoname", Offset: -1, Reply: re.Error()}
 	switch {
 	case re.Word == "FAILURE" && re.Code == "NOT-FOUND":
 		e.Err = fmt.Errorf("%w: the server has no object %q", fetch.ErrNotFound, t.hsoname)
@@ -429,7 +431,7 @@ func (d *Driver) contents(ctx context.Context, req *fetch.Request, s *session, t
 	req.Trace(fetch.DirInfo, "prospero: chose PROSPERO-CONTENTS")
 	rep, err := d.ask(ctx, req, s, "GET-OBJECT-INFO CONTENTS ASCII "+quote(t.hsoname)+" "+t.version)
 	if err != nil {
-		return nil, d.failure(req, t, err)
+		return nil, d.failure(req, "GET-OBJECT-INFO CONTENTS", t, err)
 	}
 	for _, a := range rep.Attrs {
 		if a.Name == "CONTENTS" && len(a.Value) == 2 && a.Value[0] == "DATA" {
