@@ -229,7 +229,7 @@ Usage: fetch [flags] URL...
   fetch telnet://user@host:2323/                 a session; the user is typed at login:
   fetch --parse 'ftp://user@host/%2Fetc/motd;type=a'   show the parsed URL as JSON
 
-Schemes: file ftp gopher http https mailto news nntp telnet (wais, prospero to come).
+Schemes: file ftp gopher http https mailto news nntp prospero telnet (wais to come).
 
 Output
   -o, --output FILE     write the document to FILE (via a temporary file renamed on success)

@@ -309,3 +309,20 @@ func TestReassemblyBounds(t *testing.T) {
 		t.Error("a changed total was accepted")
 	}
 }
+
+// TestSequencedControl: a packet flagged as sequenced control (0x40)
+// takes its place in the sequence but adds nothing to the reply.
+func TestSequencedControl(t *testing.T) {
+	fixedCID(t, 0x0c0c)
+	f := newFake(t, nil)
+	f.raw = [][]byte{
+		{7, 0x0c, 0x0c, 0, 1, 0, 0, 'a'},
+		{12, 0x0c, 0x0c, 0, 2, 0, 0, 0, 0, 0, 0, flagSeqControl, 'X', 'X'},
+		{7, 0x0c, 0x0c, 0, 3, 0, 3, 'b'},
+	}
+	f.start()
+	got, err := testSession(t, f, 10*time.Second).do(context.Background(), []byte("X\n"))
+	if err != nil || string(got) != "ab" {
+		t.Fatalf("%q, %v", got, err)
+	}
+}

@@ -185,6 +185,9 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 		if p.Seq == 0 {
 			continue // unsequenced control packet
 		}
+		if p.Flags&flagSeqControl != 0 {
+			p.Data = nil // a sequenced control packet holds its place, no data
+		}
 		progress, err := ra.add(p)
 		if err != nil {
 			return nil, exchangeError(fetch.KindServer, "%w", err)
