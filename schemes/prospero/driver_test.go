@@ -236,6 +236,10 @@ func TestContents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// nothing more is asked until the body is read (--info)
+	if n := len(f.requests()); n != 1 || !strings.HasSuffix(res.Document.Meta["prospero.method.01"], "[chosen]") {
+		t.Errorf("%d requests before reading; meta %v", n, res.Document.Meta)
+	}
 	if body := readAll(t, res); body != "line one\nit's line two\n" {
 		t.Errorf("body %q", body)
 	}

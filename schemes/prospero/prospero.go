@@ -46,8 +46,8 @@
 package prospero
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -192,7 +192,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	// only: their bytes come through Prospero itself. Anything else is
 	// read as a directory.
 	if offersContents(ms) {
-		return d.contents(ctx, req, s, t, ms)
+		return d.contents(ctx, req, t, ms)
 	}
 	list, err := d.ask(ctx, req, s, "DIRECTORY ASCII "+quote(t.hsoname)+"\nLIST ATTRIBUTES COMPONENTS")
 	if re, ok := err.(*ReplyError); ok && re.Code == "NOT-A-DIRECTORY" {
@@ -425,26 +425,60 @@ func (b *methodBody) Close() error {
 	return nil
 }
 
-// contents reads a file through the PROSPERO-CONTENTS method: the
-// CONTENTS attribute, whose value is DATA and the file's bytes.
-func (d *Driver) contents(ctx context.Context, req *fetch.Request, s *session, t target, ms []Method) (*fetch.Result, error) {
-	req.Trace(fetch.DirInfo, "prospero: chose PROSPERO-CONTENTS")
-	rep, err := d.ask(ctx, req, s, "GET-OBJECT-INFO CONTENTS ASCII "+quote(t.hsoname)+" "+t.version)
-	if err != nil {
-		return nil, d.failure(req, "GET-OBJECT-INFO CONTENTS", t, err)
-	}
-	for _, a := range rep.Attrs {
-		if a.Name == "CONTENTS" && len(a.Value) == 2 && a.Value[0] == "DATA" {
-			data := a.Value[1]
-			meta := map[string]string{"prospero.hsoname": t.hsoname, "prospero.chosen": "PROSPERO-CONTENTS"}
-			for k, m := range ms {
-				meta[fmt.Sprintf("prospero.method.%02d", k+1)] = m.String()
-			}
-			return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{
-				Body: io.NopCloser(bytes.NewReader([]byte(data))), Size: int64(len(data)), Meta: meta}}, nil
+// contents returns a file whose only method is PROSPERO-CONTENTS: its
+// bytes are the CONTENTS attribute (DATA and the bytes), asked for in a
+// new request when the Body is first read, so --info asks nothing more.
+func (d *Driver) contents(ctx context.Context, req *fetch.Request, t target, ms []Method) (*fetch.Result, error) {
+	meta := map[string]string{"prospero.hsoname": t.hsoname, "prospero.chosen": "PROSPERO-CONTENTS"}
+	for k, m := range ms {
+		if strings.EqualFold(m.Name(), "PROSPERO-CONTENTS") {
+			ms[k].Chosen = true
 		}
+		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = ms[k].String()
 	}
-	return nil, req.Errorf(fetch.KindServer, "GET-OBJECT-INFO CONTENTS", "the reply carries no CONTENTS DATA attribute")
+	req.Trace(fetch.DirInfo, "prospero: chose PROSPERO-CONTENTS")
+	body := &contentsBody{open: func() (io.Reader, error) {
+		s, err := d.open(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		rep, err := d.ask(ctx, req, s, "GET-OBJECT-INFO CONTENTS ASCII "+quote(t.hsoname)+" "+t.version)
+		if err != nil {
+			return nil, d.failure(req, "GET-OBJECT-INFO CONTENTS", t, err)
+		}
+		for _, a := range rep.Attrs {
+			if a.Name == "CONTENTS" && len(a.Value) == 2 && a.Value[0] == "DATA" {
+				return strings.NewReader(a.Value[1]), nil
+			}
+		}
+		return nil, req.Errorf(fetch.KindServer, "GET-OBJECT-INFO CONTENTS", "the reply carries no CONTENTS DATA attribute")
+	}}
+	return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{Body: body, Size: -1, Meta: meta}}, nil
+}
+
+// contentsBody reads what open returns, calling it on the first Read.
+type contentsBody struct {
+	open func() (io.Reader, error)
+	r    io.Reader
+	err  error
+}
+
+func (b *contentsBody) Read(p []byte) (int, error) {
+	if b.r == nil && b.err == nil {
+		b.r, b.err = b.open()
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.r.Read(p)
+}
+
+func (b *contentsBody) Close() error {
+	if b.r == nil && b.err == nil {
+		b.err = errors.New("body closed")
+	}
+	return nil
 }
 
 // listing turns a LIST reply into entries.
