@@ -351,3 +351,30 @@ func TestAllowPort(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackToContents: dirsrv lists PROSPERO-CONTENTS and LOCAL first
+// and its own AFTP method (for files under its anonymous FTP area) after
+// them; when that FTP server cannot be reached, the bytes come through
+// CONTENTS.
+func TestFallbackToContents(t *testing.T) {
+	f := newFake(t, tree(map[string]string{
+		"/pub/f": "ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE PROSPERO-CONTENTS '' '' '' ''\n" +
+			"ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE LOCAL '' '' '' ''\n" +
+			"ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE AFTP INTERNET-D pros.example ASCII '/pub/f' BINARY\n",
+		"/pub/f#CONTENTS": "ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA bytes\n",
+	}, nil)).start()
+	st := &stubs{fail: map[string]bool{"ftp": true}}
+	res, err := client(f, st, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//pub/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Document.Meta["prospero.chosen"] != "AFTP ftp://pros.example/pub/f;type=i" {
+		t.Errorf("meta %v", res.Document.Meta)
+	}
+	if body := readAll(t, res); body != "bytes" {
+		t.Errorf("body %q", body)
+	}
+	if got := st.fetched(); len(got) != 1 {
+		t.Errorf("fetched %v", got)
+	}
+}

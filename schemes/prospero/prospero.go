@@ -359,19 +359,24 @@ func (d *Driver) follow(ctx context.Context, req *fetch.Request, t target, ms []
 		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = m.String()
 	}
 	body := &methodBody{ctx: ctx, req: req, ms: ms, next: i}
+	if offersContents(ms) {
+		body.contents = d.readContents(ctx, req, t)
+	}
 	return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{Body: body, Size: -1, Meta: meta}}, nil
 }
 
 // methodBody fetches the chosen method's document on the first Read, and
-// falls back to the next usable methods, in order, when one fails.
+// falls back to the next usable methods, in order, when one fails, and
+// last to PROSPERO-CONTENTS when the server offered it.
 type methodBody struct {
-	ctx  context.Context
-	req  *fetch.Request
-	ms   []Method
-	next int
-	res  *fetch.Result
-	rc   io.ReadCloser
-	err  error
+	ctx      context.Context
+	req      *fetch.Request
+	ms       []Method
+	contents func() (io.Reader, error)
+	next     int
+	res      *fetch.Result
+	rc       io.ReadCloser
+	err      error
 }
 
 func (b *methodBody) Read(p []byte) (int, error) {
@@ -409,6 +414,15 @@ func (b *methodBody) open() error {
 			first = err
 		}
 	}
+	if b.contents != nil {
+		b.req.Trace(fetch.DirInfo, "prospero: falling back to PROSPERO-CONTENTS")
+		r, err := b.contents()
+		if err == nil {
+			b.rc = io.NopCloser(r)
+			return nil
+		}
+		b.req.Trace(fetch.DirInfo, fmt.Sprintf("prospero: PROSPERO-CONTENTS failed: %v", err))
+	}
 	if first == nil {
 		first = b.req.Errorf(fetch.KindServer, "resolve", "no access method left to try")
 	}
@@ -437,7 +451,14 @@ func (d *Driver) contents(ctx context.Context, req *fetch.Request, t target, ms 
 		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = ms[k].String()
 	}
 	req.Trace(fetch.DirInfo, "prospero: chose PROSPERO-CONTENTS")
-	body := &contentsBody{open: func() (io.Reader, error) {
+	body := &contentsBody{open: d.readContents(ctx, req, t)}
+	return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{Body: body, Size: -1, Meta: meta}}, nil
+}
+
+// readContents returns a function that asks for the CONTENTS attribute of
+// t in a request of its own and returns its bytes.
+func (d *Driver) readContents(ctx context.Context, req *fetch.Request, t target) func() (io.Reader, error) {
+	return func() (io.Reader, error) {
 		s, err := d.open(ctx, req)
 		if err != nil {
 			return nil, err
@@ -453,8 +474,7 @@ func (d *Driver) contents(ctx context.Context, req *fetch.Request, t target, ms 
 			}
 		}
 		return nil, req.Errorf(fetch.KindServer, "GET-OBJECT-INFO CONTENTS", "the reply carries no CONTENTS DATA attribute")
-	}}
-	return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{Body: body, Size: -1, Meta: meta}}, nil
+	}
 }
 
 // contentsBody reads what open returns, calling it on the first Read.
