@@ -43,5 +43,5 @@ func ExampleNewClient() {
 		MaxSize:  10 << 20,
 	}, schemes.Config{})
 	fmt.Println(client.Schemes())
-	// Output: [file ftp gopher http https mailto news nntp rlogin telnet tn3270 wais]
+	// Output: [file ftp gopher http https mailto news nntp prospero rlogin telnet tn3270 wais]
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/fetchproject/fetch/schemes/http"
 	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
+	"github.com/fetchproject/fetch/schemes/prospero"
 	"github.com/fetchproject/fetch/schemes/telnet"
 	"github.com/fetchproject/fetch/schemes/wais"
 )
@@ -24,8 +25,9 @@ type Config struct {
 	Mailto mailto.Config
 	Telnet telnet.Config
 	// Handoff names the programs rlogin: and tn3270: sessions go to.
-	Handoff handoff.Config
-	WAIS    wais.Config
+	Handoff  handoff.Config
+	WAIS     wais.Config
+	Prospero prospero.Config
 }
 
 // NewClient returns a client with every driver of this module registered.
@@ -47,6 +49,7 @@ func NewClient(opts fetch.Options, cfg Config) *fetch.Client {
 	c.Register("rlogin", handoff.NewRlogin(cfg.Handoff))
 	c.Register("tn3270", handoff.NewTN3270(cfg.Handoff))
 	c.Register("wais", wais.New(cfg.WAIS))
+	c.Register("prospero", prospero.New(cfg.Prospero))
 	return c
 }
 

@@ -272,8 +272,8 @@ Usage: fetch [flags] URL...
   fetch rlogin://user@host/                      handed to rlogin (tn3270:// to c3270 or x3270)
   fetch --parse 'ftp://user@host/%2Fetc/motd;type=a'   show the parsed URL as JSON
 
-Schemes: file ftp gopher http https mailto news nntp rlogin telnet tn3270 wais (prospero
-to come). "fetch --help SCHEME" shows one scheme's URL forms, flags and examples.
+Schemes: file ftp gopher http https mailto news nntp prospero rlogin telnet tn3270 wais.
+"fetch --help SCHEME" shows one scheme's URL forms, flags and examples.
 
 Output
   -o, --output FILE     write the document to FILE (via a temporary file renamed on success);

@@ -1,0 +1,328 @@
+package prospero
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/name, or writes it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\ngot  %q\nwant %q", name, got, want)
+	}
+}
+
+// fixedCID makes connection ids predictable for golden files.
+func fixedCID(t *testing.T, id uint16) {
+	old := cidSource
+	cidSource = func() uint16 { return id }
+	t.Cleanup(func() { cidSource = old })
+}
+
+// TestRequestPacketGolden pins the exact datagram a prospero URL sends:
+// the 9-octet client header (connection id, packet 1 of 1, nothing
+// received), then the lines dirsrv's own client sends, the hsoname quoted
+// from its first "/".
+func TestRequestPacketGolden(t *testing.T) {
+	text := requestText("anonymous", "GET-OBJECT-INFO #ALL ASCII "+quote("/pub/it's here")+" 0")
+	pkt := EncodeRequest(0x1525, 0, []byte(text))
+	golden(t, "request.golden", pkt)
+	if want := []byte{9, 0x15, 0x25, 0, 1, 0, 1, 0, 0}; !bytes.Equal(pkt[:9], want) {
+		t.Errorf("header % x, want % x", pkt[:9], want)
+	}
+	if !strings.HasSuffix(text, "GET-OBJECT-INFO #ALL ASCII '/pub/it''s here' 0\n") {
+		t.Errorf("request text %q", text)
+	}
+	if got := EncodeAck(0x1525, 16); !bytes.Equal(got, []byte{9, 0x15, 0x25, 0, 0, 0, 0, 0, 16}) {
+		t.Errorf("ack % x", got)
+	}
+}
+
+func TestDecodePacket(t *testing.T) {
+	cases := []struct {
+		name string
+		in   []byte
+		want Packet
+		err  bool
+	}{
+		// dirsrv's one-packet reply: connection id only, 1 of 1 implied
+		{"short", []byte{3, 0x12, 0x34, 'O', 'K'}, Packet{HeaderLen: 3, CID: 0x1234, Seq: 1, Total: 1}, false},
+		{"no cid", []byte{1, 'x'}, Packet{HeaderLen: 1, Seq: 1, Total: 1}, false},
+		// a middle packet of a long reply: total not known yet
+		{"long, total 0", []byte{7, 0, 9, 0, 5, 0, 0, 'd'}, Packet{HeaderLen: 7, CID: 9, Seq: 5}, false},
+		{"last", []byte{7, 0, 9, 0, 6, 0, 6}, Packet{HeaderLen: 7, CID: 9, Seq: 6, Total: 6}, false},
+		// end of a window: acknowledge me
+		{"ack requested", []byte{12, 0, 9, 0, 16, 0, 0, 0, 1, 0, 0, 0x80},
+			Packet{HeaderLen: 12, CID: 9, Seq: 16, RcvdThru: 1, HasWait: true, Flags: 0x80}, false},
+		{"wait", []byte{11, 0, 9, 0, 0, 0, 0, 0, 0, 0, 30}, Packet{HeaderLen: 11, CID: 9, HasWait: true, Wait: 30}, false},
+		{"refused", []byte{13, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, Packet{HeaderLen: 13, CID: 9, HasWait: true, Option: 1}, false},
+		{"empty", nil, Packet{}, true},
+		{"version 1", []byte{0x40 | 3, 0, 1}, Packet{}, true},
+		{"header past end", []byte{9, 0, 1}, Packet{}, true},
+		{"zero header", []byte{0}, Packet{}, true},
+		{"seq past total", []byte{7, 0, 1, 0, 3, 0, 2}, Packet{}, true},
+		{"short redirect", []byte{13, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4}, Packet{}, true},
+	}
+	for _, c := range cases {
+		p, err := DecodePacket(c.in)
+		if (err != nil) != c.err {
+			t.Errorf("%s: err %v", c.name, err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		p.Data = nil
+		if fmt.Sprint(p) != fmt.Sprint(c.want) {
+			t.Errorf("%s: %+v, want %+v", c.name, p, c.want)
+		}
+	}
+}
+
+// bigReply is reply text of about n packets.
+func bigReply(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n*1250-100; i++ {
+		fmt.Fprintf(&b, "LINK  L FILE 'file %05d' INTERNET-D h ASCII '/dir/file %05d' 0\n", i, i)
+	}
+	return b.String()
+}
+
+// testSession talks to f; retransmissions start after 50 ms unless rto
+// says otherwise.
+func testSession(t *testing.T, f *fakeServer, idle time.Duration, rto ...time.Duration) *session {
+	t.Helper()
+	addr, _ := net.ResolveUDPAddr("udp", f.Addr)
+	r := 50 * time.Millisecond
+	if len(rto) > 0 {
+		r = rto[0]
+	}
+	s, err := openSession(context.Background(), addr, idle, r, maxReply, func(fetch.Direction, string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestReassemblyGolden pins a 40-packet reply from another port: 16
+// packets, the last asking for an acknowledgement, the client's ack of 16,
+// the next window, and the last packet carrying the total.
+func TestReassemblyGolden(t *testing.T) {
+	fixedCID(t, 0xbeef)
+	reply := bigReply(40)
+	f := newFake(t, func(string) string { return reply }).start()
+	// no retransmission may come between the packets, however busy the
+	// machine: the transcript must be exactly the window exchange
+	s := testSession(t, f, time.Minute, time.Minute)
+	got, err := s.do(context.Background(), []byte("LIST\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != reply {
+		t.Fatalf("reassembled %d octets, want %d", len(got), len(reply))
+	}
+	tr := f.transcript()
+	golden(t, "reassembly.golden", []byte(tr))
+	if n := strings.Count(tr, "client 09 be ef 00 00 00 00 00"); n != 2 {
+		t.Errorf("%d acknowledgements, want 2 (after packets 16 and 32):\n%s", n, tr)
+	}
+}
+
+// TestLossAndDuplicates: packets lost (one in the middle, the one that
+// asks for an acknowledgement, the last), every packet duplicated, an ack
+// ignored: the reply still arrives whole and in order.
+func TestLossAndDuplicates(t *testing.T) {
+	reply := bigReply(40)
+	cases := []struct {
+		name string
+		set  func(f *fakeServer)
+	}{
+		{"lost 5 and 16 once", func(f *fakeServer) {
+			f.drop = func(seq, try int) bool { return (seq == 5 || seq == 16) && try == 0 }
+		}},
+		{"lost last twice", func(f *fakeServer) {
+			f.drop = func(seq, try int) bool { return seq == 40 && try < 2 }
+		}},
+		{"lost first", func(f *fakeServer) {
+			f.drop = func(seq, try int) bool { return seq == 1 && try == 0 }
+		}},
+		{"duplicated", func(f *fakeServer) { f.dup = 2 }},
+		{"ack lost", func(f *fakeServer) { f.ignoreAcks = 1 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(t, func(string) string { return reply })
+			c.set(f)
+			f.start()
+			s := testSession(t, f, 10*time.Second)
+			got, err := s.do(context.Background(), []byte("LIST\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != reply {
+				t.Fatalf("reassembled %d octets, want %d", len(got), len(reply))
+			}
+		})
+	}
+}
+
+// TestRequestLost: the request itself is lost (the server hears nothing
+// the first time); the client sends it again.
+func TestRequestLost(t *testing.T) {
+	f := newFake(t, func(string) string { return "NONE-FOUND\n" })
+	f.loseRequests = 2
+	f.start()
+	s := testSession(t, f, 10*time.Second)
+	got, err := s.do(context.Background(), []byte("X\n"))
+	if err != nil || string(got) != "NONE-FOUND\n" {
+		t.Fatalf("%q, %v", got, err)
+	}
+	if n := len(f.fromClient()); n < 2 {
+		t.Errorf("client sent %d datagrams, want the request at least twice", n)
+	}
+}
+
+// TestForeignPackets: packets of another connection id, garbage, and a
+// reply on a different port than the request went to.
+func TestForeignPackets(t *testing.T) {
+	f := newFake(t, nil)
+	f.raw = [][]byte{
+		{0xff, 1, 2},                        // not ARDP
+		{3, 0x77, 0x77, 'n', 'o'},           // another connection
+		{3, 0xab, 0xcd, 'O', 'K', '\n'},     // ours
+		{3, 0xab, 0xcd, 'A', 'G', 'A', 'I'}, // a duplicate after the end
+	}
+	fixedCID(t, 0xabcd)
+	f.start()
+	s := testSession(t, f, 10*time.Second)
+	got, err := s.do(context.Background(), []byte("X\n"))
+	if err != nil || string(got) != "OK\n" {
+		t.Fatalf("%q, %v", got, err)
+	}
+}
+
+// TestSilentServer: no reply ends in a network timeout within the idle
+// time, after sending the request again with backoff.
+func TestSilentServer(t *testing.T) {
+	f := newFake(t, nil)
+	f.silent = true
+	f.start()
+	s := testSession(t, f, 600*time.Millisecond)
+	start := time.Now()
+	_, err := s.do(context.Background(), []byte("X\n"))
+	took := time.Since(start)
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork {
+		t.Fatalf("error %v (kind %v), want a network timeout", err, fetch.KindOf(err))
+	}
+	if took > 600*time.Millisecond+3*time.Second {
+		t.Errorf("took %v", took)
+	}
+	// 50 ms, 100, 200, 400: at least three retransmissions in 600 ms
+	if n := len(f.fromClient()); n < 3 {
+		t.Errorf("%d requests sent, want retransmissions", n)
+	}
+}
+
+// TestStalledWindow: a server that sends one window and then nothing,
+// ignoring acknowledgements and repeats, times out rather than hangs.
+func TestStalledWindow(t *testing.T) {
+	reply := bigReply(40)
+	f := newFake(t, func(string) string { return reply })
+	f.drop = func(seq, try int) bool { return seq > 16 }
+	f.start()
+	s := testSession(t, f, 500*time.Millisecond)
+	_, err := s.do(context.Background(), []byte("X\n"))
+	if !errors.Is(err, fetch.ErrTimeout) || !strings.Contains(err.Error(), "stalled after 16 packets") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	f := newFake(t, nil)
+	f.silent = true
+	f.start()
+	addr, _ := net.ResolveUDPAddr("udp", f.Addr)
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := openSession(ctx, addr, time.Minute, time.Second, maxReply, func(fetch.Direction, string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done := make(chan error, 1)
+	go func() { _, err := s.do(ctx, []byte("X\n")); done <- err }()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("do still running 5s after cancel")
+	}
+}
+
+func TestReassemblyBounds(t *testing.T) {
+	r := newReassembly(100)
+	if _, err := r.add(Packet{Seq: 1, Data: make([]byte, 101)}); err == nil {
+		t.Error("a packet over the bound was accepted")
+	}
+	r = newReassembly(1 << 20)
+	if ok, _ := r.add(Packet{Seq: 300, Data: []byte("x")}); ok {
+		t.Error("a packet 300 beyond the gap was held")
+	}
+	r.add(Packet{Seq: 3, Data: []byte("c")})
+	if _, err := r.add(Packet{Seq: 2, Total: 2}); err == nil {
+		t.Error("a total below a packet already received was accepted")
+	}
+	r.add(Packet{Seq: 1, Data: []byte("a")})
+	r.add(Packet{Seq: 2, Data: []byte("b")})
+	if _, err := r.add(Packet{Seq: 4, Total: 4, Data: []byte("d")}); err != nil || !r.complete() || string(r.bytes()) != "abcd" {
+		t.Errorf("complete %v, %q, %v", r.complete(), r.bytes(), err)
+	}
+	if _, err := r.add(Packet{Seq: 4, Total: 5}); err == nil {
+		t.Error("a changed total was accepted")
+	}
+}
+
+// TestSequencedControl: a packet flagged as sequenced control (0x40)
+// takes its place in the sequence but adds nothing to the reply.
+func TestSequencedControl(t *testing.T) {
+	fixedCID(t, 0x0c0c)
+	f := newFake(t, nil)
+	f.raw = [][]byte{
+		{7, 0x0c, 0x0c, 0, 1, 0, 0, 'a'},
+		{12, 0x0c, 0x0c, 0, 2, 0, 0, 0, 0, 0, 0, flagSeqControl, 'X', 'X'},
+		{7, 0x0c, 0x0c, 0, 3, 0, 3, 'b'},
+	}
+	f.start()
+	got, err := testSession(t, f, 10*time.Second).do(context.Background(), []byte("X\n"))
+	if err != nil || string(got) != "ab" {
+		t.Fatalf("%q, %v", got, err)
+	}
+}

@@ -1,0 +1,380 @@
+package prospero
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/fetchtest"
+)
+
+// stubs records the URLs other schemes' drivers were asked for and
+// answers each with a document of its URL, or an error for the URLs in
+// fail.
+type stubs struct {
+	mu   sync.Mutex
+	urls []string
+	fail map[string]bool
+}
+
+func (s *stubs) driver(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
+	u := req.URL.String()
+	s.mu.Lock()
+	s.urls = append(s.urls, u)
+	s.mu.Unlock()
+	if s.fail[req.URL.Scheme] {
+		return nil, req.Errorf(fetch.KindNetwork, "dial", "connection refused")
+	}
+	return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{
+		Body: io.NopCloser(strings.NewReader("content of " + u)), Size: -1}}, nil
+}
+
+func (s *stubs) fetched() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.urls...)
+}
+
+// client has the prospero driver and stubs for ftp, gopher, wais and
+// telnet, and allows the fake's port.
+func client(f *fakeServer, st *stubs, opts fetch.Options) *fetch.Client {
+	pol := &fetch.PortPolicy{}
+	pol.Allow(f.Port())
+	opts.Policy = pol
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = 10 * time.Second
+	}
+	c := fetch.NewClient(opts)
+	c.Register("prospero", New(Config{RetransmitInterval: 100 * time.Millisecond}))
+	for _, s := range []string{"ftp", "gopher", "wais", "telnet"} {
+		c.Register(s, fetch.DriverFunc(st.driver))
+	}
+	return c
+}
+
+func readAll(t *testing.T, res *fetch.Result) string {
+	t.Helper()
+	if res.Document == nil {
+		t.Fatalf("result is a %s, not a document", res.Kind)
+	}
+	b, err := io.ReadAll(res.Document.Body)
+	res.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func hp(f *fakeServer) string { return "127.0.0.1(" + strconv.Itoa(f.Port()) + ")" }
+
+// TestFetchThroughAFTP: the request is the three lines dirsrv's client
+// sends; the AFTP method becomes an ftp:// URL relative to the anonymous
+// root; nothing is fetched until the body is read (so --info fetches
+// nothing), and Meta lists every method with the chosen one marked.
+func TestFetchThroughAFTP(t *testing.T) {
+	f := newFake(t, tree(map[string]string{"/pub/file one": objectReply}, nil)).start()
+	st := &stubs{}
+	var trace []string
+	c := client(f, st, fetch.Options{Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) {
+		trace = append(trace, string(d)+" "+l)
+	})})
+	res, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//pub/file%20one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "VERSION 5 fetch\nAUTHENTICATE '' UNAUTHENTICATED anonymous\nGET-OBJECT-INFO #ALL ASCII '/pub/file one' 0\n"
+	if r := f.requests(); len(r) != 1 || r[0] != want {
+		t.Errorf("requests %q\nwant %q", r, want)
+	}
+	if got := st.fetched(); len(got) != 0 {
+		t.Errorf("fetched %v before the body was read", got)
+	}
+	m := res.Document.Meta
+	if m["prospero.chosen"] != "AFTP ftp://ftp.example:2121/pub/file%20one;type=i" ||
+		!strings.HasSuffix(m["prospero.method.01"], "[chosen]") || !strings.HasPrefix(m["prospero.method.02"], "PROSPERO-CONTENTS") ||
+		!strings.HasPrefix(m["prospero.method.03"], "LOCAL") {
+		t.Errorf("meta %v", m)
+	}
+	if body := readAll(t, res); body != "content of ftp://ftp.example:2121/pub/file%20one;type=i" {
+		t.Errorf("body %q", body)
+	}
+	if !strings.Contains(strings.Join(trace, "\n"), "* prospero: chose AFTP: ftp://ftp.example:2121/pub/file%20one;type=i") {
+		t.Errorf("trace does not name the chosen method:\n%s", strings.Join(trace, "\n"))
+	}
+}
+
+// TestPort25: a Prospero server cannot point the client at the SMTP
+// port: the ftp:// URL it names is refused by the policy, before any
+// connection.
+func TestPort25(t *testing.T) {
+	f := newFake(t, tree(map[string]string{
+		"/x": "ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFTP INTERNET-D 127.0.0.1(25) ASCII '/etc/passwd' BINARY\n",
+	}, nil)).start()
+	st := &stubs{}
+	res, err := client(f, st, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(res.Document.Body)
+	res.Close()
+	if !errors.Is(err, fetch.ErrPortRefused) || fetch.KindOf(err) != fetch.KindPolicy {
+		t.Errorf("error %v (kind %v), want a port refusal", err, fetch.KindOf(err))
+	}
+	if got := st.fetched(); len(got) != 0 {
+		t.Errorf("the ftp driver was asked for %v", got)
+	}
+}
+
+// TestFallback: when the chosen method fails, the next usable one is
+// tried; LOCAL and PROSPERO-CONTENTS are not.
+func TestFallback(t *testing.T) {
+	f := newFake(t, tree(map[string]string{
+		"/x": "ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE LOCAL '' '' '' ''\n" +
+			"ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFTP INTERNET-D f(2121) ASCII '/x' BINARY\n" +
+			"ATTRIBUTE OBJECT FIELD ACCESS-METHOD GOPHER INTERNET-D g(7070) ASCII 0'/x' TEXT\n",
+	}, nil)).start()
+	st := &stubs{fail: map[string]bool{"ftp": true}}
+	res, err := client(f, st, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := readAll(t, res); body != "content of gopher://g:7070/0/x" {
+		t.Errorf("body %q", body)
+	}
+	if got := strings.Join(st.fetched(), " "); got != "ftp://f:2121/x;type=i gopher://g:7070/0/x" {
+		t.Errorf("fetched %s", got)
+	}
+}
+
+// TestListing: an object with no access method is listed as a directory;
+// links to Prospero objects become prospero:// URLs, EXTERNAL links the
+// URL of the method cached with them.
+func TestListing(t *testing.T) {
+	f := newFake(t, nil)
+	dir := strings.NewReplacer("pros.example(1525)", hp(f), "pros.example", hp(f)).Replace(listReply)
+	f.answer = tree(nil, map[string]string{"/": dir})
+	f.start()
+	st := &stubs{}
+	res, err := client(f, st, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Listing == nil {
+		t.Fatalf("a %s, not a listing", res.Kind)
+	}
+	reqs := f.requests()
+	if len(reqs) != 2 || !strings.HasSuffix(reqs[1], "DIRECTORY ASCII '/'\nLIST ATTRIBUTES COMPONENTS\n") {
+		t.Errorf("requests %q", reqs)
+	}
+	var got []string
+	for _, e := range res.Listing.Entries {
+		got = append(got, string(e.Kind)+" "+e.Name+" "+e.URL)
+	}
+	want := []string{
+		"dir pub prospero://" + f.Addr + "//pub",
+		"file read me ftp://ftp.example:2121/pub/README;type=a",
+		"dir menu gopher://gopher.example:70/1/menu",
+		"file x prospero://" + f.Addr + "//x;OBJECT-VERSION=3",
+		"raw secret ",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	fetchtest.CheckEntryURLs(t, "listing", res.Listing)
+}
+
+func TestServerErrors(t *testing.T) {
+	f := newFake(t, tree(map[string]string{"/err": "ERROR unknown command 'X'\n", "/fail": "FAILURE SERVER-FAILED 'out of memory'\n"}, nil)).start()
+	c := client(f, &stubs{}, fetch.Options{})
+	cases := []struct {
+		path, want string
+		notFound   bool
+	}{
+		{"//nothing", `the server has no object "/nothing": server said FAILURE NOT-FOUND`, true},
+		{"/relative", `not authorized to read "relative" (dirsrv refuses names without a leading "/"`, false},
+		{"//err", "could not read the request: server said ERROR unknown command X", false},
+		{"//fail", "server said FAILURE SERVER-FAILED out of memory", false},
+	}
+	for _, k := range cases {
+		_, err := c.Fetch(context.Background(), "prospero://"+f.Addr+k.path)
+		if err == nil || fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), k.want) ||
+			errors.Is(err, fetch.ErrNotFound) != k.notFound {
+			t.Errorf("%s: %v (kind %v), want %q", k.path, err, fetch.KindOf(err), k.want)
+		}
+	}
+}
+
+// TestForwardLoop: FORWARDED pointing back at itself ends after maxDepth
+// requests.
+func TestForwardLoop(t *testing.T) {
+	f := newFake(t, nil)
+	f.answer = tree(map[string]string{"/loop": "FORWARDED INTERNET-D " + hp(f) + " ASCII '/loop' 0\n"}, nil)
+	f.start()
+	_, err := client(f, &stubs{}, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//loop")
+	if err == nil || !strings.Contains(err.Error(), "Prospero hops") {
+		t.Fatalf("error %v", err)
+	}
+	if n := len(f.requests()); n != maxDepth {
+		t.Errorf("%d requests, want %d", n, maxDepth)
+	}
+}
+
+// TestContents: a file offered only through PROSPERO-CONTENTS and LOCAL
+// is read from its CONTENTS attribute.
+func TestContents(t *testing.T) {
+	f := newFake(t, tree(map[string]string{
+		"/c":          "ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE PROSPERO-CONTENTS '' '' '' ''\nATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE LOCAL '' '' '' ''\n",
+		"/c#CONTENTS": "ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA 'line one\nit''s line two\n'\n",
+	}, nil)).start()
+	res, err := client(f, &stubs{}, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// nothing more is asked until the body is read (--info)
+	if n := len(f.requests()); n != 1 || !strings.HasSuffix(res.Document.Meta["prospero.method.01"], "[chosen]") {
+		t.Errorf("%d requests before reading; meta %v", n, res.Document.Meta)
+	}
+	if body := readAll(t, res); body != "line one\nit's line two\n" {
+		t.Errorf("body %q", body)
+	}
+}
+
+// TestVersionForms: RFC 1738's ;OBJECT-VERSION= and the 1993 draft's %00
+// both send the version; other fields are not sent.
+func TestVersionForms(t *testing.T) {
+	f := newFake(t, tree(map[string]string{"/x": "ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFTP '' f '' '' BINARY\n"}, nil)).start()
+	c := client(f, &stubs{}, fetch.Options{})
+	for _, u := range []string{"//x;OBJECT-VERSION=12", "//x%0012", "//x%0012%00attr", "//x;OBJECT-VERSION=12;OTHER=y"} {
+		res, err := c.Fetch(context.Background(), "prospero://"+f.Addr+u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		res.Close()
+		r := f.requests()
+		if !strings.HasSuffix(r[len(r)-1], "GET-OBJECT-INFO #ALL ASCII '/x' 12\n") {
+			t.Errorf("%s sent %q", u, r[len(r)-1])
+		}
+	}
+	for _, u := range []string{"//x%0012;OBJECT-VERSION=13", "//x;OBJECT-VERSION=-1", "//x%00a"} {
+		if _, err := c.Fetch(context.Background(), "prospero://"+f.Addr+u); fetch.KindOf(err) != fetch.KindMalformed {
+			t.Errorf("%s: %v, want a malformed-URL error", u, err)
+		}
+	}
+}
+
+// TestLineSafety: a decoded CR, LF or NUL in the hsoname is refused
+// before anything is sent.
+func TestLineSafety(t *testing.T) {
+	f := newFake(t, tree(nil, nil)).start()
+	c := client(f, &stubs{}, fetch.Options{})
+	for _, bad := range []string{"%0D", "%0A", "%00"} {
+		_, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//a"+bad+"b")
+		if bad == "%00" {
+			// %00 is the 1993 draft's version separator: "b" is no version
+			if fetch.KindOf(err) != fetch.KindMalformed {
+				t.Errorf("%s: %v", bad, err)
+			}
+			continue
+		}
+		if !errors.Is(err, fetch.ErrUnsafeLine) || fetch.KindOf(err) != fetch.KindPolicy {
+			t.Errorf("%s: %v, want a line-safety refusal", bad, err)
+		}
+	}
+	if n := len(f.fromClient()); n != 0 {
+		t.Errorf("%d datagrams reached the server", n)
+	}
+}
+
+// TestSOCKSRefused: UDP cannot go through a SOCKS dialer; the driver says
+// so rather than bypass it.
+func TestSOCKSRefused(t *testing.T) {
+	f := newFake(t, tree(nil, nil)).start()
+	c := client(f, &stubs{}, fetch.Options{Dialer: fetchtest.NewPipeDialer(nil)})
+	_, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+	if fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(err.Error(), "UDP") {
+		t.Errorf("error %v", err)
+	}
+	if n := len(f.fromClient()); n != 0 {
+		t.Errorf("%d datagrams sent around the proxy", n)
+	}
+}
+
+// TestDefaultPort: a URL without a port asks UDP port 1525.
+func TestDefaultPort(t *testing.T) {
+	var mu sync.Mutex
+	var trace []string
+	c := fetch.NewClient(fetch.Options{IdleTimeout: 300 * time.Millisecond, Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) {
+		mu.Lock()
+		trace = append(trace, l)
+		mu.Unlock()
+	})})
+	c.Register("prospero", New(Config{}))
+	if c.DefaultPortOf("prospero") != 1525 {
+		t.Errorf("default port %d", c.DefaultPortOf("prospero"))
+	}
+	c.Fetch(context.Background(), "prospero://127.0.0.1//x")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(trace) == 0 || trace[0] != "ARDP over UDP to 127.0.0.1:1525" {
+		t.Errorf("trace %q", trace)
+	}
+}
+
+// TestAllowPort: a port the policy refuses (6000, X11) is asked only
+// with --allow-port.
+func TestAllowPort(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		var mu sync.Mutex
+		var trace []string
+		pol := &fetch.PortPolicy{}
+		if allow {
+			pol.Allow(6000)
+		}
+		c := fetch.NewClient(fetch.Options{Policy: pol, IdleTimeout: 300 * time.Millisecond, Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) {
+			mu.Lock()
+			trace = append(trace, l)
+			mu.Unlock()
+		})})
+		c.Register("prospero", New(Config{}))
+		_, err := c.Fetch(context.Background(), "prospero://127.0.0.1:6000//x")
+		mu.Lock()
+		asked := len(trace) > 0 && trace[0] == "ARDP over UDP to 127.0.0.1:6000"
+		mu.Unlock()
+		if allow != asked || errors.Is(err, fetch.ErrPortRefused) == allow {
+			t.Errorf("allow %v: asked %v, error %v", allow, asked, err)
+		}
+	}
+}
+
+// TestFallbackToContents: dirsrv lists PROSPERO-CONTENTS and LOCAL first
+// and its own AFTP method (for files under its anonymous FTP area) after
+// them; when that FTP server cannot be reached, the bytes come through
+// CONTENTS.
+func TestFallbackToContents(t *testing.T) {
+	f := newFake(t, tree(map[string]string{
+		"/pub/f": "ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE PROSPERO-CONTENTS '' '' '' ''\n" +
+			"ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE LOCAL '' '' '' ''\n" +
+			"ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE AFTP INTERNET-D pros.example ASCII '/pub/f' BINARY\n",
+		"/pub/f#CONTENTS": "ATTRIBUTE OBJECT INTRINSIC CONTENTS SEQUENCE DATA bytes\n",
+	}, nil)).start()
+	st := &stubs{fail: map[string]bool{"ftp": true}}
+	res, err := client(f, st, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//pub/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Document.Meta["prospero.chosen"] != "AFTP ftp://pros.example/pub/f;type=i" {
+		t.Errorf("meta %v", res.Document.Meta)
+	}
+	if body := readAll(t, res); body != "bytes" {
+		t.Errorf("body %q", body)
+	}
+	if got := st.fetched(); len(got) != 1 {
+		t.Errorf("fetched %v", got)
+	}
+}

@@ -1,0 +1,220 @@
+package prospero
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// Retransmission: ARDP's client waits 4 s and doubles the wait on every
+// retry (ARDP_BACKOFF). We start sooner, since a lost packet on a quiet
+// network is better noticed in a second, and keep doubling up to maxRTO;
+// the whole exchange still ends when no packet of the reply has arrived
+// for the request's idle timeout.
+const (
+	defaultRTO = time.Second
+	maxRTO     = 8 * time.Second
+	// maxBadPackets ends an exchange flooded with datagrams that are not
+	// ARDP, rather than waiting out the idle timeout.
+	maxBadPackets = 1000
+)
+
+// session is one client UDP socket, on which a fetch sends its requests
+// to one server and reads the replies. The socket is not connected: dirsrv
+// may answer from another port than the one the request went to (it sends
+// from its privileged port), so replies are matched on the connection id
+// and the server's address, not on the port.
+type session struct {
+	conn   *net.UDPConn
+	server *net.UDPAddr
+	idle   time.Duration
+	rto    time.Duration
+	max    int // largest reply, octets
+	trace  func(fetch.Direction, string)
+	stop   func() bool
+}
+
+// openSession opens the socket for talking to server. A loopback server
+// gets a socket bound to loopback; any other one an unspecified address of
+// its family. The socket closes when ctx ends.
+func openSession(ctx context.Context, server *net.UDPAddr, idle, rto time.Duration, max int, trace func(fetch.Direction, string)) (*session, error) {
+	var local *net.UDPAddr
+	switch {
+	case server.IP.IsLoopback() && server.IP.To4() != nil:
+		local = &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}
+	case server.IP.IsLoopback():
+		local = &net.UDPAddr{IP: net.IPv6loopback}
+	case server.IP.To4() != nil:
+		local = &net.UDPAddr{IP: net.IPv4zero}
+	default:
+		local = &net.UDPAddr{IP: net.IPv6unspecified}
+	}
+	network := "udp4"
+	if server.IP.To4() == nil {
+		network = "udp6"
+	}
+	c, err := net.ListenUDP(network, local)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{conn: c, server: server, idle: idle, rto: rto, max: max, trace: trace}
+	s.stop = context.AfterFunc(ctx, func() { c.Close() })
+	return s, nil
+}
+
+func (s *session) Close() error {
+	s.stop()
+	return s.conn.Close()
+}
+
+// cidSource gives connection ids; tests replace it to make packets
+// reproducible.
+var cidSource = newCID
+
+// newCID picks a random non-zero connection id.
+func newCID() uint16 {
+	var b [2]byte
+	for {
+		rand.Read(b[:])
+		if id := binary.BigEndian.Uint16(b[:]); id != 0 {
+			return id
+		}
+	}
+}
+
+// exchangeError classifies a failed exchange.
+func exchangeError(k fetch.Kind, format string, args ...any) error {
+	return &fetch.Error{Kind: k, Op: "ARDP", Offset: -1, Err: fmt.Errorf(format, args...)}
+}
+
+// do sends request (one packet's worth of text) and returns the whole
+// reply. It acknowledges whenever the server asks (at the end of each
+// window), sends the request again with the packets received so far
+// acknowledged when nothing arrives for the retransmission interval
+// (doubling it each time, resetting it on progress), drops duplicates and
+// packets of other connections, and gives up when no new packet has
+// arrived for the idle timeout.
+func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
+	if len(request) > maxRequestData {
+		return nil, exchangeError(fetch.KindPolicy, "request of %d octets does not fit in one ARDP packet (%d)", len(request), maxRequestData)
+	}
+	cid := cidSource()
+	ra := newReassembly(s.max)
+	send := func(b []byte) error {
+		_, err := s.conn.WriteToUDP(b, s.server)
+		return err
+	}
+	if err := send(EncodeRequest(cid, 0, request)); err != nil {
+		return nil, s.netErr(ctx, err)
+	}
+	rto := s.rto
+	now := time.Now()
+	lastHeard, nextRetry := now, now.Add(rto)
+	var lastBad error
+	bad := 0
+	buf := make([]byte, maxDatagram)
+	for !ra.complete() {
+		deadline := earliest(nextRetry, lastHeard.Add(s.idle))
+		if d, ok := ctx.Deadline(); ok {
+			deadline = earliest(deadline, d)
+		}
+		s.conn.SetReadDeadline(deadline)
+		n, from, err := s.conn.ReadFromUDP(buf)
+		now := time.Now()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, s.netErr(ctx, ctx.Err())
+			}
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil, s.netErr(ctx, err)
+			}
+			if !now.Before(lastHeard.Add(s.idle)) {
+				msg := "no reply"
+				if ra.thru > 0 || len(ra.got) > 0 {
+					msg = fmt.Sprintf("reply stalled after %d packets", ra.thru)
+				}
+				if lastBad != nil {
+					msg += fmt.Sprintf(" (last datagram: %v)", lastBad)
+				}
+				return nil, exchangeError(fetch.KindNetwork, "%w: %s from %s within %v", fetch.ErrTimeout, msg, s.server, s.idle)
+			}
+			if !now.Before(nextRetry) {
+				s.trace(fetch.DirInfo, fmt.Sprintf("ardp: no packet for %v; sending the request again (received through %d)", rto, ra.thru))
+				if err := send(EncodeRequest(cid, ra.thru, request)); err != nil {
+					return nil, s.netErr(ctx, err)
+				}
+				rto = min(2*rto, maxRTO)
+				nextRetry = now.Add(rto)
+			}
+			continue
+		}
+		if !from.IP.Equal(s.server.IP) {
+			continue // not the server: matched on its address, any port
+		}
+		p, err := DecodePacket(buf[:n])
+		if err != nil {
+			lastBad = err
+			if bad++; bad > maxBadPackets {
+				return nil, exchangeError(fetch.KindServer, "%d datagrams that are not ARDP from %s: %w", bad, s.server, err)
+			}
+			continue
+		}
+		if p.CID != cid {
+			continue // a late packet of an earlier request
+		}
+		switch p.Option {
+		case optRefused:
+			return nil, exchangeError(fetch.KindServer, "the server refused the request (ARDP option 1)")
+		case optRedirect:
+			return nil, exchangeError(fetch.KindServer, "the server redirected the request to %v:%d; redirects are not followed",
+				net.IP(p.Redirect[:4]), binary.BigEndian.Uint16(p.Redirect[4:]))
+		}
+		lastHeard = now
+		if p.HasWait && p.Wait > 0 {
+			// The server asks for patience (queued request): no retry
+			// until then, within the idle timeout.
+			nextRetry = now.Add(min(time.Duration(p.Wait)*time.Second, s.idle))
+		}
+		if p.Seq == 0 {
+			continue // unsequenced control packet
+		}
+		if p.Flags&flagSeqControl != 0 {
+			p.Data = nil // a sequenced control packet holds its place, no data
+		}
+		progress, err := ra.add(p)
+		if err != nil {
+			return nil, exchangeError(fetch.KindServer, "%w", err)
+		}
+		if progress {
+			rto = s.rto
+			nextRetry = now.Add(rto)
+		}
+		if p.Flags&flagAckRequested != 0 {
+			if err := send(EncodeAck(cid, ra.thru)); err != nil {
+				return nil, s.netErr(ctx, err)
+			}
+		}
+	}
+	return ra.bytes(), nil
+}
+
+func (s *session) netErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: "ARDP " + s.server.String(), Offset: -1, Err: err}
+}
+
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}

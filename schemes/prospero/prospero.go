@@ -1,0 +1,572 @@
+// Package prospero is the driver for prospero:// URLs (RFC 1738 §3.11):
+// it asks a Prospero directory server, over ARDP on UDP, how an object is
+// reached, and fetches it through the access method the server names.
+//
+// URL grammar, every part %-decoded before it is sent:
+//
+//	prospero://<host>:<port>/<hsoname>;<field>=<value>...   (RFC 1738 §3.11)
+//	prospero://<host>:<port>/<hsoname>%00<version>%00<attribute>...   (1993 draft)
+//
+// The port is 1525 by default. hsonames of dirsrv begin with "/", so its
+// URLs carry a double slash: prospero://host//pub/file names "/pub/file".
+// The version is ";OBJECT-VERSION=n" or the text after the first "%00";
+// 0 (the current version) when neither is given. Other fields and
+// attributes are accepted and not sent (the trace says so).
+//
+// The access algorithm (Prospero protocol v5):
+//
+//  1. One request of three lines: "VERSION 5 fetch"; AUTHENTICATE with
+//     empty options, UNAUTHENTICATED and the principal; "GET-OBJECT-INFO
+//     #ALL ASCII <hsoname> <version>".
+//  2. FORWARDED: the object moved; its new prospero:// URL is fetched
+//     (at most maxDepth Prospero hops in all, so a loop ends).
+//  3. Each ACCESS-METHOD attribute is mapped to a URL (see mapMethod);
+//     the first that maps, in the server's order, is chosen. dirsrv appends
+//     PROSPERO-CONTENTS and LOCAL methods to every file: they are used only
+//     when nothing else is (LOCAL never).
+//  4. A document is fetched through the chosen URL with the same client,
+//     under that scheme's own port policy, when its Body is first read, so
+//     `fetch --info` shows every method (Document.Meta, the chosen one
+//     marked) without fetching. If the chosen method fails, the next ones
+//     are tried in turn. A listing or session method is fetched at once.
+//  5. A file with no usable method but PROSPERO-CONTENTS (which dirsrv
+//     offers for files only) is read with "GET-OBJECT-INFO CONTENTS".
+//  6. Any other object is read as a directory: "DIRECTORY ASCII
+//     <hsoname>", "LIST ATTRIBUTES COMPONENTS"; each link becomes an entry
+//     whose URL is prospero:// (or, for an EXTERNAL link, the URL of the
+//     access method cached with it in the listing).
+//
+// FAILURE NOT-FOUND is fetch.ErrNotFound (exit 6); FAILURE NOT-AUTHORIZED,
+// other FAILUREs and ERROR are server errors carrying the server's text.
+//
+// ARDP runs on an unconnected UDP socket of this package (fetch.Request.Dial
+// is TCP only): replies may come from another port of the server. A SOCKS
+// dialer (Options.Dialer) cannot carry UDP, and the driver refuses rather
+// than bypass it. Per-request inputs: none.
+package prospero
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// DefaultPort is Prospero's port (RFC 1738 §3.11).
+const DefaultPort = 1525
+
+// Limits.
+const (
+	// maxReply bounds one reply in memory (a listing, a CONTENTS value).
+	maxReply = 64 << 20
+	// maxDepth bounds Prospero hops in one fetch: FORWARDED replies and
+	// methods that lead back to prospero:// URLs.
+	maxDepth = 8
+	// protocolVersion is the Prospero protocol spoken.
+	protocolVersion = 5
+	softwareID      = "fetch"
+)
+
+// Config holds the driver's settings.
+type Config struct {
+	// Principal is the name sent in AUTHENTICATE '' UNAUTHENTICATED;
+	// "anonymous" when empty (the local user's name is not disclosed).
+	Principal string
+	// RetransmitInterval is how long to wait for a reply packet before
+	// sending the request again (doubling each time); 1 s when zero.
+	RetransmitInterval time.Duration
+}
+
+// Driver fetches prospero URLs.
+type Driver struct{ cfg Config }
+
+var (
+	_ fetch.Driver        = (*Driver)(nil)
+	_ fetch.DefaultPorter = (*Driver)(nil)
+)
+
+// New returns a prospero driver.
+func New(cfg Config) *Driver {
+	if cfg.Principal == "" {
+		cfg.Principal = "anonymous"
+	}
+	if cfg.RetransmitInterval <= 0 {
+		cfg.RetransmitInterval = defaultRTO
+	}
+	return &Driver{cfg: cfg}
+}
+
+// DefaultPort is 1525.
+func (d *Driver) DefaultPort() int { return DefaultPort }
+
+type depthKey struct{}
+
+// target is what a prospero URL asks for.
+type target struct {
+	hsoname string
+	version string
+}
+
+// readURL reads the URL's view into the hsoname and version to send.
+func readURL(req *fetch.Request) (target, error) {
+	v, err := req.URL.Prospero()
+	if err != nil {
+		return target{}, err
+	}
+	t := target{hsoname: v.HSOName, version: v.Version}
+	for _, f := range v.Fields {
+		switch {
+		case strings.EqualFold(f.Name, "OBJECT-VERSION"):
+			if t.version != "" && t.version != f.Value {
+				return t, fieldErr(req, "field", "the version is given twice (%q and %q)", t.version, f.Value)
+			}
+			t.version = f.Value
+		default:
+			req.Trace(fetch.DirInfo, fmt.Sprintf("prospero: field %q=%q is not sent", f.Name, f.Value))
+		}
+	}
+	if t.version == "" {
+		t.version = "0"
+	}
+	if _, err := strconv.ParseUint(t.version, 10, 31); err != nil || strings.Trim(t.version, "0123456789") != "" {
+		return t, fieldErr(req, "version", "the object version %q is not a decimal number", t.version)
+	}
+	if t.hsoname == "" {
+		return t, fieldErr(req, "hsoname", "the URL names no object (prospero://host//path)")
+	}
+	if err := fetch.CheckLine("hsoname", t.hsoname); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+func fieldErr(req *fetch.Request, part, format string, args ...any) error {
+	return &fetch.Error{Kind: fetch.KindMalformed, Op: "prospero URL", URL: req.URL.Redacted(), Part: part, Offset: -1,
+		Err: fmt.Errorf(format, args...)}
+}
+
+// Fetch resolves the URL through the Prospero server and fetches it.
+func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
+	t, err := readURL(req)
+	if err != nil {
+		return nil, err
+	}
+	depth, _ := ctx.Value(depthKey{}).(int)
+	if depth >= maxDepth {
+		return nil, req.Errorf(fetch.KindServer, "resolve", "more than %d Prospero hops (FORWARDED or methods leading back to Prospero): a loop?", maxDepth)
+	}
+	ctx = context.WithValue(ctx, depthKey{}, depth+1)
+	if req.Options.Dialer != nil {
+		return nil, req.Errorf(fetch.KindPolicy, "dial", "prospero speaks UDP, which the configured proxy dialer (SOCKS) cannot carry; refusing to bypass it")
+	}
+	s, err := d.open(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	o := origin{host: req.URL.Host, hsoname: t.hsoname}
+
+	rep, err := d.ask(ctx, req, s, "GET-OBJECT-INFO #ALL ASCII "+quote(t.hsoname)+" "+t.version)
+	if err != nil {
+		return nil, d.failure(req, "GET-OBJECT-INFO", t, err)
+	}
+	if rep.Forwarded != nil {
+		return d.forward(ctx, req, rep.Forwarded)
+	}
+	ms := resolveMethods(accessMethods(rep.Attrs), o)
+	for _, m := range ms {
+		req.Trace(fetch.DirInfo, "prospero: method "+m.String())
+	}
+	if i := chosen(ms); i >= 0 {
+		return d.follow(ctx, req, t, ms, i)
+	}
+
+	// No method to follow. dirsrv offers PROSPERO-CONTENTS for files
+	// only: their bytes come through Prospero itself. Anything else is
+	// read as a directory.
+	if offersContents(ms) {
+		return d.contents(ctx, req, t, ms)
+	}
+	list, err := d.ask(ctx, req, s, "DIRECTORY ASCII "+quote(t.hsoname)+"\nLIST ATTRIBUTES COMPONENTS")
+	if re, ok := err.(*ReplyError); ok && re.Code == "NOT-A-DIRECTORY" {
+		return nil, noMethod(req, ms)
+	}
+	if err != nil {
+		return nil, d.failure(req, "LIST", t, err)
+	}
+	if list.Forwarded != nil {
+		return d.forward(ctx, req, list.Forwarded)
+	}
+	return &fetch.Result{Kind: fetch.KindListing, Listing: d.listing(req, t, list)}, nil
+}
+
+// open resolves the server's address and opens the UDP session.
+func (d *Driver) open(ctx context.Context, req *fetch.Request) (*session, error) {
+	port := req.URL.PortOr(DefaultPort)
+	host := req.URL.Host
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		rctx, cancel := context.WithTimeout(ctx, dialTimeout(req))
+		ips, lerr := net.DefaultResolver.LookupNetIP(rctx, "ip", host)
+		cancel()
+		if lerr != nil || len(ips) == 0 {
+			if lerr == nil {
+				lerr = fmt.Errorf("no address for %s", host)
+			}
+			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "resolve " + host, URL: req.URL.Redacted(), Offset: -1, Err: lerr}
+		}
+		addr = ips[0]
+		for _, ip := range ips {
+			if ip.Is4() || ip.Is4In6() {
+				addr = ip
+				break
+			}
+		}
+	}
+	server := net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr.Unmap(), uint16(port)))
+	req.Trace(fetch.DirInfo, "ARDP over UDP to "+server.String())
+	s, err := openSession(ctx, server, req.Options.Idle(), d.cfg.RetransmitInterval, maxReply, req.Trace)
+	if err != nil {
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "open UDP socket", URL: req.URL.Redacted(), Offset: -1, Err: err}
+	}
+	return s, nil
+}
+
+func dialTimeout(req *fetch.Request) time.Duration {
+	if req.Options.DialTimeout > 0 {
+		return req.Options.DialTimeout
+	}
+	return fetch.DefaultDialTimeout
+}
+
+// ask sends the request header and command lines as one ARDP message and
+// parses the reply. A FAILURE or ERROR comes back as *ReplyError.
+func (d *Driver) ask(ctx context.Context, req *fetch.Request, s *session, commands string) (*Reply, error) {
+	text := requestText(d.cfg.Principal, commands)
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		req.Trace(fetch.DirSent, l)
+	}
+	raw, err := s.do(ctx, []byte(text))
+	if err != nil {
+		if fe, ok := err.(*fetch.Error); ok && fe.URL == "" {
+			fe.URL = req.URL.Redacted()
+		}
+		return nil, err
+	}
+	lines, err := splitReply(raw)
+	if err != nil {
+		return nil, req.Errorf(fetch.KindServer, "reply", "%v", err)
+	}
+	for i, l := range lines {
+		if i == 200 {
+			req.Trace(fetch.DirReceived, fmt.Sprintf("(%d more lines)", len(lines)-i))
+			break
+		}
+		req.Trace(fetch.DirReceived, l.String())
+	}
+	rep, err := parseReply(lines)
+	if err != nil {
+		if _, ok := err.(*ReplyError); ok {
+			return rep, err
+		}
+		return nil, req.Errorf(fetch.KindServer, "reply", "%v", err)
+	}
+	for _, w := range rep.Warnings {
+		req.Trace(fetch.DirInfo, "warning: prospero server: "+w)
+	}
+	return rep, nil
+}
+
+// requestText is one message: the version and authentication header
+// every request of dirsrv's own client starts with, then the commands.
+func requestText(principal, commands string) string {
+	return fmt.Sprintf("VERSION %d %s\nAUTHENTICATE '' UNAUTHENTICATED %s\n%s\n",
+		protocolVersion, softwareID, quote(principal), commands)
+}
+
+// failure turns a failed request into the error a caller can act on.
+func (d *Driver) failure(req *fetch.Request, op string, t target, err error) error {
+	re, ok := err.(*ReplyError)
+	if !ok {
+		return err
+	}
+	e := &fetch.Error{Kind: fetch.KindServer, Op: op, URL: req.URL.Redacted(), Part: "hsoname", Offset: -1, Reply: re.Error()}
+	switch {
+	case re.Word == "FAILURE" && re.Code == "NOT-FOUND":
+		e.Err = fmt.Errorf("%w: the server has no object %q", fetch.ErrNotFound, t.hsoname)
+	case re.Word == "FAILURE" && re.Code == "NOT-AUTHORIZED":
+		why := "not authorized to read " + strconv.Quote(t.hsoname)
+		if !strings.HasPrefix(t.hsoname, "/") {
+			why += ` (dirsrv refuses names without a leading "/": write prospero://host//name)`
+		}
+		e.Err = fmt.Errorf("%s", why)
+	case re.Word == "FAILURE":
+		e.Err = fmt.Errorf("the server failed the request")
+	default:
+		e.Part = ""
+		e.Err = fmt.Errorf("the server could not read the request")
+	}
+	return e
+}
+
+func noMethod(req *fetch.Request, ms []Method) error {
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.Name())
+	}
+	offered := "none"
+	if len(names) > 0 {
+		offered = strings.Join(names, ", ")
+	}
+	return req.Errorf(fetch.KindServer, "resolve", "no access method this client can follow (offered: %s), and not a directory", offered)
+}
+
+// forward fetches the object where a FORWARDED reply says it went.
+func (d *Driver) forward(ctx context.Context, req *fetch.Request, f *Link) (*fetch.Result, error) {
+	u, err := linkURL(f, req.URL.Host)
+	if err != nil {
+		return nil, req.Errorf(fetch.KindServer, "FORWARDED", "%v", err)
+	}
+	req.Trace(fetch.DirInfo, "prospero: forwarded to "+u)
+	pu, err := fetch.Parse(u)
+	if err != nil {
+		return nil, req.Errorf(fetch.KindServer, "FORWARDED", "%v", err)
+	}
+	return fetchVia(ctx, req, pu)
+}
+
+// fetchVia fetches u, the URL a Prospero object resolved to, with the
+// same client and the per-request inputs of req (an offset to resume
+// from, limits, the tracer), under u's own scheme and port policy.
+func fetchVia(ctx context.Context, req *fetch.Request, u *fetch.URL) (*fetch.Result, error) {
+	next := *req
+	next.URL = u
+	return req.Client.Do(ctx, &next)
+}
+
+// follow fetches the chosen method: a document when its Body is first
+// read, anything else now.
+func (d *Driver) follow(ctx context.Context, req *fetch.Request, t target, ms []Method, i int) (*fetch.Result, error) {
+	m := ms[i]
+	req.Trace(fetch.DirInfo, fmt.Sprintf("prospero: chose %s: %s", m.Name(), m.URL))
+	if m.Kind != fetch.KindDocument {
+		u, _ := fetch.Parse(m.URL)
+		return fetchVia(ctx, req, u)
+	}
+	meta := map[string]string{
+		"prospero.hsoname": t.hsoname,
+		"prospero.chosen":  m.Name() + " " + m.URL,
+	}
+	for k, m := range ms {
+		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = m.String()
+	}
+	body := &methodBody{ctx: ctx, req: req, ms: ms, next: i}
+	if offersContents(ms) {
+		body.contents = d.readContents(ctx, req, t)
+	}
+	return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{Body: body, Size: -1, Meta: meta}}, nil
+}
+
+// methodBody fetches the chosen method's document on the first Read, and
+// falls back to the next usable methods, in order, when one fails, and
+// last to PROSPERO-CONTENTS when the server offered it.
+type methodBody struct {
+	ctx      context.Context
+	req      *fetch.Request
+	ms       []Method
+	contents func() (io.Reader, error)
+	next     int
+	res      *fetch.Result
+	rc       io.ReadCloser
+	err      error
+}
+
+func (b *methodBody) Read(p []byte) (int, error) {
+	if b.rc == nil && b.err == nil {
+		b.err = b.open()
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.rc.Read(p)
+}
+
+func (b *methodBody) open() error {
+	var first error
+	for ; b.next < len(b.ms); b.next++ {
+		m := b.ms[b.next]
+		if m.URL == "" || m.Kind != fetch.KindDocument {
+			continue
+		}
+		u, err := fetch.Parse(m.URL)
+		if err == nil {
+			var res *fetch.Result
+			res, err = fetchVia(b.ctx, b.req, u)
+			if err == nil && res.Document == nil {
+				res.Close()
+				err = b.req.Errorf(fetch.KindServer, m.Name(), "%s gave a %s, not a document", m.URL, res.Kind)
+			}
+			if err == nil {
+				b.res, b.rc = res, res.Document.Body
+				return nil
+			}
+		}
+		b.req.Trace(fetch.DirInfo, fmt.Sprintf("prospero: %s method failed: %v", m.Name(), err))
+		if first == nil {
+			first = err
+		}
+	}
+	if b.contents != nil {
+		b.req.Trace(fetch.DirInfo, "prospero: falling back to PROSPERO-CONTENTS")
+		r, err := b.contents()
+		if err == nil {
+			b.rc = io.NopCloser(r)
+			return nil
+		}
+		b.req.Trace(fetch.DirInfo, fmt.Sprintf("prospero: PROSPERO-CONTENTS failed: %v", err))
+	}
+	if first == nil {
+		first = b.req.Errorf(fetch.KindServer, "resolve", "no access method left to try")
+	}
+	return first
+}
+
+func (b *methodBody) Close() error {
+	if b.res != nil {
+		return b.res.Close()
+	}
+	if b.err == nil {
+		b.err = fmt.Errorf("body closed")
+	}
+	return nil
+}
+
+// contents returns a file whose only method is PROSPERO-CONTENTS: its
+// bytes are the CONTENTS attribute (DATA and the bytes), asked for in a
+// new request when the Body is first read, so --info asks nothing more.
+func (d *Driver) contents(ctx context.Context, req *fetch.Request, t target, ms []Method) (*fetch.Result, error) {
+	meta := map[string]string{"prospero.hsoname": t.hsoname, "prospero.chosen": "PROSPERO-CONTENTS"}
+	for k, m := range ms {
+		if strings.EqualFold(m.Name(), "PROSPERO-CONTENTS") {
+			ms[k].Chosen = true
+		}
+		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = ms[k].String()
+	}
+	req.Trace(fetch.DirInfo, "prospero: chose PROSPERO-CONTENTS")
+	body := &contentsBody{open: d.readContents(ctx, req, t)}
+	return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{Body: body, Size: -1, Meta: meta}}, nil
+}
+
+// readContents returns a function that asks for the CONTENTS attribute of
+// t in a request of its own and returns its bytes.
+func (d *Driver) readContents(ctx context.Context, req *fetch.Request, t target) func() (io.Reader, error) {
+	return func() (io.Reader, error) {
+		s, err := d.open(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		rep, err := d.ask(ctx, req, s, "GET-OBJECT-INFO CONTENTS ASCII "+quote(t.hsoname)+" "+t.version)
+		if err != nil {
+			return nil, d.failure(req, "GET-OBJECT-INFO CONTENTS", t, err)
+		}
+		for _, a := range rep.Attrs {
+			if a.Name == "CONTENTS" && len(a.Value) == 2 && a.Value[0] == "DATA" {
+				return strings.NewReader(a.Value[1]), nil
+			}
+		}
+		return nil, req.Errorf(fetch.KindServer, "GET-OBJECT-INFO CONTENTS", "the reply carries no CONTENTS DATA attribute")
+	}
+}
+
+// contentsBody reads what open returns, calling it on the first Read.
+type contentsBody struct {
+	open func() (io.Reader, error)
+	r    io.Reader
+	err  error
+}
+
+func (b *contentsBody) Read(p []byte) (int, error) {
+	if b.r == nil && b.err == nil {
+		b.r, b.err = b.open()
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.r.Read(p)
+}
+
+func (b *contentsBody) Close() error {
+	if b.r == nil && b.err == nil {
+		b.err = errors.New("body closed")
+	}
+	return nil
+}
+
+// listing turns a LIST reply into entries.
+func (d *Driver) listing(req *fetch.Request, t target, r *Reply) *fetch.Listing {
+	l := &fetch.Listing{Title: t.hsoname, Entries: make([]fetch.Entry, 0, len(r.Links))}
+	for _, k := range r.Links {
+		e := fetch.Entry{Name: k.Name, Size: -1, Type: k.Target}
+		switch {
+		case k.Target == "NULL" || k.Target == "SYMBOLIC":
+			e.Kind, e.Raw = fetch.EntryRaw, "LINK "+Line{k.Type, k.Target, k.Name, k.HostType, k.Host, k.NameType, k.HSOName, k.Version}.String()
+		case k.Target == "EXTERNAL":
+			ms := resolveMethods(accessMethods(k.Attrs), origin{host: k.Host, hsoname: k.HSOName})
+			if i := chosen(ms); i >= 0 {
+				e.URL, e.Description = ms[i].URL, ms[i].Name()+" method"
+				e.Kind = fetch.EntryFile
+				if ms[i].Kind == fetch.KindListing {
+					e.Kind = fetch.EntryDir
+				}
+			} else {
+				e.Kind, e.Raw = fetch.EntryRaw, "EXTERNAL link with no access method this client can follow"
+			}
+		default:
+			u, err := linkURL(&k, req.URL.Host)
+			if err != nil {
+				e.Kind, e.Raw = fetch.EntryRaw, err.Error()
+				break
+			}
+			e.URL, e.Kind = u, fetch.EntryFile
+			if strings.Contains(k.Target, "DIRECTORY") || k.Type == "U" {
+				e.Kind = fetch.EntryDir
+			}
+		}
+		l.Entries = append(l.Entries, e)
+	}
+	return l
+}
+
+// linkURL is the prospero:// URL of a link to a Prospero object.
+func linkURL(k *Link, defHost string) (string, error) {
+	host, port, err := splitHost(k.Host, defHost)
+	if err != nil {
+		return "", err
+	}
+	if k.HSOName == "" || strings.ContainsAny(k.HSOName, "\x00\r\n") {
+		return "", fmt.Errorf("link %q has an unusable hsoname", k.Name)
+	}
+	hp := host
+	if strings.Contains(host, ":") {
+		hp = "[" + host + "]"
+	}
+	if port != 0 && port != DefaultPort {
+		hp += ":" + strconv.Itoa(port)
+	}
+	u := "prospero://" + hp + "/" + fetch.Escape(k.HSOName, "/:@&=")
+	if k.Version != "" && k.Version != "0" {
+		u += ";OBJECT-VERSION=" + fetch.Escape(k.Version, "")
+	}
+	if _, err := fetch.Parse(u); err != nil {
+		return "", err
+	}
+	return u, nil
+}

@@ -1,0 +1,230 @@
+package prospero
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestQuote(t *testing.T) {
+	cases := map[string]string{
+		"":            "''",
+		"ASCII":       "ASCII",
+		"/pub/file":   "'/pub/file'",
+		"AFTP/pub":    "AFTP'/pub'", // quoting starts mid-token, as dirsrv writes it
+		"0/selector":  "0'/selector'",
+		"it's":        "it'''s'", // the quote is itself quoted
+		"it's /here":  "it'''s /here'",
+		"a b":         "a' b'",
+		"don't/stop":  "don'''t/stop'",
+		"'":           "''''",
+		"plus+comma,": "plus'+comma,'",
+	}
+	for in, want := range cases {
+		if got := quote(in); got != want {
+			t.Errorf("quote(%q) = %s, want %s", in, got, want)
+		}
+		// and back
+		lines, err := splitReply([]byte("X " + quote(in) + "\n"))
+		if err != nil || len(lines) != 1 || len(lines[0]) != 2 || lines[0][1] != in {
+			t.Errorf("split(quote(%q)) = %q, %v", in, lines, err)
+		}
+	}
+}
+
+func TestSplitReply(t *testing.T) {
+	cases := []struct {
+		in   string
+		want string // lines joined by " | ", tokens by ","
+	}{
+		{"A B\n", "A,B"},
+		{"A  B\tC\r\nD\n", "A,B,C | D"},
+		{"LINK  L FILE x\n", "LINK,L,FILE,x"}, // dirsrv's two spaces
+		{"X AFTP'/pub' 0'/selector' ''\n", "X,AFTP/pub,0/selector,"},
+		{"X 'it''s' ''''\n", "X,it's,'"},
+		{"X 'a\nb' c\n", "X,a\nb,c"}, // a quoted LF does not end the line
+		{"\n\nX\n\n", "X"},
+		{"X no-final-newline", "X,no-final-newline"},
+		{"X a''b\n", "X,ab"},
+	}
+	for _, c := range cases {
+		lines, err := splitReply([]byte(c.in))
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		var parts []string
+		for _, l := range lines {
+			parts = append(parts, strings.Join(l, ","))
+		}
+		if got := strings.Join(parts, " | "); got != c.want {
+			t.Errorf("%q: %q, want %q", c.in, got, c.want)
+		}
+	}
+	if _, err := splitReply([]byte("X 'open\n")); !errors.Is(err, errSyntax) {
+		t.Errorf("unterminated quote: %v", err)
+	}
+	if _, err := splitReply([]byte("X" + strings.Repeat(" a", maxLineTokens+1))); !errors.Is(err, errSyntax) {
+		t.Errorf("too many tokens: %v", err)
+	}
+}
+
+// dirsrv's reply to GET-OBJECT-INFO #ALL for a file: its FIELD method
+// without SEQUENCE, then the INTRINSIC ones it appends to every object.
+const objectReply = `ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFTP INTERNET-D ftp.example(2121) ASCII '/pub/file one' BINARY
+ATTRIBUTE OBJECT INTRINSIC SIZE SEQUENCE '12 bytes'
+ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE PROSPERO-CONTENTS '' '' '' ''
+ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE LOCAL '' '' '' ''
+`
+
+func TestParseObjectReply(t *testing.T) {
+	r := mustParse(t, objectReply)
+	ms := accessMethods(r.Attrs)
+	want := `[[AFTP INTERNET-D ftp.example(2121) ASCII /pub/file one BINARY] [PROSPERO-CONTENTS    ] [LOCAL    ]]`
+	if got := fmt.Sprint(ms); got != want {
+		t.Errorf("methods %s\nwant    %s", got, want)
+	}
+	if r.Attrs[0].Type != "" || r.Attrs[1].Type != "SEQUENCE" || r.Attrs[1].Value[0] != "12 bytes" {
+		t.Errorf("attributes %+v", r.Attrs)
+	}
+	// the newer FIELD form with its type is read the same way
+	r = mustParse(t, "ATTRIBUTE OBJECT FIELD ACCESS-METHOD SEQUENCE GOPHER '' h(70) '' 0'/x'\n")
+	if got := fmt.Sprint(accessMethods(r.Attrs)); got != "[[GOPHER  h(70)  0/x]]" {
+		t.Errorf("FIELD with SEQUENCE: %s", got)
+	}
+}
+
+// A listing: LINK lines with two spaces, EXTERNAL links followed by their
+// CACHED access method, a nested attribute that belongs to no link.
+const listReply = `LINK  L DIRECTORY pub INTERNET-D pros.example(1525) ASCII '/pub' 0
+LINK  L EXTERNAL 'read me' INTERNET-D ftp.example(2121) ASCII '/pub/README' 0
+ATTRIBUTE CACHED FIELD ACCESS-METHOD AFTP '' '' '' '' TEXT
+ATTRIBUTE> LINK FIELD ID SEQUENCE REMOTE 7
+LINK  L EXTERNAL menu INTERNET-D gopher.example(70) ASCII 1'/menu' 0
+ATTRIBUTE CACHED FIELD ACCESS-METHOD GOPHER '' '' '' ''
+LINK  L FILE x INTERNET-D pros.example ASCII '/x' 3
+LINK  L NULL secret NULL NULL NULL NULL 0
+`
+
+func TestParseListReply(t *testing.T) {
+	r := mustParse(t, listReply)
+	if len(r.Links) != 5 {
+		t.Fatalf("%d links", len(r.Links))
+	}
+	if k := r.Links[1]; k.Name != "read me" || k.Target != "EXTERNAL" || len(k.Attrs) != 1 || k.Attrs[0].AppliesTo != "CACHED" {
+		t.Errorf("external link %+v", k)
+	}
+}
+
+func TestParseFailures(t *testing.T) {
+	cases := map[string]string{
+		"FAILURE NOT-FOUND\n":                                   "FAILURE NOT-FOUND",
+		"FAILURE NOT-AUTHORIZED\n":                              "FAILURE NOT-AUTHORIZED",
+		"FAILURE SERVER-FAILED 'disk on fire'\n":                "FAILURE SERVER-FAILED disk on fire",
+		"ERROR Malformed input line: 'x'\n":                     "ERROR Malformed input line: x",
+		"VERSION-NOT-SUPPORTED TRY 5\n":                         "VERSION-NOT-SUPPORTED TRY 5",
+		"ATTRIBUTE OBJECT FIELD A x\nFAILURE NOT-A-DIRECTORY\n": "FAILURE NOT-A-DIRECTORY",
+	}
+	for in, want := range cases {
+		lines, _ := splitReply([]byte(in))
+		_, err := parseReply(lines)
+		var re *ReplyError
+		if !errors.As(err, &re) || re.Error() != want {
+			t.Errorf("%q: %v, want %s", in, err, want)
+		}
+	}
+	for _, bad := range []string{"ATTRIBUTE OBJECT\n", "ATTRIBUTE OBJECT WEIRD X\n", "LINK L FILE x\n", "ATTRIBUTE OBJECT INTRINSIC X\n", "FORWARDED a b\n"} {
+		lines, _ := splitReply([]byte(bad))
+		if _, err := parseReply(lines); !errors.Is(err, errSyntax) {
+			t.Errorf("%q: %v, want a syntax error", bad, err)
+		}
+	}
+	r := mustParse(t, "FORWARDED INTERNET-D new.example(1600) ASCII '/moved' 2\nNONE-FOUND\nWARNING MESSAGE hi\n")
+	if f := r.Forwarded; f == nil || f.Host != "new.example(1600)" || f.HSOName != "/moved" || f.Version != "2" || !r.NoneFound || len(r.Warnings) != 1 {
+		t.Errorf("%+v %+v", r, r.Forwarded)
+	}
+}
+
+func mustParse(t *testing.T, s string) *Reply {
+	t.Helper()
+	lines, err := splitReply([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := parseReply(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestMapMethod(t *testing.T) {
+	o := origin{host: "pros.example", hsoname: "/the/object"}
+	cases := []struct {
+		in   string
+		url  string // "" when the method is not followed
+		kind string
+	}{
+		// the path is relative to the anonymous FTP root
+		{"AFTP INTERNET-D ftp.example(2121) ASCII '/pub/file one' BINARY", "ftp://ftp.example:2121/pub/file%20one;type=i", "document"},
+		{"AFTP INTERNET-D ftp.example ASCII '/a;b/c' TEXT", "ftp://ftp.example/a%3Bb/c;type=a", "document"},
+		{"AFTP INTERNET-D ftp.example ASCII '/pub' DIRECTORY", "ftp://ftp.example/pub/", "listing"},
+		// empty fields: the link's own host and name
+		{"AFTP '' '' '' '' BINARY", "ftp://pros.example/the/object;type=i", "document"},
+		{"FTP INTERNET-D h ASCII '/etc/motd' TEXT", "ftp://h/%2Fetc/motd;type=a", "document"},
+		{"GOPHER INTERNET-D g.example(7070) ASCII 0'/doc.txt' TEXT", "gopher://g.example:7070/0/doc.txt", "document"},
+		{"GOPHER INTERNET-D g.example ASCII 1'/Fun Stuff' ", "gopher://g.example/1/Fun%20Stuff", "listing"},
+		// a one-character sixth field is the item type; the name is the whole selector
+		{"GOPHER INTERNET-D g.example(150) ASCII '1/Fun Stuff/Pyro' 1", "gopher://g.example:150/11/Fun%20Stuff/Pyro", "listing"},
+		{"WAIS INTERNET-D w.example(2100) ASCII db", "wais://w.example:2100/db", "listing"},
+		{"TELNET INTERNET-D t.example(2323) ASCII '' ''", "telnet://t.example:2323/", "session"},
+		{"PROSPERO-CONTENTS '' '' '' ''", "", ""},
+		{"LOCAL '' '' ASCII /etc/passwd", "", ""},
+		{"NFS INTERNET-D h ASCII /x /fs", "", ""},
+		{"MAGIC a b c d", "", ""},
+		{"AFTP INTERNET-D h(0) ASCII /x BINARY", "", ""},
+		{"AFTP INTERNET-D h(70000) ASCII /x BINARY", "", ""},
+		{"AFTP INTERNET-D h(21 ASCII /x BINARY", "", ""},
+		{"AFTP INTERNET-D 'h h' ASCII /x BINARY", "", ""},
+		{"AFTP INTERNET-D h ASCII 'x\ny' BINARY", "", ""},
+		{"GOPHER INTERNET-D h ASCII '8user' ''", "", ""},
+		{"AFTP INTERNET-D h", "", ""},
+	}
+	for _, c := range cases {
+		lines, err := splitReply([]byte(c.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := mapMethod(lines[0], o)
+		if m.URL != c.url || string(m.Kind) != c.kind {
+			t.Errorf("%s:\n got %q (%s) %s\nwant %q (%s)", c.in, m.URL, m.Kind, m.Why, c.url, c.kind)
+		}
+		if m.URL == "" && m.Why == "" {
+			t.Errorf("%s: not followed and no reason given", c.in)
+		}
+	}
+}
+
+// TestChooseMethod: the first usable method in the server's order wins;
+// PROSPERO-CONTENTS and LOCAL, which dirsrv appends to every file, never
+// do while another one is usable.
+func TestChooseMethod(t *testing.T) {
+	offered := [][]string{
+		{"LOCAL", "", "", "", ""},
+		{"PROSPERO-CONTENTS", "", "", "", ""},
+		{"AFS", "", "", "ASCII", "/afs/x"},
+		{"GOPHER", "", "g(70)", "", "0/x"},
+		{"AFTP", "", "f", "", "/x", "BINARY"},
+	}
+	ms := resolveMethods(offered, origin{host: "p"})
+	if i := chosen(ms); i != 3 {
+		t.Errorf("chose %d (%v)", i, ms)
+	}
+	if !offersContents(ms) {
+		t.Error("PROSPERO-CONTENTS not seen")
+	}
+	if i := chosen(resolveMethods(offered[:3], origin{host: "p"})); i != -1 {
+		t.Errorf("chose %d among unusable methods", i)
+	}
+}

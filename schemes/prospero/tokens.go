@@ -1,0 +1,128 @@
+package prospero
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Prospero text (protocol v5 §"Spaces, quoting, and line-feeds"): lines
+// end at an unquoted LF; tokens are separated by unquoted spaces and tabs;
+// a single quote starts or ends quoting anywhere in a token (dirsrv
+// starts quoting at the first character that needs it, so "/pub" goes out
+// as "'/pub'" and "AFTP/pub" as "AFTP'/pub'"); inside quotes "''" is one
+// literal quote; "''" alone is the empty token.
+
+// Limits on a reply's text.
+const (
+	maxLineTokens = 4096
+)
+
+// errSyntax marks reply text the grammar cannot read.
+var errSyntax = errors.New("malformed Prospero reply")
+
+// quoteChars are the characters dirsrv's writer quotes: white space, the
+// quote, and "/", "+" and "," (which some commands give a meaning).
+const quoteChars = " \t\f\v\n\r/'+,"
+
+// quote writes s as one token the way dirsrv's own client does: quoting
+// starts at the first character that needs it and runs to the end of the
+// token; a quote inside is doubled; the empty string is two quotes.
+func quote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	i := strings.IndexAny(s, quoteChars)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	b.WriteByte('\'')
+	b.WriteString(strings.ReplaceAll(s[i:], "'", "''"))
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// Line is one line of a reply, split into unquoted tokens.
+type Line []string
+
+// String shows the line re-quoted, for traces and errors.
+func (l Line) String() string {
+	q := make([]string, len(l))
+	for i, t := range l {
+		q[i] = quote(t)
+	}
+	return strings.Join(q, " ")
+}
+
+// splitReply cuts a reply into lines of tokens. An unquoted CR is taken
+// for white space, so CR LF ends a line too; empty lines are dropped. A
+// quote left open at the end, or a line of more than maxLineTokens tokens,
+// is an error.
+func splitReply(b []byte) ([]Line, error) {
+	var (
+		lines  []Line
+		line   Line
+		tok    []byte
+		inTok  bool // a token has started (possibly empty, as in '')
+		quoted bool
+		lineNo = 1
+	)
+	endTok := func() error {
+		if inTok {
+			if len(line) >= maxLineTokens {
+				return fmt.Errorf("%w: line %d has more than %d tokens", errSyntax, lineNo, maxLineTokens)
+			}
+			line = append(line, string(tok))
+		}
+		tok, inTok = tok[:0], false
+		return nil
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if quoted {
+			if c == '\'' {
+				if i+1 < len(b) && b[i+1] == '\'' {
+					tok = append(tok, '\'')
+					i++
+					continue
+				}
+				quoted = false
+				continue
+			}
+			tok = append(tok, c)
+			continue
+		}
+		switch c {
+		case '\'':
+			quoted, inTok = true, true
+		case ' ', '\t', '\r', '\f', '\v':
+			if err := endTok(); err != nil {
+				return nil, err
+			}
+		case '\n':
+			if err := endTok(); err != nil {
+				return nil, err
+			}
+			if len(line) > 0 {
+				lines = append(lines, line)
+			}
+			line = nil
+			lineNo++
+		default:
+			tok = append(tok, c)
+			inTok = true
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("%w: a quote opened on line %d is never closed", errSyntax, lineNo)
+	}
+	if err := endTok(); err != nil {
+		return nil, err
+	}
+	if len(line) > 0 {
+		lines = append(lines, line)
+	}
+	return lines, nil
+}
