@@ -156,6 +156,32 @@ Flags: --tn3270-program, --allow-port
 
   fetch tn3270://127.0.0.1:2323/
 `,
+	"wais": `wais: URLs (RFC 1738 §3.9)
+
+  wais://host[:port]/database?words         a keyword search: lists documents by score
+  wais://host[:port]/database               the same, the words from --query (else asked)
+  wais://host[:port]/database/wtype/wpath   a document, retrieved slice by slice; the
+                                            wpath is the server's document id, as listed
+  --info on a document URL shows its headline, type and length without retrieving it;
+  --json listings carry score, length, types and the document id.
+
+Flags: --query, --info, --json, --max-size, -o, -O
+
+  fetch 'wais://127.0.0.1:18210/fetch-test?gopher'
+  fetch --query gopher wais://127.0.0.1:18210/fetch-test
+`,
+	"prospero": `prospero: URLs (RFC 1738 §3.11)
+
+  prospero://host[:port]//hsoname[;OBJECT-VERSION=n]   a Prospero object (hsonames start with "/")
+  The server (ARDP over UDP) names the object's access methods (AFTP, FTP, GOPHER,
+  WAIS, ...); the first usable one is fetched under its own scheme's port policy.
+  A directory lists its links as prospero: URLs. The 1993 draft's %00 form is read too.
+
+Flags: --info (every access method, the chosen one marked, nothing fetched), -o, -O, --timeout
+
+  fetch prospero://127.0.0.1:18525//pub/README
+  fetch --info prospero://127.0.0.1:18525//pub/README
+`,
 }
 
 func init() {
