@@ -103,7 +103,12 @@ func slices(t *testing.T, docid, doc []byte) func(int, *apdu.Search) []byte {
 			return textResponse(r.DocID, nil, apdu.Diagnostic{Code: "SF", Info: "Bad DocID in request"})
 		}
 		size := int64(len(doc))
-		if r.Start >= size {
+		switch {
+		case r.Start == size && size > 0:
+			// freeWAIS-sf: a slice starting at the very end gets an empty
+			// text and the diagnostic.
+			return textResponse(docid, []byte{}, outOfRange)
+		case r.Start >= size:
 			return textResponse(docid, nil, outOfRange)
 		}
 		if r.End > size {
