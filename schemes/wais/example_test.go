@@ -22,8 +22,14 @@ func ExampleDocumentPath() {
 
 // A client that searches WAIS databases and retrieves their documents.
 func ExampleNew() {
-	c := fetch.NewClient(fetch.Options{Query: "words for wais://host/db URLs"})
+	c := fetch.NewClient(fetch.Options{})
 	c.Register("wais", wais.New(wais.Config{}))
 	fmt.Println(c.Schemes(), c.DefaultPortOf("wais"))
-	// Output: [wais] 210
+	// The search words of a wais://host/db URL travel on its request.
+	req, _ := fetch.NewRequest("wais://wais.example.org/my%20db")
+	req.Query = "two words"
+	fmt.Println(req.URL, req.Query)
+	// Output:
+	// [wais] 210
+	// wais://wais.example.org/my%20db two words
 }
