@@ -35,10 +35,14 @@ type session struct {
 	conn   *net.UDPConn
 	server *net.UDPAddr
 	idle   time.Duration
-	rto    time.Duration
-	max    int // largest reply, octets
-	trace  func(fetch.Direction, string)
-	stop   func() bool
+	// first bounds the wait for the first packet of a reply, as the
+	// connect timeout bounds a TCP driver's connection: with no ICMP
+	// error reaching an unconnected socket, a closed port looks silent.
+	first time.Duration
+	rto   time.Duration
+	max   int // largest reply, octets
+	trace func(fetch.Direction, string)
+	stop  func() bool
 }
 
 // openSession opens the socket for talking to server. A loopback server
@@ -64,7 +68,7 @@ func openSession(ctx context.Context, server *net.UDPAddr, idle, rto time.Durati
 	if err != nil {
 		return nil, err
 	}
-	s := &session{conn: c, server: server, idle: idle, rto: rto, max: max, trace: trace}
+	s := &session{conn: c, server: server, idle: idle, first: idle, rto: rto, max: max, trace: trace}
 	s.stop = context.AfterFunc(ctx, func() { c.Close() })
 	return s, nil
 }
@@ -119,9 +123,14 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 	lastHeard, nextRetry := now, now.Add(rto)
 	var lastBad error
 	bad := 0
+	heard := false
 	buf := make([]byte, maxDatagram)
 	for !ra.complete() {
-		deadline := earliest(nextRetry, lastHeard.Add(s.idle))
+		limit := s.idle
+		if !heard {
+			limit = min(s.idle, s.first)
+		}
+		deadline := earliest(nextRetry, lastHeard.Add(limit))
 		if d, ok := ctx.Deadline(); ok {
 			deadline = earliest(deadline, d)
 		}
@@ -135,7 +144,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			if !errors.Is(err, os.ErrDeadlineExceeded) {
 				return nil, s.netErr(ctx, err)
 			}
-			if !now.Before(lastHeard.Add(s.idle)) {
+			if !now.Before(lastHeard.Add(limit)) {
 				msg := "no reply"
 				if ra.thru > 0 || len(ra.got) > 0 {
 					msg = fmt.Sprintf("reply stalled after %d packets", ra.thru)
@@ -143,7 +152,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 				if lastBad != nil {
 					msg += fmt.Sprintf(" (last datagram: %v)", lastBad)
 				}
-				return nil, exchangeError(fetch.KindNetwork, "%w: %s from %s within %v", fetch.ErrTimeout, msg, s.server, s.idle)
+				return nil, exchangeError(fetch.KindNetwork, "%w: %s from %s within %v", fetch.ErrTimeout, msg, s.server, limit)
 			}
 			if !now.Before(nextRetry) {
 				s.trace(fetch.DirInfo, fmt.Sprintf("ardp: no packet for %v; sending the request again (received through %d)", rto, ra.thru))
@@ -176,7 +185,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			return nil, exchangeError(fetch.KindServer, "the server redirected the request to %v:%d; redirects are not followed",
 				net.IP(p.Redirect[:4]), binary.BigEndian.Uint16(p.Redirect[4:]))
 		}
-		lastHeard = now
+		lastHeard, heard = now, true
 		if p.HasWait && p.Wait > 0 {
 			// The server asks for patience (queued request): no retry
 			// until then, within the idle timeout.
