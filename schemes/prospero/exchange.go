@@ -103,8 +103,9 @@ func exchangeError(k fetch.Kind, format string, args ...any) error {
 // window), sends the request again with the packets received so far
 // acknowledged when nothing arrives for the retransmission interval
 // (doubling it each time, resetting it on progress), drops duplicates and
-// packets of other connections, and gives up when no new packet has
-// arrived for the idle timeout.
+// packets of other connections, and gives up when no new packet (or
+// request to wait) has arrived for the idle timeout, or none at all
+// within the first-packet bound.
 func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 	if len(request) > maxRequestData {
 		return nil, exchangeError(fetch.KindPolicy, "request of %d octets does not fit in one ARDP packet (%d)", len(request), maxRequestData)
@@ -185,10 +186,11 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			return nil, exchangeError(fetch.KindServer, "the server redirected the request to %v:%d; redirects are not followed",
 				net.IP(p.Redirect[:4]), binary.BigEndian.Uint16(p.Redirect[4:]))
 		}
-		lastHeard, heard = now, true
+		heard = true
 		if p.HasWait && p.Wait > 0 {
 			// The server asks for patience (queued request): no retry
-			// until then, within the idle timeout.
+			// until then, within the idle timeout, which starts again.
+			lastHeard = now
 			nextRetry = now.Add(min(time.Duration(p.Wait)*time.Second, s.idle))
 		}
 		if p.Seq == 0 {
@@ -202,6 +204,9 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			return nil, exchangeError(fetch.KindServer, "%w", err)
 		}
 		if progress {
+			// only new packets count as life: a server repeating itself
+			// cannot hold the exchange open
+			lastHeard = now
 			rto = s.rto
 			nextRetry = now.Add(rto)
 		}
