@@ -53,6 +53,7 @@ func TestProsperoAFTP(t *testing.T) {
 		"//semi%3Bcolon.txt":         "semi;colon.txt",
 		"//prefer-aftp.txt":          "hello.txt", // an AFS method first: skipped
 		"//moved.txt":                "hello.txt", // FORWARDED
+		"//ftp-area/hello.txt":       "hello.txt", // AFTP after PROSPERO-CONTENTS and LOCAL
 	} {
 		u := "prospero://" + addr + hso
 		if got, want := fetchSHA(t, c, u), contentSHA(t, file); got != want {

@@ -16,7 +16,8 @@
 //   - LINK lines have two spaces after LINK; FIELD attributes leave out
 //     the SEQUENCE word that INTRINSIC ones carry;
 //   - every file gets PROSPERO-CONTENTS and LOCAL access methods with
-//     empty fields after its own;
+//     empty fields after its own, and a file of the anonymous FTP area an
+//     AFTP method after those;
 //   - EXTERNAL links carry their access method as a CACHED attribute in
 //     the listing;
 //   - a name without a leading "/" is FAILURE NOT-AUTHORIZED, an unknown
@@ -291,11 +292,14 @@ func tokenize(s string) ([][]string, error) {
 
 // object is one entry of the virtual tree.
 type object struct {
-	dir      bool
-	methods  [][]string // the object's own access methods (FIELD attributes)
-	contents string     // for PROSPERO-CONTENTS: a path in the content tree
-	forward  string     // FORWARDED to this hsoname on the same server
-	links    []link     // a directory's links
+	dir     bool
+	methods [][]string // the object's own access methods (FIELD attributes)
+	// aftp is the method dirsrv adds (INTRINSIC, after PROSPERO-CONTENTS
+	// and LOCAL) for a file under its anonymous FTP directory.
+	aftp     []string
+	contents string // for PROSPERO-CONTENTS: a path in the content tree
+	forward  string // FORWARDED to this hsoname on the same server
+	links    []link // a directory's links
 }
 
 type link struct {
@@ -336,6 +340,9 @@ func newTree(self, ftp, gopher, content string) *tree {
 	// only the methods dirsrv appends: read through CONTENTS
 	file("/contents-only.txt")
 	t.objects["/contents-only.txt"].contents = "/hello.txt"
+	// a file in the server's anonymous FTP area: the AFTP method comes
+	// after the two dirsrv adds to every file
+	t.objects["/ftp-area/hello.txt"] = &object{contents: "/hello.txt", aftp: aftp("/hello.txt", "BINARY")}
 	// a loop of forwarding pointers
 	t.objects["/loop"] = &object{forward: "/loop"}
 	t.objects["/moved.txt"] = &object{forward: "/hello.txt"}
@@ -440,6 +447,9 @@ func (t *tree) getObjectInfo(b *bytes.Buffer, attrs, name string) {
 	}
 	b.WriteString("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE PROSPERO-CONTENTS '' '' '' ''\n")
 	b.WriteString("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE LOCAL '' '' '' ''\n")
+	if o.aftp != nil {
+		b.WriteString("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE" + seq(o.aftp) + "\n")
+	}
 }
 
 func seq(v []string) string {

@@ -326,3 +326,41 @@ func TestSequencedControl(t *testing.T) {
 		t.Fatalf("%q, %v", got, err)
 	}
 }
+
+// TestRepeatingServer: a server that sends the same packet over and over
+// does not hold the exchange open past the idle timeout.
+func TestRepeatingServer(t *testing.T) {
+	fixedCID(t, 0x0d0d)
+	f := newFake(t, nil)
+	pkt := []byte{7, 0x0d, 0x0d, 0, 1, 0, 0, 'a'}
+	f.raw = [][]byte{pkt}
+	f.start()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				f.mu.Lock()
+				var to *net.UDPAddr
+				if len(f.received) > 0 {
+					to = f.from
+				}
+				f.mu.Unlock()
+				if to != nil {
+					f.out.WriteToUDP(pkt, to)
+				}
+			}
+		}
+	}()
+	start := time.Now()
+	_, err := testSession(t, f, 500*time.Millisecond).do(context.Background(), []byte("X\n"))
+	if !errors.Is(err, fetch.ErrTimeout) {
+		t.Errorf("error %v", err)
+	}
+	if took := time.Since(start); took > 500*time.Millisecond+3*time.Second {
+		t.Errorf("took %v", took)
+	}
+}

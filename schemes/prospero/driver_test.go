@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -376,5 +377,26 @@ func TestFallbackToContents(t *testing.T) {
 	}
 	if got := st.fetched(); len(got) != 1 {
 		t.Errorf("fetched %v", got)
+	}
+}
+
+// TestNoServer: nobody answers on the port: the fetch ends after the
+// connect timeout (the wait for a first packet), not the idle timeout.
+func TestNoServer(t *testing.T) {
+	c := fetch.NewClient(fetch.Options{DialTimeout: 300 * time.Millisecond, IdleTimeout: time.Minute})
+	c.Register("prospero", New(Config{}))
+	l, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.LocalAddr().(*net.UDPAddr).Port
+	l.Close() // a port nobody listens on
+	start := time.Now()
+	_, err = c.Fetch(context.Background(), "prospero://127.0.0.1:"+strconv.Itoa(port)+"//x")
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork {
+		t.Errorf("error %v", err)
+	}
+	if took := time.Since(start); took > 300*time.Millisecond+5*time.Second {
+		t.Errorf("took %v", took)
 	}
 }

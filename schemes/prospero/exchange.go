@@ -35,10 +35,14 @@ type session struct {
 	conn   *net.UDPConn
 	server *net.UDPAddr
 	idle   time.Duration
-	rto    time.Duration
-	max    int // largest reply, octets
-	trace  func(fetch.Direction, string)
-	stop   func() bool
+	// first bounds the wait for the first packet of a reply, as the
+	// connect timeout bounds a TCP driver's connection: with no ICMP
+	// error reaching an unconnected socket, a closed port looks silent.
+	first time.Duration
+	rto   time.Duration
+	max   int // largest reply, octets
+	trace func(fetch.Direction, string)
+	stop  func() bool
 }
 
 // openSession opens the socket for talking to server. A loopback server
@@ -64,7 +68,7 @@ func openSession(ctx context.Context, server *net.UDPAddr, idle, rto time.Durati
 	if err != nil {
 		return nil, err
 	}
-	s := &session{conn: c, server: server, idle: idle, rto: rto, max: max, trace: trace}
+	s := &session{conn: c, server: server, idle: idle, first: idle, rto: rto, max: max, trace: trace}
 	s.stop = context.AfterFunc(ctx, func() { c.Close() })
 	return s, nil
 }
@@ -99,8 +103,9 @@ func exchangeError(k fetch.Kind, format string, args ...any) error {
 // window), sends the request again with the packets received so far
 // acknowledged when nothing arrives for the retransmission interval
 // (doubling it each time, resetting it on progress), drops duplicates and
-// packets of other connections, and gives up when no new packet has
-// arrived for the idle timeout.
+// packets of other connections, and gives up when no new packet (or
+// request to wait) has arrived for the idle timeout, or none at all
+// within the first-packet bound.
 func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 	if len(request) > maxRequestData {
 		return nil, exchangeError(fetch.KindPolicy, "request of %d octets does not fit in one ARDP packet (%d)", len(request), maxRequestData)
@@ -119,9 +124,14 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 	lastHeard, nextRetry := now, now.Add(rto)
 	var lastBad error
 	bad := 0
+	heard := false
 	buf := make([]byte, maxDatagram)
 	for !ra.complete() {
-		deadline := earliest(nextRetry, lastHeard.Add(s.idle))
+		limit := s.idle
+		if !heard {
+			limit = min(s.idle, s.first)
+		}
+		deadline := earliest(nextRetry, lastHeard.Add(limit))
 		if d, ok := ctx.Deadline(); ok {
 			deadline = earliest(deadline, d)
 		}
@@ -135,7 +145,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			if !errors.Is(err, os.ErrDeadlineExceeded) {
 				return nil, s.netErr(ctx, err)
 			}
-			if !now.Before(lastHeard.Add(s.idle)) {
+			if !now.Before(lastHeard.Add(limit)) {
 				msg := "no reply"
 				if ra.thru > 0 || len(ra.got) > 0 {
 					msg = fmt.Sprintf("reply stalled after %d packets", ra.thru)
@@ -143,7 +153,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 				if lastBad != nil {
 					msg += fmt.Sprintf(" (last datagram: %v)", lastBad)
 				}
-				return nil, exchangeError(fetch.KindNetwork, "%w: %s from %s within %v", fetch.ErrTimeout, msg, s.server, s.idle)
+				return nil, exchangeError(fetch.KindNetwork, "%w: %s from %s within %v", fetch.ErrTimeout, msg, s.server, limit)
 			}
 			if !now.Before(nextRetry) {
 				s.trace(fetch.DirInfo, fmt.Sprintf("ardp: no packet for %v; sending the request again (received through %d)", rto, ra.thru))
@@ -176,10 +186,11 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			return nil, exchangeError(fetch.KindServer, "the server redirected the request to %v:%d; redirects are not followed",
 				net.IP(p.Redirect[:4]), binary.BigEndian.Uint16(p.Redirect[4:]))
 		}
-		lastHeard = now
+		heard = true
 		if p.HasWait && p.Wait > 0 {
 			// The server asks for patience (queued request): no retry
-			// until then, within the idle timeout.
+			// until then, within the idle timeout, which starts again.
+			lastHeard = now
 			nextRetry = now.Add(min(time.Duration(p.Wait)*time.Second, s.idle))
 		}
 		if p.Seq == 0 {
@@ -193,6 +204,9 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			return nil, exchangeError(fetch.KindServer, "%w", err)
 		}
 		if progress {
+			// only new packets count as life: a server repeating itself
+			// cannot hold the exchange open
+			lastHeard = now
 			rto = s.rto
 			nextRetry = now.Add(rto)
 		}

@@ -40,10 +40,11 @@ type fakeServer struct {
 	loseRequests int
 
 	mu       sync.Mutex
-	received [][]byte // every datagram from the client
-	sent     [][]byte // every packet sent
-	reqs     []string // request texts
-	log      []string // both directions, in order: headers in hex
+	received [][]byte     // every datagram from the client
+	sent     [][]byte     // every packet sent
+	reqs     []string     // request texts
+	log      []string     // both directions, in order: headers in hex
+	from     *net.UDPAddr // the client's address, once it has sent
 	state    map[string]*fakeReply
 	wg       sync.WaitGroup
 }
@@ -104,6 +105,7 @@ func (f *fakeServer) handle(b []byte, from *net.UDPAddr) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.received = append(f.received, b)
+	f.from = from
 	f.log = append(f.log, logLine("client", b))
 	if f.silent || len(b) < 9 {
 		return

@@ -236,6 +236,7 @@ func (d *Driver) open(ctx context.Context, req *fetch.Request) (*session, error)
 	if err != nil {
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "open UDP socket", URL: req.URL.Redacted(), Offset: -1, Err: err}
 	}
+	s.first = dialTimeout(req)
 	return s, nil
 }
 
