@@ -150,10 +150,11 @@ func (o *options) check() error {
 	if len(o.outputs) > 0 && o.remoteName {
 		return errors.New("-o and -O cannot be used together")
 	}
+	template := len(o.outputs) == 1 && isTemplate(o.outputs[0])
 	if len(o.outputs) > len(o.urls) {
 		return fmt.Errorf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), len(o.urls))
 	}
-	if o.resume == "-" && !o.remoteName && (len(o.outputs) < len(o.urls) || slices.Contains(o.outputs, "-")) {
+	if o.resume == "-" && !o.remoteName && !template && (len(o.outputs) < len(o.urls) || slices.Contains(o.outputs, "-")) {
 		return errors.New("-C - continues an output file: give -o FILE (one per URL) or -O")
 	}
 	if o.parse && o.base != "" {

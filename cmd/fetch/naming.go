@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,6 +23,9 @@ import (
 // them in order), "" for standard output. forced is an explicit "-o -",
 // which writes even binary data to a terminal, as curl's "--output -".
 func (o *options) destFor(i int) (dest string, forced bool) {
+	if len(o.outputs) == 1 && isTemplate(o.outputs[0]) {
+		return o.outputs[0], false
+	}
 	if i >= len(o.outputs) {
 		return "", false
 	}
@@ -52,12 +58,7 @@ func remoteName(u *fetch.URL) (string, error) {
 		}
 		name = name[strings.LastIndexByte(name, '/')+1:]
 	}
-	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\\' || r == utf8.RuneError {
-			return '_'
-		}
-		return r
-	}, name)
+	name = safeName(name)
 	if name == "" || name == "." || name == ".." || strings.Trim(name, "_") == "" {
 		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-O", URL: u.Redacted(), Part: "path", Offset: -1,
 			Err: errors.New("the URL has no file name to save under: use -o FILE")}
@@ -147,4 +148,98 @@ func writeMeta(o *options, s stdio, j docJSON) error {
 func handsOff(d fetch.Driver) bool {
 	_, ok := d.(*handoff.Driver)
 	return ok
+}
+
+// isTemplate reports an -o value that names each URL's file by its parts:
+// {scheme}, {host}, {port}, {path} (the decoded path, or gopher selector,
+// segment by segment) and {name} (its last segment, as -O names it).
+func isTemplate(s string) bool {
+	for _, p := range []string{"{scheme}", "{host}", "{port}", "{path}", "{name}"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// expandTemplate is the file an -o template names for u. Every part taken
+// from the URL is made safe as -O makes names ("/" only between {path}'s
+// segments, no "." or ".." segment, no control character), and the result
+// never leaves the template's own directory (what precedes the first
+// "{"); the directories it needs are created.
+func expandTemplate(tmpl string, u *fetch.URL, defaultPort int) (string, error) {
+	bad := func(msg string) error {
+		return &fetch.Error{Kind: fetch.KindUsage, Op: "-o", URL: u.Redacted(), Offset: -1, Err: errors.New(msg)}
+	}
+	segs, err := pathSegments(u)
+	if err != nil {
+		return "", err
+	}
+	var name string
+	if strings.Contains(tmpl, "{name}") {
+		if name, err = remoteName(u); err != nil {
+			return "", err
+		}
+	}
+	host := safeName(strings.NewReplacer(":", "_", "[", "", "]", "").Replace(u.Host))
+	if host == "" {
+		host = "localhost"
+	}
+	path := strings.Join(segs, "/")
+	if path == "" {
+		path = "index"
+	}
+	out := strings.NewReplacer("{scheme}", u.Scheme, "{host}", host, "{port}", strconv.Itoa(u.PortOr(defaultPort)),
+		"{path}", path, "{name}", name).Replace(tmpl)
+	base := filepath.Dir(tmpl[:strings.IndexByte(tmpl, '{')] + "x")
+	rel, err := filepath.Rel(base, filepath.Clean(out))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", bad(fmt.Sprintf("the template gives %q, outside %s", out, base))
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o777); err != nil {
+		return "", outputErr("create the directory of", out, err)
+	}
+	return out, nil
+}
+
+// pathSegments are the decoded segments of u's path (of the selector for
+// gopher), each made safe, with empty, "." and ".." segments left out.
+func pathSegments(u *fetch.URL) ([]string, error) {
+	var raw []string
+	if u.Scheme == "gopher" {
+		g, err := u.Gopher()
+		if err != nil {
+			return nil, err
+		}
+		raw = strings.Split(g.Selector, "/")
+	} else {
+		p := u.Path
+		if i := strings.IndexAny(p, ";?"); i >= 0 {
+			p = p[:i]
+		}
+		for _, s := range strings.Split(p, "/") {
+			d, err := fetch.Unescape(s)
+			if err != nil {
+				return nil, err
+			}
+			raw = append(raw, strings.Split(d, "/")...)
+		}
+	}
+	var out []string
+	for _, s := range raw {
+		if s = safeName(s); s != "" && s != "." && s != ".." {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// safeName replaces control and format characters and backslashes by "_".
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\\' || r == utf8.RuneError {
+			return '_'
+		}
+		return r
+	}, s)
 }

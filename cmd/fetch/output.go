@@ -27,6 +27,11 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		return err
 	}
 	dest, forced := o.destFor(i)
+	if isTemplate(dest) {
+		if dest, err = expandTemplate(dest, u, c.DefaultPortOf(u.Scheme)); err != nil {
+			return err
+		}
+	}
 	if o.remoteName {
 		if dest, err = remoteName(u); err != nil {
 			return err

@@ -429,3 +429,43 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		}
 	})
 }
+
+// TestOutputTemplate: one -o with {host}, {path}, {name}... names each
+// URL's file, inside the template's directory whatever the URL says.
+func TestOutputTemplate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "at "+r.URL.EscapedPath())
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "mirror", "{host}_{port}", "{path}")
+	code, _, stderr := runFetch(t, "", "-o", tmpl, srv.URL+"/a/b.txt", srv.URL+"/c.txt", srv.URL+"/x/%2E%2E/%2E%2E/%2E%2E/evil%0A.txt", srv.URL+"/")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	host := strings.ReplaceAll(strings.TrimPrefix(srv.URL, "http://"), ":", "_")
+	for name, want := range map[string]string{
+		"a/b.txt":     "at /a/b.txt",
+		"c.txt":       "at /c.txt",
+		"x/evil_.txt": "at /x/%2E%2E/%2E%2E/%2E%2E/evil%0A.txt",
+		"index":       "at /",
+	} {
+		got, err := os.ReadFile(filepath.Join(dir, "mirror", host, filepath.FromSlash(name)))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v", name, got, err)
+		}
+	}
+	// {name} for a Gopher+ URL, and nothing written outside the directory.
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("written outside mirror/: %v", entries)
+	}
+	if !isTemplate("{name}") || isTemplate("plain.txt") || isTemplate("{other}") {
+		t.Error("isTemplate")
+	}
+	u, _ := fetch.Parse("gopher://h/0/dir/about.txt%09%09+")
+	got, err := expandTemplate(filepath.Join(dir, "g", "{scheme}-{name}"), u, 70)
+	if err != nil || got != filepath.Join(dir, "g", "gopher-about.txt") {
+		t.Errorf("gopher {name}: %q, %v", got, err)
+	}
+}
