@@ -17,7 +17,8 @@ type Client struct {
 	// Options apply to every fetch this client makes.
 	Options Options
 
-	drivers map[string]Driver
+	drivers  map[string]Driver
+	registry Registry // scheme records: grammar, views, ports (scheme.go)
 }
 
 // NewClient returns a client with no drivers and the given options.
@@ -65,7 +66,7 @@ func (c *Client) Driver(scheme string) (Driver, bool) {
 // Fetch parses rawURL and dereferences it. A document's Body must be closed
 // by the caller (Result.Close does it).
 func (c *Client) Fetch(ctx context.Context, rawURL string) (*Result, error) {
-	u, err := Parse(rawURL)
+	u, err := c.Parse(rawURL)
 	if err != nil {
 		return nil, err
 	}
@@ -73,9 +74,9 @@ func (c *Client) Fetch(ctx context.Context, rawURL string) (*Result, error) {
 }
 
 // DefaultPortOf is the default port for scheme as this client knows it:
-// the built-in table, the policy's additions, then the driver's own.
+// the policy's additions, the scheme's record, then the driver's own.
 func (c *Client) DefaultPortOf(scheme string) int {
-	if n := c.Options.Policy.defaultPort(scheme); n != 0 {
+	if n := c.Options.Policy.defaultPort(&c.registry, scheme); n != 0 {
 		return n
 	}
 	if dp, ok := c.drivers[scheme].(DefaultPorter); ok {

@@ -22,7 +22,7 @@ import (
 
 // fetchOne dereferences one URL and delivers its result.
 func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string) error {
-	u, err := fetch.Parse(raw)
+	u, err := c.Parse(raw)
 	if err != nil {
 		return err
 	}

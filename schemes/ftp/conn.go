@@ -114,7 +114,7 @@ func (s *session) login(ctx context.Context) error {
 	if r.Code == 332 {
 		return s.refused("USER", r, errors.New("the server wants an account (ACCT), which ftp URLs cannot give"))
 	}
-	hostport := u.HostPort(fetch.DefaultPort("ftp"))
+	hostport := u.HostPort(DefaultPort)
 	if !havePass {
 		pass, havePass = s.d.rememberedPassword(user, hostport)
 	}

@@ -137,7 +137,7 @@ func (a *Attributes) interpret() {
 						if v.Language != "" {
 							plus += " " + v.Language
 						}
-						v.URL = checkedURL(fetch.GopherURLString(a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", true, plus, true))
+						v.URL = checkedURL(URLString(a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", true, plus, true))
 					}
 					a.Views = append(a.Views, v)
 				}

@@ -85,7 +85,7 @@ func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
 // Fetch dereferences a gopher URL (RFC 1738 §3.4).
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
 	u := req.URL
-	g, err := u.Gopher()
+	g, err := ParseURL(u)
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +125,8 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 }
 
 // urlFor is the URL of g on u's server.
-func (d *Driver) urlFor(u *fetch.URL, g *fetch.GopherURL) (*fetch.URL, error) {
-	s := fetch.GopherURLString(u.Host, u.Port, g.Type, g.Selector, g.Search, g.HasSearch, g.Plus, g.HasPlus)
+func (d *Driver) urlFor(u *fetch.URL, g *URL) (*fetch.URL, error) {
+	s := URLString(u.Host, u.Port, g.Type, g.Selector, g.Search, g.HasSearch, g.Plus, g.HasPlus)
 	return fetch.Parse(s)
 }
 
@@ -154,7 +154,7 @@ type request struct {
 // newRequest checks g's fields for the line protocol before anything is
 // dialed: selector and search may hold no CR, LF or NUL; the Gopher+
 // string may hold CR LF only as the §3.4.9 form production.
-func newRequest(g *fetch.GopherURL) (*request, error) {
+func newRequest(g *URL) (*request, error) {
 	if err := fetch.CheckLine("selector", g.Selector); err != nil {
 		return nil, err
 	}

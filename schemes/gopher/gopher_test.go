@@ -157,7 +157,7 @@ func TestMenu(t *testing.T) {
 				continue
 			}
 			if u.Scheme == "gopher" {
-				if _, err := u.Gopher(); err != nil {
+				if _, err := ParseURL(u); err != nil {
 					t.Errorf("entry %d URL %q: %v", i, e.URL, err)
 				}
 			}
@@ -165,7 +165,7 @@ func TestMenu(t *testing.T) {
 	}
 	// The selector comes back unchanged from the URL built for it.
 	u, _ := fetch.Parse(l.Entries[14].URL)
-	g, _ := u.Gopher()
+	g, _ := ParseURL(u)
 	if g.Selector != "/a b%c" || g.Type != '9' {
 		t.Errorf("round trip: %+v", g)
 	}

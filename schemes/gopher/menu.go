@@ -138,15 +138,15 @@ func (it Item) url(defHost string, defPort int) string {
 		}
 	case '7':
 		// A search is linked without its words, so that fetching it asks.
-		return fetch.GopherURLString(host, port, it.Type, it.Selector, "", false, "", false)
+		return URLString(host, port, it.Type, it.Selector, "", false, "", false)
 	}
 	switch it.Plus {
 	case "+", "?":
 		// RFC 1738 §3.4.4: Gopher+ items link to their default view, and
 		// items with a form to the "?" form.
-		return fetch.GopherURLString(host, port, it.Type, it.Selector, "", true, it.Plus, true)
+		return URLString(host, port, it.Type, it.Selector, "", true, it.Plus, true)
 	}
-	return fetch.GopherURLString(host, port, it.Type, it.Selector, "", false, "", false)
+	return URLString(host, port, it.Type, it.Selector, "", false, "", false)
 }
 
 // sessionURL is the telnet:// or tn3270:// URL of a type 8 or T item: the

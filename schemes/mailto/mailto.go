@@ -116,7 +116,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err := checkUnsafe(req.URL.Opaque); err != nil {
 		return nil, err
 	}
-	view, err := req.URL.Mailto()
+	view, err := ParseURL(req.URL)
 	if err != nil {
 		return nil, err
 	}
