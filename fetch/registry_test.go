@@ -124,3 +124,25 @@ func TestClientRegisterScheme(t *testing.T) {
 	}()
 	c.RegisterScheme(Scheme{Name: "x-q"})
 }
+
+func TestAs(t *testing.T) {
+	type reply struct{ Code int }
+	doc := &Document{Native: []any{"text", reply{226}}}
+	var r reply
+	if !doc.As(&r) || r.Code != 226 {
+		t.Errorf("Document.As(*reply) = %+v", r)
+	}
+	var s string
+	if !(&Result{Document: doc}).As(&s) || s != "text" {
+		t.Errorf("Result.As(*string) = %q", s)
+	}
+	var n int
+	if doc.As(&n) || doc.As(nil) || doc.As(r) || (*Document)(nil).As(&r) || (&Result{}).As(&r) {
+		t.Error("As found a value that is not there, or took a non-pointer")
+	}
+	var any1 any
+	e := &Entry{Native: []any{reply{1}}}
+	if !e.As(&any1) || any1.(reply).Code != 1 {
+		t.Errorf("Entry.As(*any) = %v", any1)
+	}
+}

@@ -88,7 +88,8 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 	if size >= 0 {
 		t.want = size - offset
 	}
-	doc = &fetch.Document{Body: t, Size: size, ModTime: mod, Offset: offset, MIMEType: guessMIME(fu.Name)}
+	doc = &fetch.Document{Body: t, Size: size, ModTime: mod, Offset: offset, MIMEType: guessMIME(fu.Name),
+		Native: []any{Reply(r)}}
 	if fu.Type == 'a' {
 		doc.MIMEType = "text/plain"
 		if !s.req.Options.Raw {

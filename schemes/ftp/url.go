@@ -17,6 +17,14 @@ func Schemes(cfg Config) []fetch.Scheme {
 // DefaultPort is the FTP control port (RFC 1738 §3.2).
 const DefaultPort = 21
 
+// Reply is a server reply (RFC 959 §4.2): a document carries the reply to
+// its RETR (150 or 125, with the server's text), reached with
+// Document.As(*ftp.Reply).
+type Reply struct {
+	Code  int
+	Lines []string
+}
+
 // URL is the url-path of an FTP URL (RFC 1738 §3.2.2):
 // <cwd1>/<cwd2>/.../<cwdN>/<name>;type=<typecode>.
 type URL struct {

@@ -264,9 +264,9 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		return nil, err
 	}
 	res := &fetch.Result{URL: resURL}
-	meta := map[string]string{"gopher.type": string(typ)}
+	meta := map[string]string{MetaType: string(typ)}
 	if rep.plus {
-		meta["gopher+.length"] = strconv.FormatInt(rep.length, 10)
+		meta[MetaLength] = strconv.FormatInt(rep.length, 10)
 	}
 	size := int64(-1)
 	if rep.plus && rep.length >= 0 {
@@ -295,7 +295,8 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 			meta[k] = v
 		}
 		res.Kind = fetch.KindDocument
-		res.Document = &fetch.Document{Body: io.NopCloser(bytes.NewReader(data)), MIMEType: AttributesMIMEType, Size: int64(len(data)), Meta: meta}
+		res.Document = &fetch.Document{Body: io.NopCloser(bytes.NewReader(data)), MIMEType: AttributesMIMEType, Size: int64(len(data)), Meta: meta,
+			Native: []any{attrs}}
 		return res, nil
 
 	case isMenuType(typ) && !hasView(rq):
@@ -323,9 +324,9 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 	}
 	mt := mimeType(typ, rq.selector, rq.plus)
 	if view, lang, ok := viewOf(rq); ok {
-		meta["gopher+.view"] = view
+		meta[MetaView] = view
 		if lang != "" {
-			meta["gopher+.language"] = lang
+			meta[MetaLanguage] = lang
 		}
 	}
 	res.Kind = fetch.KindDocument

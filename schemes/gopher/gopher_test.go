@@ -385,8 +385,13 @@ func TestDirectoryAttributes(t *testing.T) {
 	if !ok || len(as) != 2 || as[1].Info.Name != "Hot pups" || as[0].Abstract != "A great recipe for making salmon" {
 		t.Fatalf("%+v", as)
 	}
-	if res.Document.Meta["gopher+.items"] != "2" {
+	if res.Document.Meta[MetaItems] != "2" {
 		t.Errorf("meta %v", res.Document.Meta)
+	}
+	// The same attributes, typed, without the JSON of Meta.
+	var typed []Attributes
+	if !res.Document.As(&typed) || len(typed) != 2 || typed[1].Info.Name != "Hot pups" || typed[0].Views[1].Language != "De_DE" {
+		t.Errorf("As(*[]Attributes) = %+v", typed)
 	}
 }
 

@@ -173,7 +173,8 @@ func sessionURL(scheme, user, host string, port int) string {
 
 // entry turns an item into a listing entry.
 func (it Item) entry(defHost string, defPort int) fetch.Entry {
-	e := fetch.Entry{Name: it.Name, Size: -1}
+	// Item is the gopher type character; As reaches the whole Item.
+	e := fetch.Entry{Name: it.Name, Size: -1, Item: string(rune(it.Type)), Native: []any{it}}
 	switch it.Type {
 	case 'i':
 		e.Kind = fetch.EntryText

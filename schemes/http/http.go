@@ -303,7 +303,9 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		MIMEType: resp.Header.Get("Content-Type"),
 		Size:     resp.ContentLength,
 		Offset:   req.Options.Offset,
-		Meta:     map[string]string{"status": resp.Status},
+		Meta:     map[string]string{fetch.MetaStatus: resp.Status},
+		// As reaches the response header (*net/http.Header).
+		Native: []any{resp.Header},
 	}
 	if doc.Offset > 0 {
 		doc.Size = total

@@ -180,7 +180,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			Body:     io.NopCloser(bytes.NewReader(msg.Bytes())),
 			MIMEType: "message/rfc822",
 			Size:     int64(msg.Len()),
-			Meta:     map[string]string{"message-id": id, "recipients": strings.Join(rcpts, ", ")},
+			Meta:     map[string]string{fetch.MetaMessageID: id, fetch.MetaRecipients: strings.Join(rcpts, ", ")},
 		}}, nil
 	}
 	if d.cfg.Confirm {
