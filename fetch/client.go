@@ -29,7 +29,10 @@ func NewClient(opts Options) *Client {
 var schemeName = regexp.MustCompile(`^[a-z][a-z0-9+.-]*$`)
 
 // Register makes d the driver for scheme. Registering a scheme twice, or a
-// name that is not a scheme, is a programming error and panics.
+// name that is not a scheme, is a programming error and panics. Register
+// adds the driver alone: the scheme keeps the generic grammar, has no view
+// and no default port the policy knows of. RegisterScheme adds a scheme
+// package's whole record (ftp.Schemes(cfg) ...).
 func (c *Client) Register(scheme string, d Driver) {
 	scheme = strings.ToLower(scheme)
 	if !schemeName.MatchString(scheme) {
