@@ -117,12 +117,24 @@ func TestClientRegisterScheme(t *testing.T) {
 	if _, err := c.Fetch(t.Context(), "x-view://h/"); !errors.Is(err, ErrUnknownScheme) {
 		t.Errorf("fetch of a view-only scheme: %v, want ErrUnknownScheme", err)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("RegisterScheme of a registered scheme did not panic")
-		}
-	}()
-	c.RegisterScheme(Scheme{Name: "x-q"})
+	// A driver registered alone, completed by a view-only record.
+	c.Register("x-alone", &recorder{body: "y"})
+	c.RegisterScheme(Scheme{Name: "x-alone", DefaultPort: 6999, Grammar: Grammar{QueryEndsHost: true}})
+	if res, err := c.Fetch(t.Context(), "x-alone://h?z"); err != nil {
+		t.Errorf("x-alone: %v", err)
+	} else {
+		res.Close()
+	}
+	for _, rec := range []Scheme{{Name: "x-q"}, {Name: "x-alone", Driver: &recorder{}}, {Name: "x-view", Driver: &recorder{}}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RegisterScheme of %s (driver %v) again did not panic", rec.Name, rec.Driver != nil)
+				}
+			}()
+			c.RegisterScheme(rec)
+		}()
+	}
 }
 
 func TestAs(t *testing.T) {

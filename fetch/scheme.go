@@ -157,10 +157,12 @@ func (r *Registry) Resolve(base *URL, ref string) (*URL, error) {
 
 // RegisterScheme adds scheme records to c: their grammar, view and port
 // to c's registry and, for each record with one, the driver as by
-// Register. It panics as Register does.
+// Register. A record without a driver may complete a driver registered
+// alone with Register. A record registered twice, or a second driver for
+// a scheme, panics as Register does.
 func (c *Client) RegisterScheme(recs ...Scheme) {
 	for _, rec := range recs {
-		if _, dup := c.drivers[strings.ToLower(rec.Name)]; dup {
+		if _, dup := c.drivers[strings.ToLower(rec.Name)]; dup && rec.Driver != nil {
 			panic("fetch: Register called twice for scheme " + strings.ToLower(rec.Name))
 		}
 		c.registry.Add(rec)
