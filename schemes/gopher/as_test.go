@@ -20,10 +20,14 @@ func TestEntryItemAndAs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []struct{ item, mime, sel string }{
-		{"0", "text/plain", "/about.txt"}, {"1", "", "/sub"}, {"I", "image/jpeg", "/p.jpg"}, {"i", "", ""},
+		{"0", "text/plain", "/about.txt"}, {"1", "", "/sub"}, {"I", "image/jpeg", "/p.jpg"},
 	}
-	if len(res.Listing.Entries) != len(want) {
+	if len(res.Listing.Entries) != len(want)+1 {
 		t.Fatalf("entries %+v", res.Listing.Entries)
+	}
+	// An info line has its type, and no Item to reach.
+	if e := res.Listing.Entries[3]; e.Item != "i" || e.As(new(Item)) {
+		t.Errorf("info line: Item %q, Native %v", e.Item, e.Native)
 	}
 	for i, w := range want {
 		e := res.Listing.Entries[i]

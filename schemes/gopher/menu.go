@@ -171,10 +171,21 @@ func sessionURL(scheme, user, host string, port int) string {
 	return b.String()
 }
 
+// typeStrings are the item types as Entry.Item strings, made once rather
+// than for each of a menu's items.
+var typeStrings = func() (t [256]string) {
+	for i := range t {
+		t[i] = string(rune(i))
+	}
+	return t
+}()
+
 // entry turns an item into a listing entry.
 func (it Item) entry(defHost string, defPort int) fetch.Entry {
-	// Item is the gopher type character; As reaches the whole Item.
-	e := fetch.Entry{Name: it.Name, Size: -1, Item: string(rune(it.Type)), Native: []any{it}}
+	// Item is the gopher type character; As reaches the whole Item of a
+	// linked entry (text and error lines, often most of a menu, keep
+	// their memory to the character alone).
+	e := fetch.Entry{Name: it.Name, Size: -1, Item: typeStrings[it.Type]}
 	switch it.Type {
 	case 'i':
 		e.Kind = fetch.EntryText
@@ -183,6 +194,7 @@ func (it Item) entry(defHost string, defPort int) fetch.Entry {
 		e.Kind = fetch.EntryError
 		return e
 	}
+	e.Native = []any{it}
 	e.URL = it.URL(defHost, defPort)
 	e.Type = mimeType(it.Type, it.Selector, "")
 	switch {
