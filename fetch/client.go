@@ -23,7 +23,8 @@ type Client struct {
 	// changed once the client is in use.
 	Options Options
 
-	drivers map[string]Driver
+	drivers  map[string]Driver
+	registry Registry // scheme records: grammar, views, ports (scheme.go)
 }
 
 // NewClient returns a client with no drivers and the given options.
@@ -34,7 +35,10 @@ func NewClient(opts Options) *Client {
 var schemeName = regexp.MustCompile(`^[a-z][a-z0-9+.-]*$`)
 
 // Register makes d the driver for scheme. Registering a scheme twice, or a
-// name that is not a scheme, is a programming error and panics.
+// name that is not a scheme, is a programming error and panics. Register
+// adds the driver alone: the scheme keeps the generic grammar, has no view
+// and no default port the policy knows of. RegisterScheme adds a scheme
+// package's whole record (ftp.Schemes(cfg) ...).
 func (c *Client) Register(scheme string, d Driver) {
 	scheme = strings.ToLower(scheme)
 	if !schemeName.MatchString(scheme) {
@@ -69,14 +73,25 @@ func (c *Client) Driver(scheme string) (Driver, bool) {
 }
 
 // Fetch parses rawURL and dereferences it with no per-request inputs; it
-// is Do(ctx, NewRequest(rawURL)). A document's Body must be closed by the
+// is Do(ctx, c.NewRequest(rawURL)). A document's Body must be closed by the
 // caller (Result.Close does it).
 func (c *Client) Fetch(ctx context.Context, rawURL string) (*Result, error) {
-	req, err := NewRequest(rawURL)
+	req, err := c.NewRequest(rawURL)
 	if err != nil {
 		return nil, err
 	}
 	return c.Do(ctx, req)
+}
+
+// NewRequest parses rawURL by the grammar of its scheme's record in this
+// client (Client.Parse) into a request with no per-request inputs. The
+// package's NewRequest reads only the generic syntax.
+func (c *Client) NewRequest(rawURL string) (*Request, error) {
+	u, err := c.Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Request{URL: u}, nil
 }
 
 // CloseIdle closes the sessions the drivers keep unused (IdleCloser);
@@ -103,9 +118,9 @@ func (c *Client) Close() error {
 }
 
 // DefaultPortOf is the default port for scheme as this client knows it:
-// the built-in table, the policy's additions, then the driver's own.
+// the policy's additions, the scheme's record, then the driver's own.
 func (c *Client) DefaultPortOf(scheme string) int {
-	if n := c.Options.Policy.defaultPort(scheme); n != 0 {
+	if n := c.Options.Policy.defaultPort(&c.registry, scheme); n != 0 {
 		return n
 	}
 	if dp, ok := c.drivers[scheme].(DefaultPorter); ok {

@@ -16,4 +16,18 @@
 // the Request with the parsed URL, the options in force and the helpers
 // that keep every connection inside the policy; optional interfaces
 // (IdleCloser, DefaultPorter) add what only some drivers do.
+//
+// The core knows no scheme by name. It parses the generic syntax of
+// RFC 1738 §3.1 (Parse) and keeps escaping, resolution, equivalence and
+// the safeguards; everything particular to a scheme is in that scheme's
+// registration record (Scheme: name, default port, the Grammar rules that
+// differ, the typed URL view, the driver), which its own package exports
+// and a Client's Registry holds. Client.Parse and Client.View read a URL by
+// its scheme's record; the port policy learns whose port is whose from the
+// same records. Adding a scheme is its package plus one RegisterScheme
+// line.
+//
+// Results carry protocol facts in Document.Meta under the Meta* key
+// constants, the protocol's own item type in Entry.Item, and driver values
+// reached by type with Result.As, Document.As and Entry.As.
 package fetch

@@ -192,7 +192,11 @@ func (r *Request) Policy() *PortPolicy {
 // CheckPort applies the port policy to a connection the driver is about
 // to make for scheme (a redirect hop, an FTP data port).
 func (r *Request) CheckPort(scheme string, port int) error {
-	err := r.Policy().Check(scheme, port)
+	var reg *Registry
+	if r.Client != nil {
+		reg = r.Client.Registry()
+	}
+	err := r.Policy().Check(reg, scheme, port)
 	if fe, ok := err.(*Error); ok {
 		fe.URL = r.URL.Redacted()
 	}

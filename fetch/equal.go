@@ -6,32 +6,40 @@ import "strings"
 // both are brought to one encoding level for UNRESERVED characters only
 // ("%2D" is "-"), never for reserved ones ("%2F" is not "/", Example 2);
 // hexadecimal digits are compared in one case, scheme and host without
-// case, a scheme's default port is the same as none (http://h:80/ is
-// http://h/), and "http://h" is "http://h/". In a search part (after "?")
-// of http, https and wais URLs "%2B" stays apart from "+", which there
-// stands for a space. An illegal URL ("%*", "%as": RFC 1630 Example 3) is
+// case, a registered scheme's default port is the same as none
+// (http://h:80/ is http://h/), and "http://h" is "http://h/". In the
+// search part (after "?") of a scheme whose Grammar has PlusInQuery (http,
+// https, wais) "%2B" stays apart from "+", which there stands for a space. An illegal URL ("%*", "%as": RFC 1630 Example 3) is
 // an error.
+//
+// Equal knows no scheme (see Parse): default ports and the "+" rule are
+// the registered schemes' own, applied by Registry.Equal.
 func Equal(a, b string) (bool, error) {
-	ua, err := Parse(a)
+	return equalWith(nil, a, b)
+}
+
+func equalWith(reg *Registry, a, b string) (bool, error) {
+	ua, err := parseWith(reg, a)
 	if err != nil {
 		return false, err
 	}
-	ub, err := Parse(b)
+	ub, err := parseWith(reg, b)
 	if err != nil {
 		return false, err
 	}
-	return urlEquivKey(ua) == urlEquivKey(ub), nil
+	return urlEquivKey(reg, ua) == urlEquivKey(reg, ub), nil
 }
 
 // urlEquivKey is u's canonical text with equivalent spellings unified.
-func urlEquivKey(u *URL) string {
+func urlEquivKey(reg *Registry, u *URL) string {
 	c := u.Clone()
-	if c.Port != 0 && c.Port == urlDefaultPorts[c.Scheme] {
+	rec, _ := reg.Lookup(c.Scheme)
+	if c.Port != 0 && c.Port == rec.DefaultPort {
 		c.Port = 0
 	}
-	plusQuery := c.Scheme == "http" || c.Scheme == "https" || c.Scheme == "wais"
+	plusQuery := rec.Grammar.PlusInQuery
 	if c.Slashes {
-		if c.Path == "" || (c.Path[0] == '?' && urlQueryEndsHost(c.Scheme)) {
+		if c.Path == "" || (c.Path[0] == '?' && !c.HasPath) {
 			c.HasPath = true
 		}
 		c.Path = urlNormEscapes(c.Path, plusQuery)

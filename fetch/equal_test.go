@@ -42,7 +42,7 @@ func TestEqual(t *testing.T) {
 		{"<URL:news:*>", "news:*", true},
 	}
 	for _, c := range cases {
-		got, err := Equal(c.a, c.b)
+		got, err := testSchemes.Equal(c.a, c.b)
 		if err != nil {
 			t.Errorf("Equal(%q, %q): %v", c.a, c.b, err)
 			continue
@@ -54,12 +54,12 @@ func TestEqual(t *testing.T) {
 	// Example 3: "are illegal, as all % characters imply encodings, and
 	// there is no decoding defined for "%*" or "%as"".
 	for _, bad := range []string{"fxqn:/us/va/reston/cnri/ietf/24/asdf%*.fred", "news:12345667123%asdghfh@info.cern.ch"} {
-		_, err := Equal(bad, bad)
+		_, err := testSchemes.Equal(bad, bad)
 		var e *Error
 		if !errors.As(err, &e) || e.Kind != KindMalformed {
 			t.Errorf("Equal(%q): %v, want a malformed URL error", bad, err)
 		}
-		if _, err := Equal("http://h/", bad); err == nil {
+		if _, err := testSchemes.Equal("http://h/", bad); err == nil {
 			t.Errorf("Equal(ok, %q): no error", bad)
 		}
 	}

@@ -25,39 +25,6 @@ func ExampleParse() {
 	// http://example.com:65536/: parse: port (at offset 19): port out of range 1-65535
 }
 
-func ExampleURL_FTP() {
-	// RFC 1738 §3.2.2: the same file by three paths.
-	for _, s := range []string{
-		"ftp://myname@host.dom/etc/motd",    // CWD etc, RETR motd
-		"ftp://myname@host.dom/%2Fetc/motd", // CWD /etc, RETR motd
-		"ftp://myname@host.dom//etc/motd",   // CWD (null), CWD etc, RETR motd
-		"ftp://info.cern.ch/pub/www/doc;type=d",
-	} {
-		u, _ := fetch.Parse(s)
-		f, err := u.FTP()
-		if err != nil {
-			fmt.Println(err)
-			continue
-		}
-		fmt.Printf("dirs %q name %q type %q\n", f.Dirs, f.Name, f.Type)
-	}
-	// Output:
-	// dirs ["etc"] name "motd" type '\x00'
-	// dirs ["/etc"] name "motd" type '\x00'
-	// dirs ["" "etc"] name "motd" type '\x00'
-	// dirs ["pub" "www"] name "doc" type 'd'
-}
-
-func ExampleURL_Gopher() {
-	u, _ := fetch.Parse("gopher://gopher.example.org/7/search%09dogs%20cats")
-	g, _ := u.Gopher()
-	fmt.Printf("type %c selector %q search %q\n", g.Type, g.Selector, g.Search)
-	fmt.Println(fetch.GopherURLString("gopher.example.org", 70, '0', "/docs/read me.txt", "", false, "", false))
-	// Output:
-	// type 7 selector "/search" search "dogs cats"
-	// gopher://gopher.example.org/0/docs/read%20me.txt
-}
-
 func ExampleResolve() {
 	base, _ := fetch.Parse("magic://a/b/c//d/e/f")
 	for _, ref := range []string{"g", "/g", "//g", "../g", "g:h"} {

@@ -21,10 +21,24 @@ import (
 // User and password are decoded; the host is lower case, an IDN is turned
 // into A-labels (UTS #46 lookup), an IPv6 literal loses its brackets.
 //
+// Parse knows no scheme: it applies the generic syntax only, so a host
+// may be empty and only "/" ends it. The rules a scheme changes (an HTTP
+// URL's "?" ending the host, a host being required) belong to the scheme's
+// own package and reach the parser through its registration record:
+// parse with Client.Parse, Registry.Parse, or the schemes package's Parse,
+// which use the schemes registered there. The core holds no package-level
+// table of schemes, so a program or a test that registers a scheme of its
+// own changes nobody else's parser.
+//
 // Every failure is an *Error of kind KindMalformed with the URL part at
 // fault and the byte offset in raw.
 func Parse(raw string) (*URL, error) {
-	u, err := urlParse(raw)
+	return parseWith(nil, raw)
+}
+
+// parseWith parses raw with the grammar reg gives its scheme.
+func parseWith(reg *Registry, raw string) (*URL, error) {
+	u, err := urlParse(reg, raw)
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			e.URL = urlMaskInput(raw)
@@ -87,18 +101,7 @@ func urlSchemeLen(s string) int {
 	return 0
 }
 
-// urlHostRequired lists the schemes whose "//" form must name a host
-// (file:///path may not; schemes this package does not know are free).
-var urlHostRequired = map[string]bool{
-	"ftp": true, "http": true, "https": true, "gopher": true, "nntp": true,
-	"telnet": true, "wais": true, "prospero": true, "news": true,
-}
-
-// urlQueryEndsHost lists the schemes in which "?" ends the host part even
-// without a "/" before it ("http://host?q"), as every browser reads it.
-func urlQueryEndsHost(scheme string) bool { return scheme == "http" || scheme == "https" }
-
-func urlParse(raw string) (*URL, error) {
+func urlParse(reg *Registry, raw string) (*URL, error) {
 	s, off := urlUnwrap(raw)
 	if s == "" {
 		return nil, urlParseErr("scheme", off, "empty URL")
@@ -125,6 +128,7 @@ func urlParse(raw string) (*URL, error) {
 		return nil, urlParseErr("scheme", off, "\"URL:\" is a prefix, not a scheme")
 	}
 	rest, restOff := s[colon+1:], off+colon+1
+	g := reg.grammar(u.Scheme)
 
 	if h := strings.IndexByte(rest, '#'); h >= 0 {
 		frag, err := urlCleanPart(rest[h+1:], "fragment", restOff+h+1)
@@ -147,7 +151,7 @@ func urlParse(raw string) (*URL, error) {
 	u.Slashes = true
 	auth, authOff := rest[2:], restOff+2
 	end := strings.IndexByte(auth, '/')
-	if urlQueryEndsHost(u.Scheme) {
+	if g.QueryEndsHost {
 		end = strings.IndexAny(auth, "/?")
 	}
 	if end >= 0 {
@@ -221,7 +225,7 @@ func urlParse(raw string) (*URL, error) {
 		u.Port = p
 	}
 	if u.Host == "" {
-		if urlHostRequired[u.Scheme] {
+		if g.HostRequired {
 			return nil, urlParseErr("host", hpOff, u.Scheme+" URLs must name a host")
 		}
 		if u.HasUser || u.Port != 0 {

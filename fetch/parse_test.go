@@ -135,7 +135,7 @@ var parseCases = []parseCase{
 
 func TestParse(t *testing.T) {
 	for _, c := range parseCases {
-		u, err := Parse(c.in)
+		u, err := testParse(c.in)
 		if err != nil {
 			t.Errorf("Parse(%q): %v", c.in, err)
 			continue
@@ -156,11 +156,11 @@ func TestParse(t *testing.T) {
 // TestRoundTrip: the canonical form parses back to the same parts.
 func TestRoundTrip(t *testing.T) {
 	for _, c := range parseCases {
-		u, err := Parse(c.in)
+		u, err := testParse(c.in)
 		if err != nil {
 			continue
 		}
-		v, err := Parse(u.String())
+		v, err := testParse(u.String())
 		if err != nil {
 			t.Errorf("Parse(%q) of String of %q: %v", u.String(), c.in, err)
 			continue
@@ -237,7 +237,7 @@ func TestParseErrors(t *testing.T) {
 		{"ftp://a:b:c@d@h/", "password", 11},
 	}
 	for _, c := range cases {
-		u, err := Parse(c.in)
+		u, err := testParse(c.in)
 		if err == nil {
 			t.Errorf("Parse(%q) = %+v, want a %s error", c.in, *u, c.part)
 			continue
@@ -256,7 +256,7 @@ func TestParseErrors(t *testing.T) {
 
 // TestParseErrorMasksPassword: an error never shows the password.
 func TestParseErrorMasksPassword(t *testing.T) {
-	_, err := Parse("ftp://joe:secret@host.com:0/")
+	_, err := testParse("ftp://joe:secret@host.com:0/")
 	if err == nil {
 		t.Fatal("want an error")
 	}
@@ -274,7 +274,7 @@ func TestRedacted(t *testing.T) {
 		"http://host.com/":            "http://host.com/",
 	}
 	for in, want := range cases {
-		u, err := Parse(in)
+		u, err := testParse(in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +301,7 @@ func TestHostPort(t *testing.T) {
 		{"gopher://bücher.example/", 70, "xn--bcher-kva.example:70", 70},
 	}
 	for _, c := range cases {
-		u, err := Parse(c.in)
+		u, err := testParse(c.in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +315,7 @@ func TestHostPort(t *testing.T) {
 }
 
 func TestClone(t *testing.T) {
-	u, _ := Parse("ftp://a:b@h/x#f")
+	u, _ := testParse("ftp://a:b@h/x#f")
 	c := u.Clone()
 	c.Path = "y"
 	if u.Path != "x" || c.Host != "h" {

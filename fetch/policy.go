@@ -5,24 +5,6 @@ import (
 	"sort"
 )
 
-// wellKnownPorts are the default ports of the schemes fetch speaks
-// (RFC 1738 §3, plus https and smtp for the submission server). A URL may
-// always use its own scheme's port; no other scheme may use it.
-var wellKnownPorts = map[string]int{
-	"ftp":      21,
-	"telnet":   23,
-	"smtp":     25,
-	"gopher":   70,
-	"http":     80,
-	"nntp":     119,
-	"news":     119,
-	"wais":     210,
-	"https":    443,
-	"prospero": 1525,
-	"rlogin":   513, // RFC 1282; handed to the user's rlogin
-	"tn3270":   23,  // RFC 1738 §3.8: telnet's; handed to a 3270 emulator
-}
-
 // badPorts is the WHATWG Fetch standard's list of ports a URL must not
 // reach: each belongs to a protocol that a crafted request could abuse.
 var badPorts = map[int]bool{
@@ -39,12 +21,11 @@ var badPorts = map[int]bool{
 	6679: true, 6697: true, 10080: true,
 }
 
-// DefaultPort is the port a scheme uses when its URL names none, or 0.
-func DefaultPort(scheme string) int { return wellKnownPorts[scheme] }
-
 // PortPolicy decides which ports a URL may make a protocol talk to
 // (RFC 1738 §6: a URL must not make one protocol talk to another's port).
-// The zero value is the default policy.
+// The zero value is the default policy. Which port is whose comes from the
+// scheme records of a Registry (each scheme's DefaultPort), so a scheme
+// registered with a client is protected like the built-in ones.
 type PortPolicy struct {
 	// Allowed ports are accepted for every scheme (--allow-port).
 	Allowed map[int]bool
@@ -62,22 +43,26 @@ func (p *PortPolicy) Allow(ports ...int) {
 	}
 }
 
-func (p *PortPolicy) defaultPort(scheme string) int {
+func (p *PortPolicy) defaultPort(reg *Registry, scheme string) int {
 	if p != nil {
 		if n, ok := p.Defaults[scheme]; ok {
 			return n
 		}
 	}
-	return DefaultPort(scheme)
+	return reg.DefaultPort(scheme)
 }
 
-// Check returns nil when scheme may connect to port. The default policy:
-// a scheme's own default port is allowed; ports outside 1–65535, the
-// WHATWG bad ports, other schemes' well-known ports and, for schemes other
-// than http and https, every port below 1024 are refused. Ports named by
-// --allow-port are accepted.
-func (p *PortPolicy) Check(scheme string, port int) error {
-	if port == p.defaultPort(scheme) && port != 0 {
+// Check returns nil when scheme may connect to port, with the schemes of
+// reg (a client's registry; Request.CheckPort passes it). The default
+// policy: a scheme's own default port is allowed; ports outside 1–65535,
+// the WHATWG bad ports, the default ports of the other schemes in reg
+// and, for schemes whose record lacks LowPorts (all but http and https),
+// every port below 1024 are refused. Schemes that share a default port
+// (news and nntp) speak one protocol and are not "other" to each other.
+// Ports named by --allow-port are accepted.
+func (p *PortPolicy) Check(reg *Registry, scheme string, port int) error {
+	own := p.defaultPort(reg, scheme)
+	if port == own && port != 0 {
 		return nil
 	}
 	if port < 1 || port > 65535 {
@@ -89,12 +74,13 @@ func (p *PortPolicy) Check(scheme string, port int) error {
 	if badPorts[port] {
 		return p.refuse(scheme, port, "it belongs to a protocol that must not be reached by URL")
 	}
-	for s, n := range wellKnownPorts {
-		if n == port && s != scheme && !(scheme == "news" && s == "nntp") {
+	for _, s := range reg.Names() {
+		n := reg.DefaultPort(s)
+		if n == port && s != scheme && n != reg.DefaultPort(scheme) {
 			return p.refuse(scheme, port, fmt.Sprintf("it is the %s port", s))
 		}
 	}
-	if port < 1024 && scheme != "http" && scheme != "https" {
+	if rec, _ := reg.Lookup(scheme); port < 1024 && !rec.LowPorts {
 		return p.refuse(scheme, port, fmt.Sprintf("ports below 1024 other than %s's own are reserved", scheme))
 	}
 	return nil

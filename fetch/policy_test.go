@@ -45,7 +45,7 @@ func TestPortPolicy(t *testing.T) {
 	for _, tt := range tests {
 		p := &PortPolicy{}
 		p.Allow(tt.allow...)
-		err := p.Check(tt.scheme, tt.port)
+		err := p.Check(testSchemes, tt.scheme, tt.port)
 		if (err == nil) != tt.ok {
 			t.Errorf("Check(%s, %d) allow %v = %v, want ok=%v", tt.scheme, tt.port, tt.allow, err, tt.ok)
 			continue
@@ -77,20 +77,20 @@ func TestPortPolicy(t *testing.T) {
 
 func TestNilPolicyIsDefault(t *testing.T) {
 	var p *PortPolicy
-	if err := p.Check("http", 25); err == nil {
+	if err := p.Check(testSchemes, "http", 25); err == nil {
 		t.Fatal("nil policy allowed port 25")
 	}
-	if err := p.Check("http", 80); err != nil {
+	if err := p.Check(testSchemes, "http", 80); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestPolicyDefaultsForRegisteredSchemes(t *testing.T) {
 	p := &PortPolicy{Defaults: map[string]int{"x-finger": 79}}
-	if err := p.Check("x-finger", 79); err != nil {
+	if err := p.Check(testSchemes, "x-finger", 79); err != nil {
 		t.Fatalf("x-finger on its own port: %v", err)
 	}
-	if err := p.Check("http", 79); err == nil {
+	if err := p.Check(testSchemes, "http", 79); err == nil {
 		t.Fatal("http reached finger's port")
 	}
 }

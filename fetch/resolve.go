@@ -17,17 +17,22 @@ import "strings"
 // An empty ref is the base itself and "#frag" the base with that
 // fragment; the base's own fragment never carries over. A "?search" in
 // the base is not searched for slashes, and dot segments are removed
-// only before the "?". The result is parsed by Parse and fails as it does.
+// only before the "?". The result is parsed by Parse and fails as it does
+// (Registry.Resolve parses it with the registered schemes' grammar).
 func Resolve(base *URL, ref string) (*URL, error) {
+	return resolveWith(nil, base, ref)
+}
+
+func resolveWith(reg *Registry, base *URL, ref string) (*URL, error) {
 	r, _ := urlUnwrap(ref)
 	if base == nil || urlSchemeLen(r) > 0 {
-		return Parse(r)
+		return parseWith(reg, r)
 	}
 	b := base.Clone()
 	b.Fragment, b.HasFragment = "", false
 	ctx := b.String()
 	if r == "" || r[0] == '#' {
-		return Parse(ctx + r)
+		return parseWith(reg, ctx+r)
 	}
 
 	// Where the path (or opaque part) starts in ctx, and where its
@@ -60,7 +65,7 @@ func Resolve(base *URL, ref string) (*URL, error) {
 			joined = ctx[:pathStart] + dir + r
 		}
 	}
-	u, err := Parse(joined)
+	u, err := parseWith(reg, joined)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,10 @@ type Result struct {
 	Listing  *Listing
 	Session  Session
 	Sent     *Sent
+
+	// Native holds driver-specific values about the whole result; As
+	// reaches them (and the Document's).
+	Native []any `json:"-"`
 }
 
 // Close releases the result's connection, if it holds one.
@@ -56,8 +60,12 @@ type Document struct {
 	// Offset is where Body starts within the resource when resuming.
 	Offset int64 `json:"offset,omitempty"`
 	// Meta holds protocol facts worth showing with --info (headers,
-	// Gopher+ attributes, article headers).
+	// Gopher+ attributes, article headers), under the Meta* key constants
+	// of this package and of the drivers: lower case, one spelling.
 	Meta map[string]string `json:"meta,omitempty"`
+	// Native holds driver-specific values (the FTP reply, Gopher+
+	// attributes, NNTP article headers); As reaches them by type.
+	Native []any `json:"-"`
 }
 
 // EntryKind says what a listing entry points at.
@@ -80,11 +88,17 @@ const (
 // Entry is one item of a listing. URL is absolute and fetchable by the
 // client that produced it (empty only for text, error and raw lines).
 type Entry struct {
-	Name        string    `json:"name"`
-	URL         string    `json:"url,omitempty"`
-	Kind        EntryKind `json:"kind"`
-	Type        string    `json:"type,omitempty"` // MIME or protocol type
-	Size        int64     `json:"size"`           // -1 when unknown
+	Name string    `json:"name"`
+	URL  string    `json:"url,omitempty"`
+	Kind EntryKind `json:"kind"`
+	Type string    `json:"type,omitempty"` // MIME or protocol type
+	// Item is the protocol's own type of the item: the gopher type
+	// character ("0", "1", "7"), an FTP fact ("type=dir", "type=file").
+	Item string `json:"item,omitempty"`
+	// Native holds driver-specific values (a gopher.Item, ftp.Facts); As
+	// reaches them by type.
+	Native      []any     `json:"-"`
+	Size        int64     `json:"size"` // -1 when unknown
 	Date        time.Time `json:"date,omitzero"`
 	Description string    `json:"description,omitempty"`
 	Raw         string    `json:"raw,omitempty"` // the server's line, when kept

@@ -33,18 +33,13 @@ type URL struct {
 
 	// Path is the url-path after the "/" that ends host:port, escaped.
 	// Anything a scheme puts after the path ("?search", ";type=") stays in
-	// it; the scheme views split it.
+	// it; the scheme views split it. Without HasPath it is empty or, in a
+	// scheme whose "?" ends the host (http://h?q), the "?search" part.
 	Path    string
 	HasPath bool // the "/" after host:port was present
 
 	Fragment    string // escaped, without "#"; never sent to a server
 	HasFragment bool
-}
-
-// urlDefaultPorts are the default ports of RFC 1738 §3 (and https).
-var urlDefaultPorts = map[string]int{
-	"ftp": 21, "http": 80, "https": 443, "gopher": 70, "nntp": 119, "news": 119,
-	"telnet": 23, "wais": 210, "prospero": 1525,
 }
 
 // urlUserKeep is what user and password may hold unencoded (RFC 1738 §5:
@@ -106,7 +101,9 @@ func (u *URL) prefix(redact bool) string {
 		b.WriteByte(':')
 		b.WriteString(strconv.Itoa(u.Port))
 	}
-	if u.HasPath || (u.Path != "" && !(u.Path[0] == '?' && urlQueryEndsHost(u.Scheme))) {
+	// A path that begins with "?" without the "/" is the search part of a
+	// scheme whose grammar lets "?" end the host (Grammar.QueryEndsHost).
+	if u.HasPath || (u.Path != "" && u.Path[0] != '?') {
 		b.WriteByte('/')
 	}
 	return b.String()

@@ -101,7 +101,7 @@ func TestGopherCrawl(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", u, err)
 				}
-				g, err := pu.Gopher()
+				g, err := gopher.ParseURL(pu)
 				if err != nil {
 					t.Fatalf("%s: %v", u, err)
 				}

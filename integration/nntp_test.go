@@ -150,7 +150,7 @@ func TestNewsArticleByMessageID(t *testing.T) {
 			}
 			checkArticle(t, a, got)
 			d := res.Document
-			if d.MIMEType != "message/rfc822" || d.Meta["Message-ID"] != "<"+a.id+">" || d.ModTime.IsZero() {
+			if d.MIMEType != "message/rfc822" || d.Meta[fetch.MetaMessageID] != "<"+a.id+">" || d.ModTime.IsZero() {
 				t.Errorf("document %+v", d)
 			}
 		})
@@ -213,8 +213,8 @@ func TestNewsGroupListing(t *testing.T) {
 		if int64(len(got)) != e.Size {
 			t.Logf("%s: listing says %d bytes, article is %d", e.URL, e.Size, len(got))
 		}
-		if r2.Document.Meta["Subject"] != e.Name {
-			t.Errorf("%s: listing names it %q, its Subject is %q", e.URL, e.Name, r2.Document.Meta["Subject"])
+		if r2.Document.Meta[fetch.MetaSubject] != e.Name {
+			t.Errorf("%s: listing names it %q, its Subject is %q", e.URL, e.Name, r2.Document.Meta[fetch.MetaSubject])
 		}
 	}
 	want := []string{"alpha-1@fetch.test", "alpha-2-dots@fetch.test", "alpha-3-large@fetch.test", "alpha-4-utf8@fetch.test", "cross-1@fetch.test"}
@@ -297,7 +297,7 @@ func TestNNTPNumberForm(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", e.URL, err)
 		}
-		id := strings.Trim(r2.Document.Meta["Message-ID"], "<>")
+		id := strings.Trim(r2.Document.Meta[fetch.MetaMessageID], "<>")
 		a, ok := posted[id]
 		if !ok {
 			t.Fatalf("%s is %q, not a posted article", e.URL, id)

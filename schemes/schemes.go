@@ -1,4 +1,10 @@
 // Package schemes wires every driver of this module into a fetch.Client.
+//
+// Each scheme's package exports its registration record (fetch.Scheme:
+// name, default port, the grammar rules that differ from RFC 1738 §3.1,
+// the URL view, the driver) through a Schemes(cfg) function; NewClient
+// registers them with one line each. To add a scheme, write its package
+// (see "Adding a scheme" in the README) and add its line here.
 package schemes
 
 import (
@@ -30,26 +36,22 @@ type Config struct {
 	Prospero prospero.Config
 }
 
-// NewClient returns a client with every driver of this module registered.
-// The drivers are its own, and so are their session pools (a driver's pool
-// follows the options of the client it is registered with).
+// NewClient returns a client with every scheme of this module registered:
+// its grammar, view, port and driver. The drivers are its own, and so are
+// their session pools (a driver's pool follows the options of the client
+// it is registered with).
 func NewClient(opts fetch.Options, cfg Config) *fetch.Client {
 	c := fetch.NewClient(opts)
-	c.Register("file", file.New(cfg.File))
-	h := http.New(cfg.HTTP)
-	c.Register("http", h)
-	c.Register("https", h)
-	c.Register("ftp", ftp.New(cfg.FTP))
-	c.Register("gopher", gopher.New(cfg.Gopher))
-	n := nntp.New(cfg.NNTP)
-	c.Register("news", n)
-	c.Register("nntp", n)
-	c.Register("mailto", mailto.New(cfg.Mailto))
-	c.Register("telnet", telnet.New(cfg.Telnet))
-	c.Register("rlogin", handoff.NewRlogin(cfg.Handoff))
-	c.Register("tn3270", handoff.NewTN3270(cfg.Handoff))
-	c.Register("wais", wais.New(cfg.WAIS))
-	c.Register("prospero", prospero.New(cfg.Prospero))
+	c.RegisterScheme(file.Schemes(cfg.File)...)
+	c.RegisterScheme(http.Schemes(cfg.HTTP)...)
+	c.RegisterScheme(ftp.Schemes(cfg.FTP)...)
+	c.RegisterScheme(gopher.Schemes(cfg.Gopher)...)
+	c.RegisterScheme(nntp.Schemes(cfg.NNTP)...)
+	c.RegisterScheme(mailto.Schemes(cfg.Mailto)...)
+	c.RegisterScheme(telnet.Schemes(cfg.Telnet)...)
+	c.RegisterScheme(handoff.Schemes(cfg.Handoff)...)
+	c.RegisterScheme(wais.Schemes(cfg.WAIS)...)
+	c.RegisterScheme(prospero.Schemes(cfg.Prospero)...)
 	return c
 }
 
@@ -58,3 +60,15 @@ func NewClient(opts fetch.Options, cfg Config) *fetch.Client {
 func Default() *fetch.Client {
 	return NewClient(fetch.Options{Proxy: fetch.ProxyFromEnvironment}, Config{})
 }
+
+// Registry returns a new registry of every scheme of this module with
+// default settings: the parser, views and port facts a program uses
+// without fetching (fetch --parse).
+func Registry() *fetch.Registry {
+	return NewClient(fetch.Options{}, Config{}).Registry()
+}
+
+// Parse parses raw by the generic syntax and the grammar of the schemes
+// of this module (an http URL's "?" may end its host; an ftp URL must
+// name a host).
+func Parse(raw string) (*fetch.URL, error) { return Registry().Parse(raw) }

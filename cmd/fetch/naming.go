@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/schemes/gopher"
 	"github.com/fetchproject/fetch/schemes/handoff"
 )
 
@@ -42,7 +43,7 @@ func (o *options) destFor(i int) (dest string, forced bool) {
 func remoteName(u *fetch.URL) (string, error) {
 	var name string
 	if u.Scheme == "gopher" {
-		g, err := u.Gopher()
+		g, err := gopher.ParseURL(u)
 		if err != nil {
 			return "", err
 		}
@@ -207,7 +208,7 @@ func expandTemplate(tmpl string, u *fetch.URL, defaultPort int) (string, error) 
 func pathSegments(u *fetch.URL) ([]string, error) {
 	var raw []string
 	if u.Scheme == "gopher" {
-		g, err := u.Gopher()
+		g, err := gopher.ParseURL(u)
 		if err != nil {
 			return nil, err
 		}

@@ -22,7 +22,7 @@ import (
 // fetchOne dereferences one URL, the i-th of the command line, and
 // delivers its result.
 func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string, i int) error {
-	u, err := fetch.Parse(raw)
+	u, err := c.Parse(raw)
 	if err != nil {
 		return err
 	}

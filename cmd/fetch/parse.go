@@ -5,17 +5,20 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/schemes"
 )
 
-// printParse prints the parsed URL and its scheme's view as JSON.
+// printParse prints the parsed URL and its scheme's view as JSON. The
+// grammar and the view come from each scheme's record in the registry,
+// view-only schemes included.
 func printParse(w io.Writer, raw string) error {
-	u, err := fetch.Parse(raw)
+	reg := schemes.Registry()
+	u, err := reg.Parse(raw)
 	if err != nil {
 		return err
 	}
 	out := map[string]any{"url": u}
-	view, err := u.View()
+	view, err := reg.View(u)
 	if err != nil {
 		return err
 	}
@@ -32,11 +35,12 @@ func printParse(w io.Writer, raw string) error {
 
 // printResolved resolves ref against base (RFC 1630 partial forms).
 func printResolved(w io.Writer, base, ref string) error {
-	b, err := fetch.Parse(base)
+	reg := schemes.Registry()
+	b, err := reg.Parse(base)
 	if err != nil {
 		return err
 	}
-	u, err := fetch.Resolve(b, ref)
+	u, err := reg.Resolve(b, ref)
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func contentLines(w io.Writer, n int) error {
 }
 
 func (h *Harness) client(opts fetch.Options, server string) *fetch.Client {
-	return h.NewClient(opts, server)
+	return knowWellKnown(h.NewClient(opts, server))
 }
 
 // serveWell is a handler that answers like a good server: the opening,
@@ -146,6 +146,14 @@ func (d *connectCounter) count() int {
 	return d.n
 }
 
+// wellKnown are the default ports of RFC 1738 §3's schemes (and https,
+// and smtp for mailto's server): the suite's own list, so that a driver is
+// checked against every one of them whatever its client registered.
+var wellKnown = map[string]int{
+	"ftp": 21, "telnet": 23, "smtp": 25, "gopher": 70, "http": 80, "nntp": 119,
+	"news": 119, "wais": 210, "https": 443, "prospero": 1525,
+}
+
 // refusedPorts are the ports a scheme must refuse: the bad ports and the
 // other schemes' well-known ports, but never its own default.
 func refusedPorts(h *Harness) []int {
@@ -153,13 +161,13 @@ func refusedPorts(h *Harness) []int {
 	for _, p := range fetch.BadPorts() {
 		set[p] = true
 	}
-	for _, s := range []string{"ftp", "telnet", "smtp", "gopher", "http", "nntp", "news", "wais", "https", "prospero"} {
-		set[fetch.DefaultPort(s)] = true
+	for _, p := range wellKnown {
+		set[p] = true
 	}
 	delete(set, 0) // not writable in a URL
 	delete(set, h.DefaultPort)
 	if h.DefaultPort == 0 {
-		delete(set, fetch.DefaultPort(h.Scheme))
+		delete(set, wellKnown[h.Scheme])
 	}
 	out := make([]int, 0, len(set))
 	for p := range set {
@@ -167,6 +175,19 @@ func refusedPorts(h *Harness) []int {
 	}
 	sort.Ints(out)
 	return out
+}
+
+// knowWellKnown adds a port-only record for each well-known scheme c's
+// registry lacks (a harness may register its driver alone, with
+// Client.Register): the policy protects the ports of the schemes a client
+// knows, and the suite checks the driver asks it for every one of them.
+func knowWellKnown(c *fetch.Client) *fetch.Client {
+	for s, p := range wellKnown {
+		if _, ok := c.Registry().Lookup(s); !ok {
+			c.Registry().Add(fetch.Scheme{Name: s, DefaultPort: p})
+		}
+	}
+	return c
 }
 
 // trap listens on a port, where it can, to prove nothing connects to it.

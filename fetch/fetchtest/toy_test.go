@@ -89,7 +89,7 @@ func (d *toyDriver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Resul
 		switch {
 		case d.k.noPortCheck:
 		case d.k.ownPolicy:
-			if err := (&fetch.PortPolicy{}).Check("x-toy", port); err != nil {
+			if err := (&fetch.PortPolicy{}).Check(req.Client.Registry(), "x-toy", port); err != nil {
 				return nil, err
 			}
 		default:

@@ -41,7 +41,7 @@ func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
 
 // Fetch opens the file or directory the URL names.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
-	fu, err := req.URL.File()
+	fu, err := ParseURL(req.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 }
 
 // remote handles file://host/path for a host other than this one.
-func (d *Driver) remote(ctx context.Context, req *fetch.Request, fu *fetch.FileURL) (*fetch.Result, error) {
+func (d *Driver) remote(ctx context.Context, req *fetch.Request, fu *URL) (*fetch.Result, error) {
 	if !d.cfg.FTPFallback {
 		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "file", URL: req.URL.Redacted(), Part: "host", Offset: -1,
 			Setting: "file.Config.FTPFallback",

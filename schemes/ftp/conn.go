@@ -109,7 +109,7 @@ func (s *session) login(ctx context.Context) error {
 		user, pass, havePass = u.User, u.Password, u.HasPassword
 		passPart = "password"
 	}
-	hostport := u.HostPort(fetch.DefaultPort("ftp"))
+	hostport := u.HostPort(DefaultPort)
 	r, err := s.cmd("USER", wire.Lit("USER "), wire.Arg(userPart, user))
 	if err != nil {
 		return err

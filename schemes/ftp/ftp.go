@@ -157,7 +157,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	default:
 		return nil, req.Errorf(fetch.KindUsage, "ftp", "unknown FTP method %q (want multicwd, singlecwd or nocwd)", d.cfg.Method)
 	}
-	fu, err := req.URL.FTP()
+	fu, err := ParseURL(req.URL)
 	if err != nil {
 		return nil, fetch.Wrap(fetch.KindMalformed, "parse", err)
 	}
@@ -201,7 +201,7 @@ func withURL(err error, req *fetch.Request) error {
 }
 
 // access runs the commands after login: CWDs, then a listing or a RETR.
-func (s *session) access(ctx context.Context, fu *fetch.FTPURL) (*fetch.Result, error) {
+func (s *session) access(ctx context.Context, fu *URL) (*fetch.Result, error) {
 	if err := s.chdirs(fu.Dirs); err != nil {
 		return nil, err
 	}

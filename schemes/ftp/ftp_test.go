@@ -231,6 +231,11 @@ func TestDocumentMeta(t *testing.T) {
 	if d.Size != int64(len(s.files["/pub/file.txt"])) || !d.ModTime.Equal(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)) || d.MIMEType != "text/plain" {
 		t.Errorf("Size %d, ModTime %v, MIME %q", d.Size, d.ModTime, d.MIMEType)
 	}
+	// The RETR reply is reachable with As (RFC 959 §4.2: 150 or 125).
+	var r Reply
+	if !d.As(&r) || (r.Code != 150 && r.Code != 125) || len(r.Lines) == 0 {
+		t.Errorf("As(*Reply) = %+v", r)
+	}
 	b, _ := io.ReadAll(d.Body)
 	if !bytes.Equal(b, []byte(s.files["/pub/file.txt"])) {
 		t.Errorf("body %q: no suffix guess may change the bytes", b)

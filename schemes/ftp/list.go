@@ -19,18 +19,36 @@ import (
 // omit it.
 func parseList(line string, now time.Time) (e fetch.Entry, ok bool) {
 	if e, ok, matched := parseEPLF(line); matched {
-		return e, ok
+		return withTypeFact(e), ok
 	}
 	if e, ok, matched := parseUnix(line, now); matched {
-		return e, ok
+		return withTypeFact(e), ok
 	}
 	if e, ok, matched := parseDOS(line); matched {
-		return e, ok
+		return withTypeFact(e), ok
 	}
 	if t := strings.TrimSpace(line); strings.HasPrefix(t, "total ") || t == "" {
 		return fetch.Entry{Name: line, Kind: fetch.EntryText, Size: -1, Raw: line}, true
 	}
 	return rawEntry(line), true
+}
+
+// Facts are an MLSD entry's facts (RFC 3659 §7), by lower-case name, as
+// the server sent them; Entry.As(*ftp.Facts) gives them.
+type Facts map[string]string
+
+// withTypeFact gives a LIST entry the MLSD type fact its kind stands for
+// (RFC 3659 §7.5.1), as Entry.Item: LIST has no facts of its own.
+func withTypeFact(e fetch.Entry) fetch.Entry {
+	switch e.Kind {
+	case fetch.EntryDir:
+		e.Item = "type=dir"
+	case fetch.EntryFile:
+		e.Item = "type=file"
+	case fetch.EntryLink:
+		e.Item = "type=os.unix=slink"
+	}
+	return e
 }
 
 func rawEntry(line string) fetch.Entry {
@@ -49,10 +67,16 @@ func parseMLSD(line string) (e fetch.Entry, ok bool) {
 		return rawEntry(line), true
 	}
 	e = fetch.Entry{Name: name, Kind: fetch.EntryOther, Size: -1, Raw: line}
+	all := Facts{}
+	e.Native = []any{all}
 	for _, f := range strings.Split(facts, ";") {
 		k, v, _ := strings.Cut(f, "=")
+		if k != "" {
+			all[strings.ToLower(k)] = v
+		}
 		switch strings.ToLower(k) {
 		case "type":
+			e.Item = "type=" + strings.ToLower(v)
 			switch lv := strings.ToLower(v); {
 			case lv == "file":
 				e.Kind = fetch.EntryFile

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,9 @@ func TestParseList(t *testing.T) {
 			continue
 		}
 		tt.want.Raw = tt.line
-		if e != tt.want {
+		// A LIST entry carries the MLSD type fact of its kind (RFC 3659 §7.5.1).
+		tt.want.Item = map[fetch.EntryKind]string{fetch.EntryDir: "type=dir", fetch.EntryFile: "type=file", fetch.EntryLink: "type=os.unix=slink"}[tt.want.Kind]
+		if !reflect.DeepEqual(e, tt.want) {
 			t.Errorf("%q:\n got %+v\nwant %+v", tt.line, e, tt.want)
 		}
 	}
@@ -99,9 +102,32 @@ func TestParseMLSD(t *testing.T) {
 			continue
 		}
 		tt.want.Raw = tt.line
-		if e != tt.want {
+		// The type fact is the entry's Item; every fact is reachable with As.
+		var facts Facts
+		if tt.want.Kind != fetch.EntryRaw {
+			if !e.As(&facts) {
+				t.Errorf("%q: As(*Facts) found none", tt.line)
+			}
+			if typ, ok := facts["type"]; ok {
+				tt.want.Item = "type=" + strings.ToLower(typ)
+			}
+			if facts["size"] == "" && tt.want.Size >= 0 {
+				t.Errorf("%q: facts %v lack the size", tt.line, facts)
+			}
+		}
+		e.Native = nil
+		if !reflect.DeepEqual(e, tt.want) {
 			t.Errorf("%q:\n got %+v\nwant %+v", tt.line, e, tt.want)
 		}
+	}
+	// The facts are the server's, names in lower case.
+	e, _ := parseMLSD("Type=OS.unix=slink:/etc/motd;UNIX.mode=0777;Size=12; motd-link")
+	var facts Facts
+	if !e.As(&facts) || facts["type"] != "OS.unix=slink:/etc/motd" || facts["unix.mode"] != "0777" || facts["size"] != "12" {
+		t.Errorf("facts %v", facts)
+	}
+	if e.Item != "type=os.unix=slink:/etc/motd" {
+		t.Errorf("Item %q", e.Item)
 	}
 }
 

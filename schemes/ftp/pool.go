@@ -34,7 +34,7 @@ func (d *Driver) session(ctx context.Context, req *fetch.Request, dirs []string)
 // none; anonymous logins use the anonymous password.
 func (d *Driver) lookupKey(req *fetch.Request) string {
 	u := req.URL
-	hostport := u.HostPort(fetch.DefaultPort("ftp"))
+	hostport := u.HostPort(DefaultPort)
 	user, pass := "anonymous", d.anonymousPassword()
 	if u.HasUser {
 		user, pass = u.User, u.Password

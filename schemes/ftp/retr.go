@@ -18,7 +18,7 @@ import (
 // retrieve sends TYPE, SIZE, MDTM, REST and RETR for the URL's name. When
 // RETR is refused with 550 and CWD <name> succeeds, the name is a
 // directory: isDir is true and the session is inside it.
-func (s *session) retrieve(ctx context.Context, fu *fetch.FTPURL) (doc *fetch.Document, isDir bool, err error) {
+func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, isDir bool, err error) {
 	arg := s.pathArg(fu.Dirs, fu.Name)
 	typ := transferType(fu.Type)
 	if err := s.setType(typ); err != nil {
@@ -94,7 +94,8 @@ func (s *session) retrieve(ctx context.Context, fu *fetch.FTPURL) (doc *fetch.Do
 	if size >= 0 {
 		t.want = size - offset
 	}
-	doc = &fetch.Document{Body: t, Size: size, ModTime: mod, Offset: offset, MIMEType: guessMIME(fu.Name)}
+	doc = &fetch.Document{Body: t, Size: size, ModTime: mod, Offset: offset, MIMEType: guessMIME(fu.Name),
+		Native: []any{Reply(r)}}
 	if fu.Type == 'a' {
 		doc.MIMEType = "text/plain"
 		if !s.req.Raw {
@@ -321,7 +322,7 @@ func (s *session) list(ctx context.Context, dirs []string, arg string) (*fetch.L
 // nameList is ;type=d: NLST <name>, each line a name (RFC 1738 §3.2.2).
 // Servers answer NLST of a directory with bare names or with
 // "<name>/entry"; both are placed inside <name>.
-func (s *session) nameList(ctx context.Context, fu *fetch.FTPURL) (*fetch.Listing, error) {
+func (s *session) nameList(ctx context.Context, fu *URL) (*fetch.Listing, error) {
 	lines, err := s.transferLines(ctx, "NLST", s.pathArg(fu.Dirs, fu.Name))
 	if err != nil {
 		return nil, err

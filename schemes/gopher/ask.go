@@ -77,7 +77,7 @@ func parseFormPlus(plus string) (*formBlock, error) {
 // +ASK block, has each question answered (Request.Form, else the
 // prompter, else the question's default), and sends the answers as the
 // §3.4.9 data block with the default view.
-func (d *Driver) fetchForm(ctx context.Context, req *fetch.Request, g *fetch.GopherURL) (*fetch.Result, error) {
+func (d *Driver) fetchForm(ctx context.Context, req *fetch.Request, g *URL) (*fetch.Result, error) {
 	ask, err := d.askBlock(ctx, req, g)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (d *Driver) fetchForm(ctx context.Context, req *fetch.Request, g *fetch.Gop
 // askBlock fetches the item's attributes and returns its +ASK lines. It
 // asks for "!+ASK" first (Gopher+ §2.7) and for "!" when the server does
 // not honour a chosen block.
-func (d *Driver) askBlock(ctx context.Context, req *fetch.Request, g *fetch.GopherURL) ([]AskField, error) {
+func (d *Driver) askBlock(ctx context.Context, req *fetch.Request, g *URL) ([]AskField, error) {
 	for _, plus := range []string{"!+ASK", "!"} {
 		rq := &request{selector: g.Selector, search: g.Search, hasSearch: sendsSearch(g.Type, g.Search, true, true), plus: plus, hasPlus: true}
 		conn, rep, err := d.exchange(ctx, req, rq)

@@ -16,8 +16,22 @@ import (
 const AttributesMIMEType = "application/gopher+-attributes"
 
 // MetaAttributes is the Document.Meta key holding the parsed attributes of
-// a "!" or "$" reply as JSON ([]Attributes); DocumentAttributes decodes it.
+// a "!" or "$" reply as JSON ([]Attributes); DocumentAttributes decodes it,
+// and Document.As(*[]Attributes) gives them without JSON.
 const MetaAttributes = "gopher+.attributes"
+
+// Document.Meta keys of the gopher driver (Gopher+ §2.3-2.5).
+const (
+	MetaType     = "gopher.type"      // the item type asked for
+	MetaLength   = "gopher+.length"   // the length a Gopher+ reply announced
+	MetaView     = "gopher+.view"     // the view asked for (RFC 1738 §3.4.8)
+	MetaLanguage = "gopher+.language" // the view's language
+	MetaItems    = "gopher+.items"    // how many items an attribute reply holds
+	MetaInfo     = "gopher+.info"     // the first item's URL, from its +INFO
+	MetaAdmin    = "gopher+.admin."   // prefix: +ADMIN fields by lower-case name
+	MetaViews    = "gopher+.views"    // the first item's views, comma-separated
+	MetaAbstract = "gopher+.abstract" // the first item's +ABSTRACT
+)
 
 // Attributes are the Gopher+ attribute blocks of one item (Gopher+ §2.5,
 // Appendix I): the +INFO item, +ADMIN, +VIEWS, +ABSTRACT and +ASK parsed,
@@ -137,7 +151,7 @@ func (a *Attributes) interpret() {
 						if v.Language != "" {
 							plus += " " + v.Language
 						}
-						v.URL = checkedURL(fetch.GopherURLString(a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", true, plus, true))
+						v.URL = checkedURL(URLString(a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", true, plus, true))
 					}
 					a.Views = append(a.Views, v)
 				}
@@ -230,26 +244,26 @@ func attributesMeta(attrs []Attributes) map[string]string {
 	if js, err := json.Marshal(attrs); err == nil {
 		m[MetaAttributes] = string(js)
 	}
-	m["gopher+.items"] = strconv.Itoa(len(attrs))
+	m[MetaItems] = strconv.Itoa(len(attrs))
 	if len(attrs) == 0 {
 		return m
 	}
 	a := attrs[0]
 	if a.URL != "" {
-		m["gopher+.info"] = a.URL
+		m[MetaInfo] = a.URL
 	}
 	for _, f := range a.Admin {
-		m["gopher+.admin."+strings.ToLower(f.Name)] = f.Value
+		m[MetaAdmin+strings.ToLower(f.Name)] = f.Value
 	}
 	if len(a.Views) > 0 {
 		var vs []string
 		for _, v := range a.Views {
 			vs = append(vs, strings.TrimSpace(v.Type+" "+v.Language))
 		}
-		m["gopher+.views"] = strings.Join(vs, ", ")
+		m[MetaViews] = strings.Join(vs, ", ")
 	}
 	if a.Abstract != "" {
-		m["gopher+.abstract"] = a.Abstract
+		m[MetaAbstract] = a.Abstract
 	}
 	return m
 }

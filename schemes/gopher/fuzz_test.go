@@ -56,7 +56,7 @@ func FuzzMenu(f *testing.F) {
 			if u.Scheme != "gopher" {
 				continue
 			}
-			if _, err := u.Gopher(); err != nil {
+			if _, err := ParseURL(u); err != nil {
 				t.Fatalf("entry %+v: %v", e, err)
 			}
 		}

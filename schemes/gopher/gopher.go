@@ -106,7 +106,7 @@ func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
 // Fetch dereferences a gopher URL (RFC 1738 §3.4).
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
 	u := req.URL
-	g, err := u.Gopher()
+	g, err := ParseURL(u)
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +146,8 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 }
 
 // urlFor is the URL of g on u's server.
-func (d *Driver) urlFor(u *fetch.URL, g *fetch.GopherURL) (*fetch.URL, error) {
-	s := fetch.GopherURLString(u.Host, u.Port, g.Type, g.Selector, g.Search, g.HasSearch, g.Plus, g.HasPlus)
+func (d *Driver) urlFor(u *fetch.URL, g *URL) (*fetch.URL, error) {
+	s := URLString(u.Host, u.Port, g.Type, g.Selector, g.Search, g.HasSearch, g.Plus, g.HasPlus)
 	return fetch.Parse(s)
 }
 
@@ -166,7 +166,7 @@ type request struct {
 // newRequest checks g's fields for the line protocol before anything is
 // dialed: selector and search may hold no CR, LF or NUL; the Gopher+
 // string may hold CR LF only as the §3.4.9 form production.
-func newRequest(g *fetch.GopherURL) (*request, error) {
+func newRequest(g *URL) (*request, error) {
 	if err := fetch.CheckLine("selector", g.Selector); err != nil {
 		return nil, err
 	}
@@ -283,9 +283,9 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		req.Trace(fetch.DirInfo, "warning: "+req.URL.Redacted()+": the server sent nothing (gopher.Config.FailEmpty makes this an error)")
 	}
 	res := &fetch.Result{URL: resURL}
-	meta := map[string]string{"gopher.type": string(typ)}
+	meta := map[string]string{MetaType: string(typ)}
 	if rep.plus {
-		meta["gopher+.length"] = strconv.FormatInt(rep.length, 10)
+		meta[MetaLength] = strconv.FormatInt(rep.length, 10)
 	}
 	size := int64(-1)
 	if rep.plus && rep.length >= 0 {
@@ -313,7 +313,8 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 			meta[k] = v
 		}
 		res.Kind = fetch.KindDocument
-		res.Document = &fetch.Document{Body: io.NopCloser(bytes.NewReader(data)), MIMEType: AttributesMIMEType, Size: int64(len(data)), Meta: meta}
+		res.Document = &fetch.Document{Body: io.NopCloser(bytes.NewReader(data)), MIMEType: AttributesMIMEType, Size: int64(len(data)), Meta: meta,
+			Native: []any{attrs}}
 		return res, nil
 
 	case isMenuType(typ) && !hasView(rq):
@@ -346,9 +347,9 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		body, size = fetch.LocalLines(body), -1
 	}
 	if view, lang, ok := viewOf(rq); ok {
-		meta["gopher+.view"] = view
+		meta[MetaView] = view
 		if lang != "" {
-			meta["gopher+.language"] = lang
+			meta[MetaLanguage] = lang
 		}
 	}
 	res.Kind = fetch.KindDocument

@@ -158,7 +158,7 @@ func TestMenu(t *testing.T) {
 				continue
 			}
 			if u.Scheme == "gopher" {
-				if _, err := u.Gopher(); err != nil {
+				if _, err := ParseURL(u); err != nil {
 					t.Errorf("entry %d URL %q: %v", i, e.URL, err)
 				}
 			}
@@ -166,7 +166,7 @@ func TestMenu(t *testing.T) {
 	}
 	// The selector comes back unchanged from the URL built for it.
 	u, _ := fetch.Parse(l.Entries[14].URL)
-	g, _ := u.Gopher()
+	g, _ := ParseURL(u)
 	if g.Selector != "/a b%c" || g.Type != '9' {
 		t.Errorf("round trip: %+v", g)
 	}
@@ -386,8 +386,13 @@ func TestDirectoryAttributes(t *testing.T) {
 	if !ok || len(as) != 2 || as[1].Info.Name != "Hot pups" || as[0].Abstract != "A great recipe for making salmon" {
 		t.Fatalf("%+v", as)
 	}
-	if res.Document.Meta["gopher+.items"] != "2" {
+	if res.Document.Meta[MetaItems] != "2" {
 		t.Errorf("meta %v", res.Document.Meta)
+	}
+	// The same attributes, typed, without the JSON of Meta.
+	var typed []Attributes
+	if !res.Document.As(&typed) || len(typed) != 2 || typed[1].Info.Name != "Hot pups" || typed[0].Views[1].Language != "De_DE" {
+		t.Errorf("As(*[]Attributes) = %+v", typed)
 	}
 }
 

@@ -138,15 +138,15 @@ func (it Item) url(defHost string, defPort int) string {
 		}
 	case '7':
 		// A search is linked without its words, so that fetching it asks.
-		return fetch.GopherURLString(host, port, it.Type, it.Selector, "", false, "", false)
+		return URLString(host, port, it.Type, it.Selector, "", false, "", false)
 	}
 	switch it.Plus {
 	case "+", "?":
 		// RFC 1738 §3.4.4: Gopher+ items link to their default view, and
 		// items with a form to the "?" form.
-		return fetch.GopherURLString(host, port, it.Type, it.Selector, "", true, it.Plus, true)
+		return URLString(host, port, it.Type, it.Selector, "", true, it.Plus, true)
 	}
-	return fetch.GopherURLString(host, port, it.Type, it.Selector, "", false, "", false)
+	return URLString(host, port, it.Type, it.Selector, "", false, "", false)
 }
 
 // sessionURL is the telnet:// or tn3270:// URL of a type 8 or T item: the
@@ -171,9 +171,21 @@ func sessionURL(scheme, user, host string, port int) string {
 	return b.String()
 }
 
+// typeStrings are the item types as Entry.Item strings, made once rather
+// than for each of a menu's items.
+var typeStrings = func() (t [256]string) {
+	for i := range t {
+		t[i] = string(rune(i))
+	}
+	return t
+}()
+
 // entry turns an item into a listing entry.
 func (it Item) entry(defHost string, defPort int) fetch.Entry {
-	e := fetch.Entry{Name: it.Name, Size: -1}
+	// Item is the gopher type character; As reaches the whole Item of a
+	// linked entry (text and error lines, often most of a menu, keep
+	// their memory to the character alone).
+	e := fetch.Entry{Name: it.Name, Size: -1, Item: typeStrings[it.Type]}
 	switch it.Type {
 	case 'i':
 		e.Kind = fetch.EntryText
@@ -182,6 +194,7 @@ func (it Item) entry(defHost string, defPort int) fetch.Entry {
 		e.Kind = fetch.EntryError
 		return e
 	}
+	e.Native = []any{it}
 	e.URL = it.URL(defHost, defPort)
 	e.Type = mimeType(it.Type, it.Selector, "")
 	switch {

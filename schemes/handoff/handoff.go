@@ -28,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/schemes/telnet"
 )
 
 // Default ports (RFC 1738 §3.8 names telnet's 23 for tn3270; rlogin's is
@@ -80,7 +81,7 @@ func (d *Driver) DefaultPort() int {
 // Fetch checks the URL and returns a session that runs the program.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
 	u := req.URL
-	view, err := u.Telnet() // the same login part and empty path (§3.8)
+	view, err := telnet.ParseURL(u) // the same login part and empty path (§3.8)
 	if err != nil {
 		return nil, err
 	}

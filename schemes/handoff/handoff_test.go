@@ -32,8 +32,7 @@ func standIn(t *testing.T, names ...string) string {
 
 func client(cfg Config) *fetch.Client {
 	c := fetch.NewClient(fetch.Options{})
-	c.Register("rlogin", NewRlogin(cfg))
-	c.Register("tn3270", NewTN3270(cfg))
+	c.RegisterScheme(Schemes(cfg)...)
 	return c
 }
 

@@ -83,7 +83,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if req.Proxy != nil && req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return d.viaGateway(ctx, req)
 	}
-	hu, err := req.URL.HTTP()
+	hu, err := ParseURL(req.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -140,14 +140,14 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 
 // requestURL gives net/http the path and search exactly as the URL wrote
 // them: RawPath keeps every escape (a %2F stays %2F), RawQuery the search.
-func requestURL(u *fetch.URL, hu *fetch.HTTPURL) (*neturl.URL, error) {
+func requestURL(u *fetch.URL, hu *URL) (*neturl.URL, error) {
 	path, err := fetch.Unescape(hu.Path)
 	if err != nil {
 		return nil, err
 	}
 	return &neturl.URL{
 		Scheme:     u.Scheme,
-		Host:       u.HostPort(fetch.DefaultPort(u.Scheme)),
+		Host:       u.HostPort(defaultPort(u.Scheme)),
 		Path:       path,
 		RawPath:    hu.Path,
 		RawQuery:   hu.Search,
@@ -156,7 +156,7 @@ func requestURL(u *fetch.URL, hu *fetch.HTTPURL) (*neturl.URL, error) {
 }
 
 func hostHeader(u *fetch.URL) string {
-	if u.Port == 0 || u.Port == fetch.DefaultPort(u.Scheme) {
+	if u.Port == 0 || u.Port == defaultPort(u.Scheme) {
 		if strings.Contains(u.Host, ":") {
 			return "[" + u.Host + "]"
 		}
@@ -188,7 +188,7 @@ func (d *Driver) checkHop(req *fetch.Request, next *neturl.URL) error {
 		return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", URL: req.URL.Redacted(), Part: "scheme", Offset: -1,
 			Err: fmt.Errorf("redirect to %s refused: only http and https redirects are followed", next.Redacted())}
 	}
-	port := fetch.DefaultPort(next.Scheme)
+	port := defaultPort(next.Scheme)
 	if p := next.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil {
@@ -275,7 +275,7 @@ func (d *Driver) proxyFor(opts fetch.Options) func(*nethttp.Request) (*neturl.UR
 		if opts.Proxy == nil {
 			return nil, nil
 		}
-		u, err := fetch.Parse(r.URL.String())
+		u, err := parseURL(r.URL.String())
 		if err != nil {
 			return nil, err
 		}
@@ -283,16 +283,16 @@ func (d *Driver) proxyFor(opts fetch.Options) func(*nethttp.Request) (*neturl.UR
 		if err != nil || p == nil {
 			return nil, err
 		}
-		port := p.PortOr(fetch.DefaultPort(p.Scheme))
+		port := p.PortOr(defaultPort(p.Scheme))
 		if req := requestOf(r.Context()); req != nil {
 			err = req.CheckPort(p.Scheme, port)
 		} else {
-			err = opts.Policy.Check(p.Scheme, port)
+			err = opts.Policy.Check(urlGrammar, p.Scheme, port)
 		}
 		if err != nil {
 			return nil, err
 		}
-		pu := &neturl.URL{Scheme: p.Scheme, Host: p.HostPort(fetch.DefaultPort(p.Scheme))}
+		pu := &neturl.URL{Scheme: p.Scheme, Host: p.HostPort(defaultPort(p.Scheme))}
 		if p.HasUser {
 			pu.User = neturl.UserPassword(p.User, p.Password)
 		}
@@ -321,7 +321,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 	d.traceResponse(req, resp)
 	final := req.URL
 	if redirected && resp.Request != nil && resp.Request.URL != nil {
-		if u, err := fetch.Parse(resp.Request.URL.String()); err == nil {
+		if u, err := parseURL(resp.Request.URL.String()); err == nil {
 			final = u
 		}
 	}
@@ -360,7 +360,9 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		MIMEType: resp.Header.Get("Content-Type"),
 		Size:     resp.ContentLength,
 		Offset:   req.Offset,
-		Meta:     map[string]string{"status": resp.Status},
+		Meta:     map[string]string{fetch.MetaStatus: resp.Status},
+		// As reaches the response header (*net/http.Header).
+		Native: []any{resp.Header},
 	}
 	if doc.Offset > 0 {
 		doc.Size = total
@@ -448,7 +450,7 @@ func traceHeader(req *fetch.Request, dir fetch.Direction, h nethttp.Header) {
 // here and the response read back with net/http's parser.
 func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
 	p := req.Proxy
-	conn, err := req.Dial(ctx, p.HostPort(fetch.DefaultPort(p.Scheme)))
+	conn, err := req.Dial(ctx, p.HostPort(defaultPort(p.Scheme)))
 	if err != nil {
 		return nil, err
 	}

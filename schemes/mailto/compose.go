@@ -96,7 +96,7 @@ func checkUnsafe(opaque string) error {
 
 // fromURL fills the header fields of m from a mailto URL's view; Other
 // fields, and Bcc unless allowed, are dropped with a note to warn.
-func (m *draft) fromURL(v *fetch.MailtoURL, allowBcc bool, warn func(string)) error {
+func (m *draft) fromURL(v *URL, allowBcc bool, warn func(string)) error {
 	lists := []struct {
 		part string
 		in   []string

@@ -174,7 +174,7 @@ func TestComposeGolden(t *testing.T) {
 			checkMessageShape(t, msg)
 			var g bytes.Buffer
 			g.WriteString("# " + tt.url + "\n")
-			g.WriteString("# recipients: " + res.Document.Meta["recipients"] + "\n")
+			g.WriteString("# recipients: " + res.Document.Meta[fetch.MetaRecipients] + "\n")
 			for _, l := range tr.infos() {
 				g.WriteString("# " + l + "\n")
 			}
@@ -383,7 +383,7 @@ func TestEditor(t *testing.T) {
 	}
 	msg, _ := io.ReadAll(res.Document.Body)
 	var g bytes.Buffer
-	g.WriteString("# recipients: " + res.Document.Meta["recipients"] + "\n")
+	g.WriteString("# recipients: " + res.Document.Meta[fetch.MetaRecipients] + "\n")
 	for _, l := range tr.infos() {
 		g.WriteString("# " + l + "\n")
 	}

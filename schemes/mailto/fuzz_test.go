@@ -82,7 +82,7 @@ func FuzzMailtoURL(f *testing.F) {
 		var msg bytes.Buffer
 		msg.ReadFrom(res.Document.Body)
 		checkMessageShape(t, msg.Bytes())
-		view, _ := u.Mailto()
+		view, _ := ParseURL(u)
 		checkSubject(t, msg.Bytes(), view.Subject)
 	})
 }

@@ -116,7 +116,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err := checkUnsafe(req.URL.Opaque); err != nil {
 		return nil, err
 	}
-	view, err := req.URL.Mailto()
+	view, err := ParseURL(req.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			Body:     io.NopCloser(bytes.NewReader(msg.Bytes())),
 			MIMEType: "message/rfc822",
 			Size:     int64(msg.Len()),
-			Meta:     map[string]string{"message-id": id, "recipients": strings.Join(rcpts, ", ")},
+			Meta:     map[string]string{fetch.MetaMessageID: id, fetch.MetaRecipients: strings.Join(rcpts, ", ")},
 		}}, nil
 	}
 	if d.cfg.Confirm {

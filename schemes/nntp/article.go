@@ -16,8 +16,11 @@ import (
 // Document.Meta; a longer header streams on unparsed.
 const maxHeaderBytes = 256 << 10
 
-// metaHeaders are the article headers copied into Document.Meta.
-var metaHeaders = []string{"Subject", "From", "Date", "Message-ID", "Newsgroups"}
+// metaHeaders are the article headers copied into Document.Meta, by key.
+var metaHeaders = map[string]string{
+	fetch.MetaSubject: "Subject", fetch.MetaFrom: "From", fetch.MetaDate: "Date",
+	fetch.MetaMessageID: "Message-ID", fetch.MetaNewsgroups: "Newsgroups",
+}
 
 // article sends an ARTICLE command and returns the article (RFC 3977
 // §6.2.1, reply 220) as a message/rfc822 document streamed from the
@@ -64,18 +67,20 @@ func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part)
 	}
 
 	hdr := parseHeader(lines)
-	doc := &fetch.Document{MIMEType: "message/rfc822", Size: -1, Meta: map[string]string{}}
-	for _, k := range metaHeaders {
-		if v := hdr.Get(k); v != "" {
+	// The whole header, as received, is reachable with Document.As
+	// (*textproto.MIMEHeader).
+	doc := &fetch.Document{MIMEType: "message/rfc822", Size: -1, Meta: map[string]string{}, Native: []any{hdr}}
+	for k, h := range metaHeaders {
+		if v := hdr.Get(h); v != "" {
 			doc.Meta[k] = decodeWords(v)
 		}
 	}
 	if n, id, ok := parseArticleReply(text); ok {
 		if n > 0 {
-			doc.Meta["Article-Number"] = fmt.Sprint(n)
+			doc.Meta[fetch.MetaArticleNumber] = fmt.Sprint(n)
 		}
-		if id != "" && doc.Meta["Message-ID"] == "" {
-			doc.Meta["Message-ID"] = "<" + id + ">"
+		if id != "" && doc.Meta[fetch.MetaMessageID] == "" {
+			doc.Meta[fetch.MetaMessageID] = "<" + id + ">"
 		}
 	}
 	doc.ModTime = parseDate(hdr.Get("Date"))

@@ -40,7 +40,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer art.Close()
-	fmt.Println("Subject:", art.Document.Meta["Subject"])
+	fmt.Println("Subject:", art.Document.Meta[fetch.MetaSubject])
 	if _, err := io.Copy(os.Stdout, art.Document.Body); err != nil {
 		log.Fatal(err) // a connection that ends before "." is fetch.ErrTruncated
 	}

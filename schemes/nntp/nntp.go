@@ -123,7 +123,7 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 	if err := checkDecoded(req, part); err != nil {
 		return nil, err
 	}
-	nu, err := u.News()
+	nu, err := ParseNewsURL(u)
 	if err != nil {
 		return nil, err
 	}
@@ -184,10 +184,10 @@ func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Resu
 	// URL without it.
 	bare := u.Clone()
 	bare.User, bare.Password, bare.HasUser, bare.HasPassword = "", "", false, false
-	var nu *fetch.NNTPURL
+	var nu *URL
 	if u.Path != "" {
 		var err error
-		if nu, err = bare.NNTP(); err != nil {
+		if nu, err = ParseURL(bare); err != nil {
 			if fe, ok := err.(*fetch.Error); ok {
 				fe.URL = u.Redacted()
 			}
@@ -195,7 +195,7 @@ func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Resu
 		}
 	} else if u.Host == "" {
 		// The view's own message for a URL without a host.
-		if _, err := bare.NNTP(); err != nil {
+		if _, err := ParseURL(bare); err != nil {
 			return nil, err
 		}
 	}

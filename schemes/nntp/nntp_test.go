@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,9 +135,13 @@ func TestTranscripts(t *testing.T) {
 					t.Errorf("body\n%q\nwant\n%q", body, want)
 				}
 				d := res.Document
-				if d.MIMEType != "message/rfc822" || d.Meta["Subject"] != "Hello, news" ||
-					d.Meta["Message-ID"] != "<hello.1@fetch.test>" || d.Meta["From"] != "Alice <alice@fetch.test>" {
+				if d.MIMEType != "message/rfc822" || d.Meta[fetch.MetaSubject] != "Hello, news" ||
+					d.Meta[fetch.MetaMessageID] != "<hello.1@fetch.test>" || d.Meta[fetch.MetaFrom] != "Alice <alice@fetch.test>" {
 					t.Errorf("document %+v", d)
+				}
+				var hdr textproto.MIMEHeader
+				if !d.As(&hdr) || hdr.Get("Subject") != "Hello, news" || hdr.Get("Newsgroups") == "" {
+					t.Errorf("As(*textproto.MIMEHeader) gave %v", hdr)
 				}
 				if !d.ModTime.Equal(time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)) {
 					t.Errorf("ModTime %v", d.ModTime)
@@ -292,7 +297,7 @@ func TestTranscripts(t *testing.T) {
 			fake: fake{caps: readerCaps},
 			url:  "nntp://%s/fetch.test.alpha/4",
 			check: func(t *testing.T, res *fetch.Result, body []byte, f *fake) {
-				if string(body) != artThird.local() || res.Document.Meta["Article-Number"] != "4" {
+				if string(body) != artThird.local() || res.Document.Meta[fetch.MetaArticleNumber] != "4" {
 					t.Errorf("body %q meta %v", body, res.Document.Meta)
 				}
 			},

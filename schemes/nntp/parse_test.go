@@ -116,7 +116,7 @@ func TestEscapeMessageID(t *testing.T) {
 			t.Errorf("%s does not parse: %v", got, err)
 			continue
 		}
-		if n, err := u.News(); err == nil && n.MessageID != tc.id {
+		if n, err := ParseNewsURL(u); err == nil && n.MessageID != tc.id {
 			t.Errorf("%s reads back as %q", got, n.MessageID)
 		}
 	}
@@ -159,7 +159,7 @@ func FuzzParseOverview(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%q: URL %v", ov.MessageID, err)
 			}
-			if n, err := u.News(); err == nil && n.MessageID != "" && n.MessageID != ov.MessageID {
+			if n, err := ParseNewsURL(u); err == nil && n.MessageID != "" && n.MessageID != ov.MessageID {
 				t.Fatalf("%q reads back as %q", ov.MessageID, n.MessageID)
 			}
 		}

@@ -76,7 +76,7 @@ func New(cfg Config) *Driver {
 // running: nothing is read or sent until its Run. The login is checked
 // for line safety before the connection is made.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
-	v, err := req.URL.Telnet()
+	v, err := ParseURL(req.URL)
 	if err != nil {
 		return nil, err
 	}

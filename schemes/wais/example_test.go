@@ -23,7 +23,7 @@ func ExampleDocumentPath() {
 // A client that searches WAIS databases and retrieves their documents.
 func ExampleNew() {
 	c := fetch.NewClient(fetch.Options{})
-	c.Register("wais", wais.New(wais.Config{}))
+	c.RegisterScheme(wais.Schemes(wais.Config{})...)
 	fmt.Println(c.Schemes(), c.DefaultPortOf("wais"))
 	// The search words of a wais://host/db URL travel on its request.
 	req, _ := fetch.NewRequest("wais://wais.example.org/my%20db")

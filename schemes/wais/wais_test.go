@@ -389,8 +389,8 @@ func TestGateway(t *testing.T) {
 	t.Setenv("wais_proxy", gw.URL)
 	t.Setenv("no_proxy", "")
 	c := fetch.NewClient(fetch.Options{Proxy: fetch.ProxyFromEnvironment, IdleTimeout: 5 * time.Second})
-	c.Register("wais", wais.New(wais.Config{}))
-	c.Register("http", fetchhttp.New(fetchhttp.Config{}))
+	c.RegisterScheme(wais.Schemes(wais.Config{})...)
+	c.RegisterScheme(fetchhttp.Schemes(fetchhttp.Config{})...)
 	_, body, err := fetchBody(t, c, "wais://wais.example.org/db?word")
 	if err != nil || string(body) != "through the gateway" {
 		t.Fatalf("%q, %v", body, err)

@@ -1,46 +1,57 @@
-package fetch
+package mailto
 
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fetchproject/fetch/fetch"
 )
 
-// MailtoURL is a mailto URL: RFC 1738 §3.5's encoded addr-spec, read
-// with RFC 6068's comma-separated addresses and ?hfname=hfvalue fields.
-type MailtoURL struct {
-	To        []string      `json:"to,omitempty"`
-	Cc        []string      `json:"cc,omitempty"`
-	Bcc       []string      `json:"bcc,omitempty"`
-	Subject   string        `json:"subject,omitempty"`
-	Body      string        `json:"body,omitempty"`
-	InReplyTo string        `json:"in_reply_to,omitempty"`
-	Keywords  string        `json:"keywords,omitempty"`
-	Other     []HeaderField `json:"other,omitempty"` // unknown hfields, decoded
+// Schemes is mailto's registration record (RFC 1738 §3.5, RFC 6068): no
+// port of its own (the message goes to the configured SMTP server), the
+// generic grammar (a mailto URL has no "//" form), the view ParseURL, and
+// a driver configured by cfg.
+func Schemes(cfg Config) []fetch.Scheme {
+	return []fetch.Scheme{{Name: "mailto",
+		View: func(u *fetch.URL) (any, error) { return urlView(ParseURL(u)) }, Driver: New(cfg)}}
 }
 
-// Mailto decodes the addresses and header fields of a mailto URL and
+// URL is a mailto URL: RFC 1738 §3.5's encoded addr-spec, read
+// with RFC 6068's comma-separated addresses and ?hfname=hfvalue fields.
+type URL struct {
+	To        []string            `json:"to,omitempty"`
+	Cc        []string            `json:"cc,omitempty"`
+	Bcc       []string            `json:"bcc,omitempty"`
+	Subject   string              `json:"subject,omitempty"`
+	Body      string              `json:"body,omitempty"`
+	InReplyTo string              `json:"in_reply_to,omitempty"`
+	Keywords  string              `json:"keywords,omitempty"`
+	Other     []fetch.HeaderField `json:"other,omitempty"` // unknown hfields, decoded
+}
+
+// ParseURL decodes the addresses and header fields of a mailto URL and
 // checks each address against RFC 5322's addr-spec (dot-atom or quoted
 // local part, "@", dot-atom or [literal] domain; UTF-8 allowed as in
 // RFC 6532). Names are matched case-insensitively; "+" is not a space.
 // When subject, body, in-reply-to or keywords come twice the first wins
 // and the others land in Other. A decoded CR or LF is not refused here
 // (a body may hold CR LF); the driver checks header lines.
-func (u *URL) Mailto() (*MailtoURL, error) {
+func ParseURL(u *fetch.URL) (*URL, error) {
 	if u.Slashes {
-		return nil, u.viewErr("address", len(u.Scheme)+1, "a mailto URL is mailto:<address>, without \"//\"")
+		return nil, u.ViewError("address", len(u.Scheme)+1, "a mailto URL is mailto:<address>, without \"//\"")
 	}
-	op, base := u.Opaque, u.pathOffset()
+	op, base := u.Opaque, u.PathOffset()
 	if op == "" {
-		return nil, u.viewErr("address", base, "a mailto URL needs an address")
+		return nil, u.ViewError("address", base, "a mailto URL needs an address")
 	}
-	m := &MailtoURL{}
+	m := &URL{}
 	addrs, query := op, ""
 	hasQuery := false
 	if q := strings.IndexByte(op, '?'); q >= 0 {
 		addrs, query, hasQuery = op[:q], op[q+1:], true
 	}
 	var err error
-	if m.To, err = u.mailtoAddrs(addrs, base); err != nil {
+	if m.To, err = urlMailtoAddrs(u, addrs, base); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
@@ -59,9 +70,9 @@ func (u *URL) Mailto() (*MailtoURL, error) {
 		}
 		eq := strings.IndexByte(field, '=')
 		if eq <= 0 {
-			return nil, u.viewErr("header", fOff, "a mailto header field is <name>=<value>")
+			return nil, u.ViewError("header", fOff, "a mailto header field is <name>=<value>")
 		}
-		name, err := u.decodeAt(field[:eq], "header", fOff)
+		name, err := u.DecodeAt(field[:eq], "header", fOff)
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +80,7 @@ func (u *URL) Mailto() (*MailtoURL, error) {
 		vOff := fOff + eq + 1
 		switch key := strings.ToLower(name); key {
 		case "to", "cc", "bcc":
-			list, err := u.mailtoAddrs(rawValue, vOff)
+			list, err := urlMailtoAddrs(u, rawValue, vOff)
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +93,7 @@ func (u *URL) Mailto() (*MailtoURL, error) {
 				m.Bcc = append(m.Bcc, list...)
 			}
 		default:
-			value, err := u.decodeAt(rawValue, "header", vOff)
+			value, err := u.DecodeAt(rawValue, "header", vOff)
 			if err != nil {
 				return nil, err
 			}
@@ -101,23 +112,23 @@ func (u *URL) Mailto() (*MailtoURL, error) {
 				seen[key] = true
 				*dst = value
 			} else {
-				m.Other = append(m.Other, HeaderField{Name: name, Value: value})
+				m.Other = append(m.Other, fetch.HeaderField{Name: name, Value: value})
 			}
 		}
 	}
 	if len(m.To)+len(m.Cc)+len(m.Bcc) == 0 {
-		return nil, u.viewErr("address", base, "a mailto URL needs at least one address")
+		return nil, u.ViewError("address", base, "a mailto URL needs at least one address")
 	}
 	return m, nil
 }
 
 // mailtoAddrs decodes an escaped, comma-separated address list and checks
 // each address; commas inside a quoted local part do not separate.
-func (u *URL) mailtoAddrs(raw string, off int) ([]string, error) {
+func urlMailtoAddrs(u *fetch.URL, raw string, off int) ([]string, error) {
 	if raw == "" {
 		return nil, nil
 	}
-	v, err := u.decodeAt(raw, "address", off)
+	v, err := u.DecodeAt(raw, "address", off)
 	if err != nil {
 		return nil, err
 	}
@@ -140,11 +151,11 @@ func (u *URL) mailtoAddrs(raw string, off int) ([]string, error) {
 		if a == "" {
 			// An empty entry is tolerated only as a trailing comma.
 			if i < len(v) {
-				return nil, u.viewErr("address", off+urlMapOffset(raw, start), "empty address in list")
+				return nil, u.ViewError("address", off+fetch.EscapedIndex(raw, start), "empty address in list")
 			}
 		} else {
 			if j, msg := urlCheckAddrSpec(a); msg != "" {
-				return nil, u.viewErr("address", off+urlMapOffset(raw, start+j), msg)
+				return nil, u.ViewError("address", off+fetch.EscapedIndex(raw, start+j), msg)
 			}
 			out = append(out, a)
 		}
@@ -238,4 +249,16 @@ func urlCheckAddrSpec(a string) (int, string) {
 		return at + 1 + i, msg
 	}
 	return 0, ""
+}
+
+func urlIsAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func urlIsDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// urlView returns v as an any, or a nil any when err is set (never a typed
+// nil pointer, which --parse would print as null).
+func urlView[T any](v *T, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }

@@ -1,0 +1,85 @@
+package ftp
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// urlMustParse parses s with the grammar of this package's schemes.
+func urlMustParse(t *testing.T, s string) *fetch.URL {
+	t.Helper()
+	u, err := fetch.NewRegistry(Schemes(Config{})...).Parse(s)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", s, err)
+	}
+	return u
+}
+
+// urlWantViewErr checks err is a Malformed *fetch.Error for part at offset
+// (an offset in the URL's Redacted form).
+func urlWantViewErr(t *testing.T, in string, err error, part string, offset int) {
+	t.Helper()
+	var e *fetch.Error
+	if !errors.As(err, &e) {
+		t.Errorf("%q: got %v, want a %s error", in, err, part)
+		return
+	}
+	if e.Kind != fetch.KindMalformed || e.Part != part || e.Offset != offset {
+		t.Errorf("%q: got part %q offset %d (%v), want part %q offset %d", in, e.Part, e.Offset, err, part, offset)
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	cases := []struct {
+		in   string
+		want URL
+	}{
+		{"ftp://h", URL{}},
+		{"ftp://h/", URL{}},
+		// RFC 1738 §3.2.2: "CWD etc" and then "RETR motd".
+		{"ftp://myname@host.dom/etc/motd", URL{Dirs: []string{"etc"}, Name: "motd"}},
+		// "CWD /etc" and then "RETR motd".
+		{"ftp://myname@host.dom/%2Fetc/motd", URL{Dirs: []string{"/etc"}, Name: "motd"}},
+		// "CWD " with a null argument, then "CWD etc", and then "RETR motd".
+		{"ftp://myname@host.dom//etc/motd", URL{Dirs: []string{"", "etc"}, Name: "motd"}},
+		// RFC 1738 Appendix: <URL:ftp://info.cern.ch/pub/www/doc;type=d>
+		{"ftp://info.cern.ch/pub/www/doc;type=d", URL{Dirs: []string{"pub", "www"}, Name: "doc", Type: 'd'}},
+		{"ftp://ds.internic.net/rfc/rfc1436.txt;type=a", URL{Dirs: []string{"rfc"}, Name: "rfc1436.txt", Type: 'a'}},
+		{"ftp://h/a/b.bin;TYPE=I", URL{Dirs: []string{"a"}, Name: "b.bin", Type: 'i'}},
+		{"ftp://h/pub/", URL{Dirs: []string{"pub"}}},
+		{"ftp://h/pub/;type=d", URL{Dirs: []string{"pub"}, Type: 'd'}},
+		{"ftp://h/;type=d", URL{Type: 'd'}},
+		{"ftp://h/a%3Bb/c%20d%0D", URL{Dirs: []string{"a;b"}, Name: "c d\r"}},
+		{"ftp://h/?:@&=", URL{Name: "?:@&="}},
+	}
+	for _, c := range cases {
+		f, err := ParseURL(urlMustParse(t, c.in))
+		if err != nil {
+			t.Errorf("FTP(%q): %v", c.in, err)
+			continue
+		}
+		if !reflect.DeepEqual(*f, c.want) {
+			t.Errorf("FTP(%q) = %+v, want %+v", c.in, *f, c.want)
+		}
+	}
+	bad := []struct {
+		in     string
+		part   string
+		offset int
+	}{
+		{"ftp://h/a;type=x", "type", 15},
+		{"ftp://h/a;type=", "type", 15},
+		{"ftp://h/a;type=ii", "type", 15},
+		{"ftp://h/a;b", "path", 9},
+		{"ftp://h/a;type=i/b", "path", 9},
+		{"ftp://h/a;mode=i", "path", 9},
+		{"ftp:/h/a", "host", 4},
+	}
+	for _, c := range bad {
+		_, err := ParseURL(urlMustParse(t, c.in))
+		urlWantViewErr(t, c.in, err, c.part, c.offset)
+	}
+}
