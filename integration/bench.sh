@@ -79,12 +79,13 @@ fi
 export FETCH_HARNESS_LOCKED=1
 began=$SECONDS
 
-# curl is the peer; Debian's package when it is missing.
-if ! command -v curl >/dev/null || ! command -v xargs >/dev/null; then
-	[ "$(id -u)" -eq 0 ] || { log "curl is missing and only root can install it"; exit 1; }
-	log "installing curl"
-	apt-get install -y -q --no-install-recommends curl findutils >/dev/null ||
-		{ apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends curl findutils >/dev/null; }
+# curl is the peer, GNU time reports peak RSS: Debian's packages when missing.
+if ! command -v curl >/dev/null || ! command -v xargs >/dev/null || [ ! -x /usr/bin/time ]; then
+	[ "$(id -u)" -eq 0 ] || { log "curl or GNU time is missing and only root can install them"; exit 1; }
+	log "installing curl, findutils, time"
+	pkgs=(curl findutils time)
+	apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null ||
+		{ apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null; }
 fi
 "$harness" install
 
@@ -131,7 +132,7 @@ rc=0
 	-http "$FETCH_HTTP_ADDR" -vsftpd "$FETCH_FTP_VSFTPD_ADDR" -pyftpdlib "$FETCH_FTP_PYFTPDLIB_ADDR" \
 	-gophernicus "$FETCH_GOPHER_GOPHERNICUS_ADDR" -pygopherd "$FETCH_GOPHER_PYGOPHERD_ADDR" \
 	-latency "$latency" -batch "$batch" -parallel "$parallel" -runs "$runs" -budget "${budget}s" \
-	-gotest "$dir/gotest.txt" -label "$rev ($mode run)" 9>&- >"$dir/table.md" || rc=$?
+	-time /usr/bin/time -gotest "$dir/gotest.txt" -label "$rev ($mode run)" 9>&- >"$dir/table.md" || rc=$?
 cat "$dir/table.md"
 log "done in $((SECONDS - began)) s; the table is in $dir/table.md"
 exit $rc

@@ -77,6 +77,38 @@ func TestRunChecksOutput(t *testing.T) {
 	}
 }
 
+// TestRunMeasuresTheChildsRSS: a small child's peak RSS is its own, not
+// this (larger) test process's, which a vforked child's ru_maxrss reports.
+func TestRunMeasuresTheChildsRSS(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		t.Skip("GNU time (Debian package time) is not installed; integration/bench.sh installs it")
+	}
+	ballast := make([]byte, 64<<20)
+	for i := range ballast {
+		ballast[i] = 1
+	}
+	b := testBench(t)
+	b.timeBin = "/usr/bin/time"
+	s, err := b.run(&tool{argv: []string{"true"}, loop: 2}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.rss <= 0 || s.rss > 32<<20 {
+		t.Fatalf("peak RSS of true: %d bytes", s.rss)
+	}
+	// and a child that uses memory shows it
+	big, err := b.run(&tool{argv: []string{"sh", "-c", "x=$(head -c 40000000 /dev/zero | tr '\\0' a); echo ${#x} >/dev/null"}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if big.rss < 40<<20 {
+		t.Fatalf("peak RSS of a shell holding 40 MB: %d bytes", big.rss)
+	}
+	if ballast[len(ballast)-1] != 1 {
+		t.Fatal("ballast")
+	}
+}
+
 func TestRunChecksSortedLines(t *testing.T) {
 	b := testBench(t)
 	want := sha256.Sum256(sortedLines([]byte("a\nb\nc\n")))

@@ -88,6 +88,7 @@ func runMain(args []string) error {
 	budget := fs.Duration("budget", 7*time.Minute, "after the first pair of every row, add pairs only while this lasts")
 	gotest := fs.String("gotest", "", "go test -bench output with the parser benchmarks")
 	label := fs.String("label", "", "what was measured (commit, mode), printed with the table")
+	timeBin := fs.String("time", "/usr/bin/time", "GNU time, for the peak RSS (\"\": wait4's, which counts benchrun's own)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func runMain(args []string) error {
 	start := time.Now()
 	load0 := loadAvg()
 
-	b := &bench{fetch: *fetchBin, curl: *curlBin, content: *content, work: *work, sv: sv, jobs: *jobs}
+	b := &bench{fetch: *fetchBin, curl: *curlBin, content: *content, work: *work, sv: sv, jobs: *jobs, timeBin: *timeBin}
 	b.env = childEnv(*work)
 	b.hasJ = hasParallelFlag(*fetchBin)
 	rows, err := b.rows(strings.Split(*small, ","), *latency, *batch, *parallel)
@@ -133,10 +134,16 @@ func runMain(args []string) error {
 type bench struct {
 	fetch, curl   string
 	content, work string
-	sv            servers
-	jobs          int
-	env           []string
-	hasJ          bool
+	// timeBin is GNU time, which reports the peak RSS: Go starts commands
+	// with vfork, so a child's own ru_maxrss counts this program's memory
+	// (the kernel keeps the high-water mark of the address space exec
+	// replaces). GNU time forks from its own small one. Its own CPU time,
+	// a millisecond or so, is in the CPU column for fetch and curl alike.
+	timeBin string
+	sv      servers
+	jobs    int
+	env     []string
+	hasJ    bool
 }
 
 // childEnv is the environment of every measured command: the caller's,
@@ -390,7 +397,11 @@ func (b *bench) run(t *tool, verify bool) (sample, error) {
 	start := time.Now()
 	err = withTimeout(limit, func(ctx context.Context) error {
 		for i := 0; i < n; i++ {
-			cmd := exec.CommandContext(ctx, t.argv[0], t.argv[1:]...)
+			argv := t.argv
+			if b.timeBin != "" {
+				argv = append([]string{b.timeBin, "-f", "%M", "-o", b.rssFile(), "--"}, argv...)
+			}
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 			cmd.Env = b.env
 			cmd.Stdout = stdout
 			var stderr tailBuffer
@@ -408,8 +419,17 @@ func (b *bench) run(t *tool, verify bool) (sample, error) {
 			if cmd.ProcessState != nil {
 				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 					s.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-					s.rss = max(s.rss, ru.Maxrss*1024) // Linux: KiB
+					if b.timeBin == "" {
+						s.rss = max(s.rss, ru.Maxrss*1024) // Linux: KiB
+					}
 				}
+			}
+			if b.timeBin != "" && err == nil {
+				kib, rerr := readRSS(b.rssFile())
+				if rerr != nil {
+					return rerr
+				}
+				s.rss = max(s.rss, kib*1024)
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %v: %s", shortCmd(t.argv), err, strings.TrimSpace(stderr.String()))
@@ -443,6 +463,25 @@ func (b *bench) run(t *tool, verify bool) (sample, error) {
 		return s, fmt.Errorf("%w (SHA-256 %x, want %x)", errMismatch, got[:8], t.want[:8])
 	}
 	return s, nil
+}
+
+func (b *bench) rssFile() string { return filepath.Join(b.work, "rss.txt") }
+
+// readRSS reads the peak RSS in KiB that GNU time's "%M" wrote.
+func readRSS(name string) (int64, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return 0, err
+	}
+	lines := strings.Fields(string(data))
+	if len(lines) == 0 {
+		return 0, fmt.Errorf("%s: no peak RSS from time", name)
+	}
+	var kib int64
+	if _, err := fmt.Sscan(lines[len(lines)-1], &kib); err != nil {
+		return 0, fmt.Errorf("%s: %q is not a peak RSS", name, data)
+	}
+	return kib, nil
 }
 
 // sortedLines is data's lines in byte order, each with its line end.
