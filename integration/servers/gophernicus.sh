@@ -3,6 +3,11 @@
 # submenu listing, text, binary, a type 7 CGI search). gophernicus is an
 # inetd-style server and refuses to run as root: socat listens and runs one
 # gophernicus per connection as nobody.
+#
+# FETCH_GOPHERNICUS_BENCH=1 (integration/bench.sh) lifts the per-client
+# throttling limits (-i hits, -k KiB; -nm would also avoid it but makes every
+# request run lsb_release) and gives gophernicus the connection itself
+# (socat nofork) instead of relaying it, so neither is what gets measured.
 GOPHERNICUS_PORT=18071
 
 gophernicus_packages() { echo gophernicus socat; }
@@ -19,8 +24,12 @@ gophernicus_start() {
 	free_port $GOPHERNICUS_PORT
 	# -nv no virtual hosts, -nu no ~user spaces, -ns no syslog, -nt no
 	# /server-status, -na no generated caps.txt
+	local more= exec_opts=
+	if [ "${FETCH_GOPHERNICUS_BENCH:-}" = 1 ]; then
+		more=" -i 2000000000 -k 2000000000" exec_opts=,nofork
+	fi
 	spawn gophernicus socat "TCP-LISTEN:$GOPHERNICUS_PORT,bind=127.0.0.1,reuseaddr,fork" \
-		"EXEC:/usr/sbin/gophernicus -h 127.0.0.1 -p $GOPHERNICUS_PORT -r $d/hole -nv -nu -ns -nt -na,su=nobody"
+		"EXEC:/usr/sbin/gophernicus -h 127.0.0.1 -p $GOPHERNICUS_PORT -r $d/hole -nv -nu -ns -nt -na$more,su=nobody$exec_opts"
 }
 
 gophernicus_ready() {
