@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -306,21 +307,27 @@ func printJSON(w io.Writer, v any) error {
 // printListing writes one entry a line: kind, size, date, name, then a tab
 // and the entry's absolute URL (absent for text lines), so that
 // "cut -f2" gives URLs to paste back into fetch. With --json, one JSON
-// object a line.
+// object a line. Entries are written as they arrive: a streaming listing
+// is never held whole.
 func printListing(w io.Writer, o *options, res *fetch.Result) error {
 	l := res.Listing
-	for _, e := range l.Entries {
+	bw := bufio.NewWriter(w)
+	for l.Next() {
+		e := l.Entry()
 		var err error
 		if o.jsonOut {
-			err = printJSON(w, e)
+			err = printJSON(bw, e)
 		} else {
-			_, err = fmt.Fprintln(w, listingLine(e))
+			_, err = fmt.Fprintln(bw, listingLine(e))
 		}
 		if err != nil {
-			return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
+			return fetch.Wrap(fetch.KindLocal, "write", err)
 		}
 	}
-	return nil
+	if err := bw.Flush(); err != nil {
+		return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
+	}
+	return l.Err()
 }
 
 func listingLine(e fetch.Entry) string {

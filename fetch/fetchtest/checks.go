@@ -52,6 +52,11 @@ func fetchAll(ctx context.Context, c *fetch.Client, u string) (*fetch.Result, []
 		if cerr := res.Close(); err == nil && cerr != nil && !errors.Is(cerr, net.ErrClosed) {
 			err = cerr
 		}
+	} else if res.Listing != nil {
+		// A streaming listing is read to its end (or its error), as a
+		// caller printing it would, then released.
+		err = res.Listing.ReadAll()
+		res.Close()
 	} else {
 		res.Close()
 	}
