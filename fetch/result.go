@@ -143,7 +143,7 @@ func NewStreamListing(title string, s EntryStream) *Listing {
 }
 
 // Streaming reports whether entries are still to be read from a stream.
-func (l *Listing) Streaming() bool { return l.stream != nil }
+func (l *Listing) Streaming() bool { return l != nil && l.stream != nil }
 
 // Next advances to the next entry, reporting false at the end or on an
 // error (see Err).
@@ -198,6 +198,9 @@ func (l *Listing) All() iter.Seq2[Entry, error] {
 // its connection: the compatibility path for callers that want a slice
 // (small listings, tests). It returns what Err would.
 func (l *Listing) ReadAll() error {
+	if l == nil {
+		return nil
+	}
 	if l.stream == nil {
 		return l.err
 	}

@@ -105,6 +105,9 @@ func TestGopherCrawl(t *testing.T) {
 					t.Fatalf("%s: %v", u, err)
 				}
 				res, err := c.Fetch(context.Background(), u)
+				if err == nil {
+					err = res.Listing.ReadAll() // a menu streams
+				}
 				if err != nil {
 					t.Errorf("%s: %v", u, err)
 					continue
@@ -263,6 +266,9 @@ func TestGopherSearch(t *testing.T) {
 				{base, fetch.Options{Prompter: fetch.Answers{"query": "gopher words"}}},
 			} {
 				res, err := gopherClient(c.opts).Fetch(context.Background(), c.url)
+				if err == nil {
+					err = res.Listing.ReadAll() // a menu streams
+				}
 				if err != nil {
 					t.Fatalf("%s: %v", c.url, err)
 				}
@@ -440,6 +446,9 @@ func TestGophernicusMenu(t *testing.T) {
 	h := gopherHoles[1]
 	wantServer(t, h.server)
 	res, err := gopherClient(fetch.Options{}).Fetch(context.Background(), "gopher://"+serverAddr(t, h.env)+"/")
+	if err == nil {
+		err = res.Listing.ReadAll() // a menu streams
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,6 +83,9 @@ func newsGet(t *testing.T, c *fetch.Client, u string) (*fetch.Result, []byte, er
 		return nil, nil, err
 	}
 	defer res.Close()
+	if res.Listing != nil {
+		return res, nil, res.Listing.ReadAll() // a listing may stream
+	}
 	if res.Document == nil {
 		return res, nil, nil
 	}

@@ -162,8 +162,8 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		s.quit()
 		return nil, withURL(err, req)
 	}
-	if res.Document == nil {
-		s.quit()
+	if res.Document == nil && !res.Listing.Streaming() {
+		s.quit() // a streaming listing ends the session when it is closed
 	}
 	return res, nil
 }

@@ -42,6 +42,10 @@ func get(t *testing.T, c *fetch.Client, raw string) (string, *fetch.Result, erro
 		}
 		return string(b), res, res.Close()
 	}
+	// The listing streams: read it all, as a caller printing it would.
+	if err := res.Listing.ReadAll(); err != nil {
+		return "", res, err
+	}
 	var b strings.Builder
 	for _, e := range res.Listing.Entries {
 		b.WriteString(string(e.Kind) + " " + e.Name + " " + e.URL + "\n")
