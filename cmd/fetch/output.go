@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -76,7 +78,7 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		return err
 	case fetch.KindListing:
 		if dest != "" {
-			return writeAtomically(dest, 0, func(w io.Writer) error { return printListing(w, o, res) })
+			return writeOutput(ctx, o, dest, 0, func(w io.Writer) error { return printListing(w, o, res) })
 		}
 		return printListing(s.out, o, res)
 	case fetch.KindSent:
@@ -140,11 +142,45 @@ func resumeOffset(spec, dest string) (int64, error) {
 // it into place only when the whole transfer succeeded.
 func saveDocument(ctx context.Context, o *options, s stdio, res *fetch.Result, dest string) error {
 	off := res.Document.Offset
-	return writeAtomically(dest, off, func(w io.Writer) error {
+	return writeOutput(ctx, o, dest, off, func(w io.Writer) error {
 		total := res.Document.Size
 		_, err := copyBody(ctx, o, s, w, res, total)
 		return err
 	})
+}
+
+// writeOutput writes -o's destination. A regular file (or a new one) is
+// written atomically; a device, FIFO or socket is opened and written in
+// place, as curl does, since renaming over it would replace it (issue
+// #12: "-o /dev/null" as root); a symbolic link is followed, never
+// replaced, and a dangling one is refused.
+func writeOutput(ctx context.Context, o *options, dest string, keep int64, fill func(io.Writer) error) error {
+	target := dest
+	if lst, err := os.Lstat(dest); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		t, err := filepath.EvalSymlinks(dest)
+		if err != nil {
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "create", Offset: -1,
+				Err: fmt.Errorf("%s is a symbolic link that leads nowhere (%v); not replacing it", dest, err)}
+		}
+		target = t
+	}
+	st, err := os.Stat(target)
+	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return writeAtomically(target, keep, fill)
+	}
+	if keep > 0 {
+		return &fetch.Error{Kind: fetch.KindUsage, Op: "-C", Offset: -1,
+			Err: fmt.Errorf("%s is not a regular file: there is nothing to resume", dest)}
+	}
+	w, err := openSpecial(ctx, o, target, st.Mode())
+	if err != nil {
+		return err
+	}
+	err = fill(w)
+	if cerr := w.Close(); err == nil && cerr != nil {
+		err = fetch.Wrap(fetch.KindLocal, "write", cerr)
+	}
+	return err
 }
 
 // writeAtomically creates a temporary file in dest's directory, lets fill
@@ -368,3 +404,79 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// openSpecial opens a device, FIFO or Unix socket to write in place. The
+// timeouts apply: opening a FIFO waits for a reader, and writing one or a
+// socket waits for it to read, at most --timeout each time (--max-time
+// ends it through ctx).
+func openSpecial(ctx context.Context, o *options, path string, mode os.FileMode) (io.WriteCloser, error) {
+	// The open waits at most --timeout (and within --max-time).
+	wait := o.timeout
+	if o.maxTime > 0 && (wait <= 0 || o.maxTime < wait) {
+		wait = o.maxTime
+	}
+	if wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wait)
+		defer cancel()
+	}
+	localErr := func(err error) error {
+		if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "open", Offset: -1,
+				Err: fmt.Errorf("%s: %w waiting for a reader", path, fetch.ErrTimeout)}
+		}
+		return fetch.Wrap(fetch.KindLocal, "open", err)
+	}
+	switch {
+	case mode&os.ModeSocket != 0:
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "unix", path)
+		if err != nil {
+			return nil, localErr(err)
+		}
+		return &deadlineWriter{w: c, set: c.SetWriteDeadline, idle: o.timeout, c: c}, nil
+	case mode&os.ModeNamedPipe != 0:
+		// O_NONBLOCK: the open fails (ENXIO) while no reader has the FIFO
+		// open, instead of blocking where no timeout could end it.
+		for {
+			f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			if err == nil {
+				return &deadlineWriter{w: f, set: f.SetWriteDeadline, idle: o.timeout, c: f}, nil
+			}
+			if !errors.Is(err, syscall.ENXIO) {
+				return nil, localErr(err)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, localErr(ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0) // a device: no truncation, no rename
+	if err != nil {
+		return nil, localErr(err)
+	}
+	return f, nil
+}
+
+// deadlineWriter gives each write idle time to complete.
+type deadlineWriter struct {
+	w    io.Writer
+	set  func(time.Time) error
+	idle time.Duration
+	c    io.Closer
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	if d.idle > 0 {
+		d.set(time.Now().Add(d.idle))
+	}
+	n, err := d.w.Write(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("%w: the reader took more than %v", fetch.ErrTimeout, d.idle)
+	}
+	return n, err
+}
+
+func (d *deadlineWriter) Close() error { return d.c.Close() }
