@@ -48,6 +48,9 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		return err
 	}
 	defer res.Close()
+	if err := outputApplies(o, res.Kind); err != nil {
+		return err
+	}
 
 	switch res.Kind {
 	case fetch.KindDocument:
@@ -82,6 +85,16 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		}
 		return printListing(s.out, o, res)
 	case fetch.KindSent:
+		if dest != "" {
+			// -o keeps the confirmation: JSON with --json, else its line.
+			return writeOutput(ctx, o, dest, 0, func(w io.Writer) error {
+				if o.jsonOut {
+					return printJSON(w, res.Sent)
+				}
+				_, err := fmt.Fprintf(w, "sent to %s via %s: %s\n", strings.Join(res.Sent.Recipients, ", "), res.Sent.Server, res.Sent.Reply)
+				return fetch.Wrap(fetch.KindLocal, "write", err)
+			})
+		}
 		if o.jsonOut {
 			return printJSON(s.out, res.Sent)
 		}
@@ -90,6 +103,11 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		}
 		return nil
 	case fetch.KindSession:
+		if dest != "" {
+			// -o takes the session's output (capped by --max-size in the
+			// driver); input still comes from standard input.
+			return writeOutput(ctx, o, dest, 0, func(w io.Writer) error { return res.Session.Run(ctx, s.in, w) })
+		}
 		// A terminal gets raw mode while the server echoes, the window size,
 		// and ^] to close; anything else is a plain byte bridge.
 		in, inOK := s.in.(*os.File)
@@ -100,6 +118,28 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		return res.Session.Run(ctx, s.in, s.out)
 	}
 	return fmt.Errorf("driver returned an empty result")
+}
+
+// outputApplies refuses, as a usage error, an output option that has no
+// meaning for what the URL turned out to be (issue #12: every output
+// option applies to every scheme or is refused): --info and -C are for
+// documents, --json has no form for an interactive session.
+func outputApplies(o *options, k fetch.ResultKind) error {
+	refuse := func(flag, why string) error {
+		return &fetch.Error{Kind: fetch.KindUsage, Op: flag, Offset: -1, Err: fmt.Errorf("%s does not apply: %s", flag, why)}
+	}
+	if k == fetch.KindDocument {
+		return nil
+	}
+	switch {
+	case o.info:
+		return refuse("--info", "the URL gave a "+string(k)+", not a document")
+	case o.resume != "":
+		return refuse("-C", "only a document can be resumed, and the URL gave a "+string(k))
+	case o.jsonOut && k == fetch.KindSession:
+		return refuse("--json", "a telnet session's output is the terminal's bytes")
+	}
+	return nil
 }
 
 // remoteName is -O's file name: the URL's last path segment, decoded.

@@ -183,3 +183,84 @@ func leftovers(t *testing.T, dir string, n int) {
 		t.Errorf("%s holds %q, want %d entries", dir, names, n)
 	}
 }
+
+// telnetServer serves each connection with serve, on loopback.
+func telnetServer(t *testing.T, serve func(c net.Conn)) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.SetDeadline(time.Now().Add(time.Minute))
+			serve(c)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return "telnet://" + ln.Addr().String() + "/"
+}
+
+// TestTelnetOutputFile: -o writes a telnet session's output to the file,
+// and --max-size caps an endless one: a policy error, no file left
+// looking complete (issue #12, finding 3).
+func TestTelnetOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "session.txt")
+	u := telnetServer(t, func(c net.Conn) { io.WriteString(c, "hello from the host\r\n") })
+	code, stdout, stderr := runFetch(t, "", "-o", out, u)
+	if code != 0 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "hello from the host\r\n" {
+		t.Errorf("the file holds %q", b)
+	}
+
+	endless := telnetServer(t, func(c net.Conn) {
+		line := []byte(strings.Repeat("z", 78) + "\r\n")
+		for range 100000 { // 8 MB, far past the cap
+			if _, err := c.Write(line); err != nil {
+				return
+			}
+		}
+	})
+	capped := filepath.Join(dir, "capped.txt")
+	code, stdout, stderr = runFetch(t, "", "--max-size", "64k", "-o", capped, endless)
+	if code != 4 || !strings.Contains(stderr, "65536 bytes") {
+		t.Errorf("endless session: exit %d, stderr %q; want 4 naming the cap", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("%d bytes went to standard output", len(stdout))
+	}
+	if _, err := os.Stat(capped); err == nil {
+		t.Error("a capped session left its file as if complete")
+	}
+	leftovers(t, dir, 1)
+
+	// Without -o, --max-size caps standard output the same way.
+	code, stdout, _ = runFetch(t, "", "--max-size", "64k", endless)
+	if code != 4 || len(stdout) != 64<<10 {
+		t.Errorf("to standard output: exit %d after %d bytes; want 4 after 65536", code, len(stdout))
+	}
+}
+
+// TestOutputOptionsRefused: an output option with no meaning for what the
+// URL gave is a usage error, not silently ignored.
+func TestOutputOptionsRefused(t *testing.T) {
+	u := telnetServer(t, func(c net.Conn) { io.WriteString(c, "hi\r\n") })
+	for _, args := range [][]string{{"--info", u}, {"--json", u}, {"-C", "10", u}} {
+		if code, _, stderr := runFetch(t, "", args...); code != 2 || !strings.Contains(stderr, "does not apply") {
+			t.Errorf("fetch %q: exit %d, stderr %q; want 2", args, code, stderr)
+		}
+	}
+	dir := t.TempDir()
+	if code, _, stderr := runFetch(t, "", "--info", "file://"+dir+"/"); code != 2 {
+		t.Errorf("--info on a listing: exit %d, stderr %q; want 2", code, stderr)
+	}
+}

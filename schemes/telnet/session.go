@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -189,10 +190,22 @@ func (s *session) pump(out io.Writer, lw *loginWatch, openGate func(), activity 
 			settle.Stop()
 		}
 	}()
+	// Options.MaxSize caps the output written, as it caps a document:
+	// an endless stream stops there with a policy error.
+	var written int64
+	max := s.req.Options.MaxSize
 	for {
 		n, err := s.tc.Read(buf)
 		if n > 0 {
 			data := dec.decode(buf[:n])
+			if max > 0 && written+int64(len(data)) > max {
+				out.Write(data[:max-written])
+				s.Close()
+				done <- &fetch.Error{Kind: fetch.KindPolicy, Op: "read", URL: s.req.URL.Redacted(), Offset: -1,
+					Err: fmt.Errorf("%w (the session's output passed %d bytes)", fetch.ErrTooLarge, max)}
+				return
+			}
+			written += int64(len(data))
 			if len(data) > 0 {
 				if _, werr := out.Write(data); werr != nil {
 					s.Close()

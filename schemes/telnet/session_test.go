@@ -451,3 +451,37 @@ func TestLoginWatch(t *testing.T) {
 		t.Error("holding for a password alone")
 	}
 }
+
+// TestMaxSizeCapsOutput: Options.MaxSize caps what an endless session
+// writes, with a policy error naming the cap (issue #12, finding 3).
+func TestMaxSizeCapsOutput(t *testing.T) {
+	const max = 64 << 10
+	fetchtest.NoLeaks(t, func() {
+		srv := fetchtest.NewServer(t, func(p *fetchtest.Peer) {
+			p.Drain()
+			line := []byte(strings.Repeat("y", 78) + "\r\n")
+			for range 100000 { // 8 MB: far past the cap, bounded all the same
+				if _, err := p.Write(line); err != nil {
+					return
+				}
+			}
+		})
+		defer srv.Close()
+		c := newClient(fetch.Options{IdleTimeout: 5 * time.Second, MaxSize: max}, Config{})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		res, err := c.Fetch(ctx, "telnet://"+srv.Addr+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Close()
+		var out syncBuffer
+		err = res.Session.Run(ctx, strings.NewReader(""), &out)
+		if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(err.Error(), "65536 bytes") {
+			t.Errorf("err %v (kind %v), want a policy error naming the cap", err, fetch.KindOf(err))
+		}
+		if n := len(out.String()); n != max {
+			t.Errorf("wrote %d bytes, want the cap, %d", n, max)
+		}
+	})
+}
