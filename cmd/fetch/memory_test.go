@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,7 +40,11 @@ func binaries(t *testing.T) string {
 			return
 		}
 		builtDir = dir
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = fmt.Errorf("the memory tests build the command: %v", err)
+			return
+		}
 		for _, b := range [][2]string{{"fetch", "."}, {"rsswrap", "./testdata/rsswrap"}} {
 			out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, b[0]), b[1]).CombinedOutput()
 			if err != nil {
