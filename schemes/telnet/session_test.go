@@ -485,3 +485,56 @@ func TestMaxSizeCapsOutput(t *testing.T) {
 		}
 	})
 }
+
+// TestUserOnlyWaitsForPasswordPrompt: with a user in the URL and no
+// password, the person's input (the password) waits for the password
+// prompt, however long the host takes to show it: a login program flushes
+// what arrives before (issue #12, finding 8: TestTelnetLogin/user-only
+// failed on a loaded machine when input went after a fixed pause).
+func TestUserOnlyWaitsForPasswordPrompt(t *testing.T) {
+	const think = 5 * settleDelay // far past the pause that used to release input
+	early := make(chan bool, 1)
+	fetchtest.NoLeaks(t, func() {
+		srv := fetchtest.NewServer(t, func(p *fetchtest.Peer) {
+			tp := newTelnetPeer(p)
+			if tp.write("login: ") != nil {
+				return
+			}
+			user, err := tp.readLine()
+			if err != nil || tp.write(user+"\r\n") != nil {
+				return
+			}
+			// The host thinks; anything typed now would be flushed.
+			p.Conn.SetReadDeadline(time.Now().Add(think))
+			_, err = tp.readByte()
+			early <- err == nil
+			p.Conn.SetReadDeadline(time.Time{})
+			if err == nil {
+				return
+			}
+			if tp.write("Password: ") != nil {
+				return
+			}
+			pass, err := tp.readLine()
+			if err != nil {
+				return
+			}
+			if user == "user" && pass == "pass" {
+				tp.write("\r\nWelcome\r\n")
+			} else {
+				tp.write("\r\nLogin incorrect\r\n")
+			}
+		})
+		defer srv.Close()
+		out, tl, err := runSession(t, "telnet://user@"+srv.Addr+"/", strings.NewReader("pass\n"), Config{Linger: 5 * time.Second}, time.Minute)
+		if err != nil {
+			t.Fatalf("%v\ntrace:\n%s", err, tl)
+		}
+		if <-early {
+			t.Fatalf("input went to the host before its password prompt; output %q", out)
+		}
+		if !strings.Contains(out, "Welcome") {
+			t.Errorf("output %q lacks the welcome", out)
+		}
+	})
+}
