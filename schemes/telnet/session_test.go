@@ -173,7 +173,7 @@ func TestIACFlood(t *testing.T) {
 		srv := fetchtest.NewServer(t, func(p *fetchtest.Peer) {
 			p.Drain()
 			var b bytes.Buffer
-			for i := range 20000 {
+			for i := range 5000 { // enough to bury the text; small work
 				b.WriteString("\xff\xf1\xff\xf2\xff\xf6\xff\xfc\x05\xff\xfe\x07")
 				if i%100 == 0 {
 					b.WriteString("\xff\xfd\xc8\xff\xfb\xc9") // DO 200, WILL 201: refused
@@ -186,14 +186,14 @@ func TestIACFlood(t *testing.T) {
 		})
 		defer srv.Close()
 		start := time.Now()
-		out, _, err := runSession(t, "telnet://"+srv.Addr+"/", strings.NewReader(""), Config{}, 20*time.Second)
+		out, _, err := runSession(t, "telnet://"+srv.Addr+"/", strings.NewReader(""), Config{}, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if out != "text\r\xff\r\n" {
 			t.Errorf("output %q, want %q", out, "text\r\xff\r\n")
 		}
-		if took := time.Since(start); took > 10*time.Second {
+		if took := time.Since(start); took > 30*time.Second { // a hang, not a slow machine
 			t.Errorf("took %v", took)
 		}
 	})
@@ -239,7 +239,8 @@ func TestStallEndsOnCancel(t *testing.T) {
 // TestMaxTime: the fetch's MaxTime ends a session as a timeout.
 func TestMaxTime(t *testing.T) {
 	srv := fetchtest.NewServer(t, (*fetchtest.Peer).Hold)
-	c := newClient(fetch.Options{MaxTime: 300 * time.Millisecond}, Config{})
+	const maxTime = 300 * time.Millisecond
+	c := newClient(fetch.Options{MaxTime: maxTime}, Config{})
 	res, err := c.Fetch(context.Background(), "telnet://"+srv.Addr+"/")
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +253,7 @@ func TestMaxTime(t *testing.T) {
 	if fetch.KindOf(err) != fetch.KindNetwork || !errors.Is(err, fetch.ErrTimeout) {
 		t.Errorf("Run: %v, want a timeout", err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	if took := time.Since(start); took > 20*maxTime { // generous: relative to the bound under test
 		t.Errorf("took %v", took)
 	}
 }
@@ -265,11 +266,12 @@ func TestInputEndLingers(t *testing.T) {
 		p.Hold()
 	})
 	start := time.Now()
-	out, _, err := runSession(t, "telnet://"+srv.Addr+"/", strings.NewReader("x\n"), Config{Linger: 300 * time.Millisecond}, 10*time.Second)
+	const linger = 300 * time.Millisecond
+	out, _, err := runSession(t, "telnet://"+srv.Addr+"/", strings.NewReader("x\n"), Config{Linger: linger}, time.Minute)
 	if err != nil || out != "banner\r\n" {
 		t.Errorf("Run: %v, output %q", err, out)
 	}
-	if took := time.Since(start); took < 300*time.Millisecond || took > 3*time.Second {
+	if took := time.Since(start); took < linger || took > 20*linger {
 		t.Errorf("took %v for a 300ms linger", took)
 	}
 }
