@@ -878,6 +878,40 @@ func checkListingNames(t testing.TB, h *Harness) {
 	NoLeaks(t, func() { listingResult(t, h, names) })
 }
 
+// checkListingCloseEarly: a caller that reads a few entries of a large
+// listing and closes the result leaves no connection or goroutine behind,
+// whether the driver streams the listing or holds it.
+func checkListingCloseEarly(t testing.TB, h *Harness) {
+	names := make([]string, largeListing)
+	for i := range names {
+		names[i] = fmt.Sprintf("entry%06d", i)
+	}
+	NoLeaks(t, func() {
+		srv := NewServer(t, serveWell(h, true, names))
+		defer srv.Close()
+		u := h.ListingURL(srv.Addr)
+		c := h.client(fetch.Options{IdleTimeout: 10 * time.Second}, srv.Addr)
+		res, err := c.Fetch(context.Background(), u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if res.Listing == nil {
+			res.Close()
+			t.Fatalf("%s: a %v, want a listing", u, res.Kind)
+		}
+		n := 0
+		for n < 10 && res.Listing.Next() {
+			n++
+		}
+		if err := res.Listing.Err(); err != nil || n < 10 {
+			t.Errorf("%s: %d entries read before closing, then %v", u, n, err)
+		}
+		if err := res.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			t.Errorf("%s: closing a listing after %d entries: %v", u, n, err)
+		}
+	})
+}
+
 func checkListingLarge(t testing.TB, h *Harness) {
 	names := make([]string, largeListing)
 	for i := range names {
