@@ -110,14 +110,16 @@ type Entry struct {
 //
 // A streaming listing holds its connection until the end is read or the
 // Result is closed; an error the server causes mid-way (a reply past a
-// bound, a dropped connection) is reported by Err.
+// bound, a dropped connection) is reported by Err. A listing is read by
+// one goroutine at a time.
 type Listing struct {
 	Title string `json:"title,omitempty"`
-	// Entries are the entries not yet read by Next, when the listing is
-	// held whole; nil while a stream is being read (see ReadAll).
+	// Entries holds the entries of a listing held whole (Next walks it);
+	// nil while a stream is being read (see ReadAll).
 	Entries []Entry `json:"entries"`
 
 	stream EntryStream
+	pos    int // the next of Entries for Next
 	cur    Entry
 	err    error
 	done   bool
@@ -152,11 +154,12 @@ func (l *Listing) Next() bool {
 		return false
 	}
 	if l.stream == nil {
-		if len(l.Entries) == 0 {
+		if l.pos >= len(l.Entries) {
 			l.done = true
 			return false
 		}
-		l.cur, l.Entries = l.Entries[0], l.Entries[1:]
+		l.cur = l.Entries[l.pos]
+		l.pos++
 		return true
 	}
 	e, err := l.stream.Next()
@@ -211,7 +214,7 @@ func (l *Listing) ReadAll() error {
 	if es == nil {
 		es = []Entry{}
 	}
-	l.Entries = es
+	l.Entries, l.pos = es, 0
 	l.done = l.err != nil
 	return l.err
 }
