@@ -266,11 +266,11 @@ func (a *asciiBody) convert(dst, src []byte) []byte {
 
 // maxListing and maxListingLines bound one listing: its bytes, line ends
 // included, and its lines. The listing streams, so these bound the time a
-// server can keep it going, not memory.
-const (
-	maxListing      = 64 << 20
-	maxListingLines = 1 << 20
-)
+// server can keep it going, not memory. The line bound is a variable so
+// that a test can lower it and stay small.
+const maxListing = 64 << 20
+
+var maxListingLines = 1 << 20
 
 // list lists the current directory (arg empty) or arg: MLSD when FEAT
 // offers MLST (RFC 3659 §7), else LIST. dirs locate the entries' URLs.
