@@ -195,32 +195,37 @@ func saveDocument(ctx context.Context, o *options, s stdio, res *fetch.Result, d
 // #12: "-o /dev/null" as root); a symbolic link is followed, never
 // replaced, and a dangling one is refused.
 func writeOutput(ctx context.Context, o *options, dest string, keep int64, fill func(io.Writer) error) error {
+	// Stat follows links, /proc's too (/dev/stdout onto a pipe).
+	st, serr := os.Stat(dest)
+	if serr == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		if keep > 0 {
+			return &fetch.Error{Kind: fetch.KindUsage, Op: "-C", Offset: -1,
+				Err: fmt.Errorf("%s is not a regular file: there is nothing to resume", dest)}
+		}
+		w, err := openSpecial(ctx, o, dest, st.Mode())
+		if err != nil {
+			return err
+		}
+		err = fill(w)
+		if cerr := w.Close(); err == nil && cerr != nil {
+			err = fetch.Wrap(fetch.KindLocal, "write", cerr)
+		}
+		return err
+	}
 	target := dest
 	if lst, err := os.Lstat(dest); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		// The file the link leads to is replaced, the link kept.
 		t, err := filepath.EvalSymlinks(dest)
-		if err != nil {
+		if serr != nil || err != nil {
+			if err == nil {
+				err = serr
+			}
 			return &fetch.Error{Kind: fetch.KindLocal, Op: "create", Offset: -1,
 				Err: fmt.Errorf("%s is a symbolic link that leads nowhere (%v); not replacing it", dest, err)}
 		}
 		target = t
 	}
-	st, err := os.Stat(target)
-	if err != nil || st.Mode().IsRegular() || st.IsDir() {
-		return writeAtomically(target, keep, fill)
-	}
-	if keep > 0 {
-		return &fetch.Error{Kind: fetch.KindUsage, Op: "-C", Offset: -1,
-			Err: fmt.Errorf("%s is not a regular file: there is nothing to resume", dest)}
-	}
-	w, err := openSpecial(ctx, o, target, st.Mode())
-	if err != nil {
-		return err
-	}
-	err = fill(w)
-	if cerr := w.Close(); err == nil && cerr != nil {
-		err = fetch.Wrap(fetch.KindLocal, "write", cerr)
-	}
-	return err
+	return writeAtomically(target, keep, fill)
 }
 
 // writeAtomically creates a temporary file in dest's directory, lets fill

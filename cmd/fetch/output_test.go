@@ -159,6 +159,35 @@ func TestOutputOntoSymlink(t *testing.T) {
 	}
 	leftovers(t, dir, 2)
 
+	// A link to a FIFO (as /dev/stdout is to a pipe) is written through.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	toFIFO := filepath.Join(dir, "to-fifo")
+	os.Symlink("fifo", toFIFO)
+	got := make(chan string, 1)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	if code, _, stderr := runFetch(t, "", "--timeout", "1m", "-o", toFIFO, bodyServer(t)); code != 0 {
+		t.Fatalf("link to a FIFO: exit %d: %s", code, stderr)
+	}
+	if g := <-got; g != body {
+		t.Errorf("the FIFO behind the link got %q", g)
+	}
+	if st, err := os.Lstat(toFIFO); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s is now %v (%v), want the link", toFIFO, st.Mode(), err)
+	}
+	leftovers(t, dir, 4)
+
 	dangling := filepath.Join(dir, "dangling")
 	os.Symlink("nowhere/at/all", dangling)
 	code, _, stderr = runFetch(t, "", "-o", dangling, bodyServer(t))
