@@ -26,9 +26,8 @@
 //   - LongLine: a 1 MiB protocol line is an error (not a timeout), an
 //     endless one is abandoned before 64 MiB.
 //   - Listing: entries of awkward names and a 100,000-entry listing arrive
-//     (and closing a streaming listing after a few entries releases its
-//     connection)
-//     whole, every entry URL absolute and parsed by fetch.Parse.
+//     whole, every entry URL absolute and parsed by fetch.Parse; closing a
+//     listing after a few entries leaves nothing behind.
 //   - Garbage: arbitrary server bytes never panic, hang or produce an
 //     unclassified error (see also FuzzServerBytes).
 //
