@@ -211,6 +211,8 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 		}
 	} else if res.Session != nil {
 		res.Session = guardedSession{res.Session, cancel}
+	} else if res.Listing != nil {
+		res.Listing.Guard(listingError(res.URL.Redacted()), cancel)
 	} else {
 		cancel()
 	}
@@ -322,4 +324,20 @@ func (s guardedSession) Close() error {
 	err := s.Session.Close()
 	s.cancel()
 	return err
+}
+
+// listingError classifies an error that ends a streaming listing, as
+// guardedBody does for a document, and names the URL.
+func listingError(url string) func(error) error {
+	return func(err error) error {
+		k := KindOf(err)
+		if k == KindUnknown {
+			k = KindNetwork
+		}
+		err = Wrap(k, "list", err)
+		if fe, ok := err.(*Error); ok && fe.URL == "" {
+			fe.URL = url
+		}
+		return err
+	}
 }

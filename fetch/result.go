@@ -2,7 +2,9 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"io"
+	"iter"
 	"time"
 )
 
@@ -45,6 +47,9 @@ func (r *Result) Close() error {
 	}
 	if r.Session != nil {
 		return r.Session.Close()
+	}
+	if r.Listing != nil {
+		return r.Listing.Close()
 	}
 	return nil
 }
@@ -106,9 +111,175 @@ type Entry struct {
 
 // Listing is a set of entries: a directory, a gopher menu, a news group,
 // search results.
+//
+// A listing either holds its entries (Entries, for small listings) or
+// streams them from the server (NewStreamListing), so that a million-entry
+// menu or group list is handled in bounded memory. Read either kind the
+// same way, one entry at a time:
+//
+//	for l.Next() {
+//		use(l.Entry())
+//	}
+//	if err := l.Err(); err != nil { ... }
+//
+// A streaming listing holds its connection until the end is read or the
+// Result is closed; an error the server causes mid-way (a reply past a
+// bound, a dropped connection) is reported by Err. A listing is read by
+// one goroutine at a time.
 type Listing struct {
-	Title   string  `json:"title,omitempty"`
+	Title string `json:"title,omitempty"`
+	// Entries holds the entries of a listing held whole (Next walks it);
+	// nil while a stream is being read (see ReadAll).
 	Entries []Entry `json:"entries"`
+
+	stream EntryStream
+	pos    int // the next of Entries for Next
+	cur    Entry
+	err    error
+	done   bool
+	guard  func(error) error // the client's classification of stream errors
+	cancel func()            // releases the fetch's context (Client.FetchURL)
+}
+
+// EntryStream is the source of a streaming listing's entries, written by
+// a driver.
+type EntryStream interface {
+	// Next returns the next entry, or io.EOF after the last one. It is
+	// not called again after it returns an error.
+	Next() (Entry, error)
+	// Close releases the connection or session; it is called once, at
+	// the end of the stream or when the listing is closed early.
+	Close() error
+}
+
+// NewStreamListing is a listing whose entries are read from s as the
+// caller asks for them.
+func NewStreamListing(title string, s EntryStream) *Listing {
+	return &Listing{Title: title, stream: s}
+}
+
+// Streaming reports whether entries are still to be read from a stream.
+func (l *Listing) Streaming() bool { return l != nil && l.stream != nil }
+
+// Next advances to the next entry, reporting false at the end or on an
+// error (see Err).
+func (l *Listing) Next() bool {
+	if l.done {
+		return false
+	}
+	if l.stream == nil {
+		if l.pos >= len(l.Entries) {
+			l.done = true
+			return false
+		}
+		l.cur = l.Entries[l.pos]
+		l.pos++
+		return true
+	}
+	e, err := l.stream.Next()
+	if err != nil {
+		if err == io.EOF {
+			err = nil
+		} else if l.guard != nil {
+			err = l.guard(err)
+		}
+		l.finish(err)
+		return false
+	}
+	l.cur = e
+	return true
+}
+
+// Entry is the entry Next advanced to.
+func (l *Listing) Entry() Entry { return l.cur }
+
+// Err is the error that ended the listing early, nil after a clean end.
+func (l *Listing) Err() error { return l.err }
+
+// All yields each entry in turn, then a final non-nil error if the
+// listing ended early: for e, err := range l.All() { ... }.
+func (l *Listing) All() iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		for l.Next() {
+			if !yield(l.Entry(), nil) {
+				return
+			}
+		}
+		if err := l.Err(); err != nil {
+			yield(Entry{}, err)
+		}
+	}
+}
+
+// ReadAll reads the rest of a streaming listing into Entries and releases
+// its connection: the compatibility path for callers that want a slice
+// (small listings, tests). It returns what Err would.
+func (l *Listing) ReadAll() error {
+	if l == nil {
+		return nil
+	}
+	if l.stream == nil {
+		return l.err
+	}
+	var es []Entry
+	for l.Next() {
+		es = append(es, l.cur)
+	}
+	if es == nil {
+		es = []Entry{}
+	}
+	l.Entries, l.pos = es, 0
+	l.done = l.err != nil
+	return l.err
+}
+
+// Close releases the listing's connection, if it still holds one. An
+// entry left unread is not an error.
+func (l *Listing) Close() error {
+	if l == nil {
+		return nil
+	}
+	if l.stream == nil {
+		if c := l.cancel; c != nil {
+			l.cancel = nil
+			c()
+		}
+		return nil
+	}
+	return l.finish(nil)
+}
+
+// finish ends the stream once: it records err, closes the source and
+// releases the fetch's context.
+func (l *Listing) finish(err error) error {
+	if l.err == nil {
+		l.err = err
+	}
+	l.done = true
+	var cerr error
+	if s := l.stream; s != nil {
+		l.stream = nil
+		cerr = s.Close()
+		if errors.Is(cerr, io.EOF) {
+			cerr = nil
+		}
+	}
+	if c := l.cancel; c != nil {
+		l.cancel = nil
+		c()
+	}
+	return cerr
+}
+
+// Guard is for the Client: it has each error of the stream passed through
+// wrap and calls cancel when the listing ends or is closed.
+func (l *Listing) Guard(wrap func(error) error, cancel func()) {
+	l.guard, l.cancel = wrap, cancel
+	if l.stream == nil && cancel != nil {
+		// A listing held whole needs no context any more.
+		l.cancel = nil
+		cancel()
+	}
 }
 
 // Session is a live interactive connection, such as a telnet login.

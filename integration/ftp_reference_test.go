@@ -47,6 +47,9 @@ func TestFTPAgainstReferenceClient(t *testing.T) {
 				u += escapePath(dir) + "/"
 			}
 			res, err := c.Fetch(context.Background(), u)
+			if err == nil {
+				err = res.Listing.ReadAll() // it streams
+			}
 			if err != nil {
 				t.Errorf("%s: %v", u, err)
 				continue

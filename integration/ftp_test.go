@@ -132,6 +132,9 @@ func TestFTPListings(t *testing.T) {
 				u += escapePath(dir) + "/"
 			}
 			res, err := c.Fetch(context.Background(), u)
+			if err == nil {
+				err = res.Listing.ReadAll() // a listing streams
+			}
 			if err != nil {
 				t.Errorf("%s: %v", u, err)
 				continue
@@ -181,6 +184,9 @@ func TestFTPDirectoryWithoutSlash(t *testing.T) {
 	eachFTP(t, func(t *testing.T, addr string) {
 		c := ftpClient(ftp.Config{}, fetch.Options{})
 		res, err := c.Fetch(context.Background(), "ftp://"+addr+"/dir%20with%20spaces")
+		if err == nil {
+			err = res.Listing.ReadAll() // it streams
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,6 +204,9 @@ func TestFTPTypeD(t *testing.T) {
 	eachFTP(t, func(t *testing.T, addr string) {
 		c := ftpClient(ftp.Config{}, fetch.Options{})
 		res, err := c.Fetch(context.Background(), "ftp://"+addr+"/pub;type=d")
+		if err == nil {
+			err = res.Listing.ReadAll() // it streams
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -332,6 +341,9 @@ func TestFTPModes(t *testing.T) {
 				t.Errorf("%+v: %q", cfg, b)
 			}
 			res, err := ftpClient(cfg, fetch.Options{}).Fetch(context.Background(), "ftp://"+addr+"/deep/d1/")
+			if err == nil {
+				err = res.Listing.ReadAll() // it streams
+			}
 			if err != nil || len(res.Listing.Entries) != 1 || res.Listing.Entries[0].URL != "ftp://"+addr+"/deep/d1/d2/" {
 				t.Errorf("%+v: listing %v %+v", cfg, err, res)
 			}

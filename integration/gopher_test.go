@@ -106,6 +106,9 @@ func TestGopherCrawl(t *testing.T) {
 					t.Fatalf("%s: %v", u, err)
 				}
 				res, err := doWith(context.Background(), c, u, func(r *fetch.Request) { r.Query = "fetch query" })
+				if err == nil {
+					err = res.Listing.ReadAll() // a menu streams
+				}
 				if err != nil {
 					t.Errorf("%s: %v", u, err)
 					continue
@@ -265,6 +268,9 @@ func TestGopherSearch(t *testing.T) {
 				{base, "", fetch.Options{Prompter: fetch.Answers{"query": "gopher words"}}},
 			} {
 				res, err := doWith(context.Background(), gopherClient(c.opts), c.url, func(r *fetch.Request) { r.Query = c.query })
+				if err == nil {
+					err = res.Listing.ReadAll() // a menu streams
+				}
 				if err != nil {
 					t.Fatalf("%s: %v", c.url, err)
 				}
@@ -446,6 +452,9 @@ func TestGophernicusMenu(t *testing.T) {
 	h := gopherHoles[1]
 	wantServer(t, h.server)
 	res, err := gopherClient(fetch.Options{}).Fetch(context.Background(), "gopher://"+serverAddr(t, h.env)+"/")
+	if err == nil {
+		err = res.Listing.ReadAll() // a menu streams
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,6 +89,9 @@ func newsGetRaw(t *testing.T, c *fetch.Client, u string, raw bool) (*fetch.Resul
 		return nil, nil, err
 	}
 	defer res.Close()
+	if res.Listing != nil {
+		return res, nil, res.Listing.ReadAll() // a listing may stream
+	}
 	if res.Document == nil {
 		return res, nil, nil
 	}

@@ -118,6 +118,9 @@ func resultText(ctx context.Context, c *fetch.Client, req *fetch.Request) (strin
 	}
 	defer res.Close()
 	if res.Listing != nil {
+		if err := res.Listing.ReadAll(); err != nil { // a menu streams
+			return "", err
+		}
 		if len(res.Listing.Entries) == 0 {
 			return "", fmt.Errorf("empty listing")
 		}

@@ -54,6 +54,7 @@ type options struct {
 	ftpActive  string
 	ftpNoEPSV  bool
 	fileFTP    bool
+	fileSpec   bool // --file-special
 	nntpServer string
 	nntpUser   string
 	smtpServer string
@@ -190,6 +191,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.ftpActive, "ftp-port", "", "")
 	fs.BoolVar(&o.ftpNoEPSV, "disable-epsv", false, "")
 	fs.BoolVar(&o.fileFTP, "file-ftp", false, "")
+	fs.BoolVar(&o.fileSpec, "file-special", false, "")
 	fs.StringVar(&o.nntpServer, "nntp-server", "", "")
 	fs.StringVar(&o.nntpUser, "nntp-user", "", "")
 	fs.StringVar(&o.smtpServer, "smtp-server", "", "")
@@ -321,6 +323,7 @@ Scheme settings
   --ftp-port ADDR       active FTP: listen on ADDR (e.g. 127.0.0.1:0) and send PORT/EPRT
   --disable-epsv        passive FTP with PASV only
   --file-ftp            fetch file://otherhost/path over FTP, as classic clients did
+  --file-special        let file: open a FIFO, device or socket (refused otherwise); timeouts apply
   --nntp-server H:P     the news server for news: URLs (else NNTPSERVER, else the config)
   --nntp-user USER      AUTHINFO user for news: URLs (password prompted or from the config)
   --smtp-server H:P     the submission server for mailto: (never taken from the URL)

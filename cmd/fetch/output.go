@@ -1,17 +1,20 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -51,6 +54,9 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		return err
 	}
 	defer res.Close()
+	if err := outputApplies(o, res.Kind); err != nil {
+		return err
+	}
 
 	switch res.Kind {
 	case fetch.KindDocument:
@@ -96,10 +102,20 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		return nil
 	case fetch.KindListing:
 		if dest != "" {
-			return writeAtomically(dest, 0, func(w io.Writer) error { return printListing(w, o, res) })
+			return writeOutput(ctx, o, dest, 0, func(w io.Writer) error { return printListing(w, o, res) })
 		}
 		return printListing(s.out, o, res)
 	case fetch.KindSent:
+		if dest != "" {
+			// -o keeps the confirmation: JSON with --json, else its line.
+			return writeOutput(ctx, o, dest, 0, func(w io.Writer) error {
+				if o.jsonOut {
+					return printJSON(w, res.Sent)
+				}
+				_, err := fmt.Fprintf(w, "sent to %s via %s: %s\n", strings.Join(res.Sent.Recipients, ", "), res.Sent.Server, res.Sent.Reply)
+				return fetch.Wrap(fetch.KindLocal, "write", err)
+			})
+		}
 		if o.jsonOut {
 			return printJSON(s.out, res.Sent)
 		}
@@ -112,6 +128,11 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			// rlogin, tn3270: the user's program takes the terminal as it is.
 			return res.Session.Run(ctx, s.in, s.out)
 		}
+		if dest != "" {
+			// -o takes the session's output (capped by --max-size in the
+			// driver); input still comes from standard input.
+			return writeOutput(ctx, o, dest, 0, func(w io.Writer) error { return res.Session.Run(ctx, s.in, w) })
+		}
 		// A terminal gets raw mode while the server echoes, the window size,
 		// and ^] to close; anything else is a plain byte bridge.
 		in, inOK := s.in.(*os.File)
@@ -122,6 +143,28 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		return res.Session.Run(ctx, s.in, s.out)
 	}
 	return fmt.Errorf("driver returned an empty result")
+}
+
+// outputApplies refuses, as a usage error, an output option that has no
+// meaning for what the URL turned out to be (issue #12: every output
+// option applies to every scheme or is refused): --info and -C are for
+// documents, --json has no form for an interactive session.
+func outputApplies(o *options, k fetch.ResultKind) error {
+	refuse := func(flag, why string) error {
+		return &fetch.Error{Kind: fetch.KindUsage, Op: flag, Offset: -1, Err: fmt.Errorf("%s does not apply: %s", flag, why)}
+	}
+	if k == fetch.KindDocument {
+		return nil
+	}
+	switch {
+	case o.info:
+		return refuse("--info", "the URL gave a "+string(k)+", not a document")
+	case o.resume != "":
+		return refuse("-C", "only a document can be resumed, and the URL gave a "+string(k))
+	case o.jsonOut && k == fetch.KindSession:
+		return refuse("--json", "a telnet session's output is the terminal's bytes")
+	}
+	return nil
 }
 
 func resumeOffset(spec, dest string) (int64, error) {
@@ -146,7 +189,7 @@ func resumeOffset(spec, dest string) (int64, error) {
 // it into place only when the whole transfer succeeded.
 func saveDocument(ctx context.Context, o *options, s stdio, res *fetch.Result, dest string) error {
 	off := res.Document.Offset
-	return writeAtomically(dest, off, func(w io.Writer) error {
+	return writeOutput(ctx, o, dest, off, func(w io.Writer) error {
 		total := res.Document.Size
 		_, err := copyBody(ctx, o, s, w, res, total)
 		if fetch.KindOf(err) == fetch.KindLocal {
@@ -154,6 +197,45 @@ func saveDocument(ctx context.Context, o *options, s stdio, res *fetch.Result, d
 		}
 		return err
 	})
+}
+
+// writeOutput writes -o's destination. A regular file (or a new one) is
+// written atomically; a device, FIFO or socket is opened and written in
+// place, as curl does, since renaming over it would replace it (issue
+// #12: "-o /dev/null" as root); a symbolic link is followed, never
+// replaced, and a dangling one is refused.
+func writeOutput(ctx context.Context, o *options, dest string, keep int64, fill func(io.Writer) error) error {
+	// Stat follows links, /proc's too (/dev/stdout onto a pipe).
+	st, serr := os.Stat(dest)
+	if serr == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		if keep > 0 {
+			return &fetch.Error{Kind: fetch.KindUsage, Op: "-C", Offset: -1,
+				Err: fmt.Errorf("%s is not a regular file: there is nothing to resume", dest)}
+		}
+		w, err := openSpecial(ctx, o, dest, st.Mode())
+		if err != nil {
+			return err
+		}
+		err = fill(w)
+		if cerr := w.Close(); err == nil && cerr != nil {
+			err = fetch.Wrap(fetch.KindLocal, "write", cerr)
+		}
+		return err
+	}
+	target := dest
+	if lst, err := os.Lstat(dest); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		// The file the link leads to is replaced, the link kept.
+		t, err := filepath.EvalSymlinks(dest)
+		if serr != nil || err != nil {
+			if err == nil {
+				err = serr
+			}
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "create", Offset: -1,
+				Err: fmt.Errorf("%s is a symbolic link that leads nowhere (%v); not replacing it", dest, err)}
+		}
+		target = t
+	}
+	return writeAtomically(target, keep, fill)
 }
 
 // writeAtomically creates a temporary file in dest's directory, lets fill
@@ -316,21 +398,27 @@ func printJSON(w io.Writer, v any) error {
 // printListing writes one entry a line: kind, size, date, name, then a tab
 // and the entry's absolute URL (absent for text lines), so that
 // "cut -f2" gives URLs to paste back into fetch. With --json, one JSON
-// object a line.
+// object a line. Entries are written as they arrive: a streaming listing
+// is never held whole.
 func printListing(w io.Writer, o *options, res *fetch.Result) error {
 	l := res.Listing
-	for _, e := range l.Entries {
+	bw := bufio.NewWriter(w)
+	for l.Next() {
+		e := l.Entry()
 		var err error
 		if o.jsonOut {
-			err = printJSON(w, e)
+			err = printJSON(bw, e)
 		} else {
-			_, err = fmt.Fprintln(w, listingLine(e))
+			_, err = fmt.Fprintln(bw, listingLine(e))
 		}
 		if err != nil {
-			return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
+			return fetch.Wrap(fetch.KindLocal, "write", err)
 		}
 	}
-	return nil
+	if err := bw.Flush(); err != nil {
+		return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
+	}
+	return l.Err()
 }
 
 func listingLine(e fetch.Entry) string {
@@ -371,3 +459,79 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// openSpecial opens a device, FIFO or Unix socket to write in place. The
+// timeouts apply: opening a FIFO waits for a reader, and writing one or a
+// socket waits for it to read, at most --timeout each time (--max-time
+// ends it through ctx).
+func openSpecial(ctx context.Context, o *options, path string, mode os.FileMode) (io.WriteCloser, error) {
+	// The open waits at most --timeout (and within --max-time).
+	wait := o.timeout
+	if o.maxTime > 0 && (wait <= 0 || o.maxTime < wait) {
+		wait = o.maxTime
+	}
+	if wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wait)
+		defer cancel()
+	}
+	localErr := func(err error) error {
+		if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "open", Offset: -1,
+				Err: fmt.Errorf("%s: %w waiting for a reader", path, fetch.ErrTimeout)}
+		}
+		return fetch.Wrap(fetch.KindLocal, "open", err)
+	}
+	switch {
+	case mode&os.ModeSocket != 0:
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "unix", path)
+		if err != nil {
+			return nil, localErr(err)
+		}
+		return &deadlineWriter{w: c, set: c.SetWriteDeadline, idle: o.timeout, c: c}, nil
+	case mode&os.ModeNamedPipe != 0:
+		// O_NONBLOCK: the open fails (ENXIO) while no reader has the FIFO
+		// open, instead of blocking where no timeout could end it.
+		for {
+			f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			if err == nil {
+				return &deadlineWriter{w: f, set: f.SetWriteDeadline, idle: o.timeout, c: f}, nil
+			}
+			if !errors.Is(err, syscall.ENXIO) {
+				return nil, localErr(err)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, localErr(ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0) // a device: no truncation, no rename
+	if err != nil {
+		return nil, localErr(err)
+	}
+	return f, nil
+}
+
+// deadlineWriter gives each write idle time to complete.
+type deadlineWriter struct {
+	w    io.Writer
+	set  func(time.Time) error
+	idle time.Duration
+	c    io.Closer
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	if d.idle > 0 {
+		d.set(time.Now().Add(d.idle))
+	}
+	n, err := d.w.Write(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("%w: the reader took more than %v", fetch.ErrTimeout, d.idle)
+	}
+	return n, err
+}
+
+func (d *deadlineWriter) Close() error { return d.c.Close() }

@@ -24,7 +24,7 @@ func driverConfig(o *options, s stdio) schemes.Config {
 		maxRedirs = -1 // --max-redirs 0 follows none; the driver's 0 is its default
 	}
 	cfg := schemes.Config{
-		File: file.Config{FTPFallback: o.fileFTP},
+		File: file.Config{FTPFallback: o.fileFTP, Special: o.fileSpec},
 		HTTP: http.Config{UserAgent: o.userAgent, MaxRedirects: maxRedirs, Insecure: o.insecure, Header: o.headers},
 		FTP: ftp.Config{
 			AnonymousPassword: o.ftpEmail,

@@ -52,6 +52,11 @@ func fetchAll(ctx context.Context, c *fetch.Client, u string) (*fetch.Result, []
 		if cerr := res.Close(); err == nil && cerr != nil && !errors.Is(cerr, net.ErrClosed) {
 			err = cerr
 		}
+	} else if res.Listing != nil {
+		// A streaming listing is read to its end (or its error), as a
+		// caller printing it would, then released.
+		err = res.Listing.ReadAll()
+		res.Close()
 	} else {
 		res.Close()
 	}
@@ -906,6 +911,41 @@ func checkListingNames(t testing.TB, h *Harness) {
 		names = DefaultNames
 	}
 	NoLeaks(t, func() { listingResult(t, h, names) })
+}
+
+// checkListingCloseEarly: a caller that reads a few entries of a large
+// listing and closes the result leaves no connection or goroutine behind,
+// whether the driver streams the listing or holds it.
+func checkListingCloseEarly(t testing.TB, h *Harness) {
+	names := make([]string, largeListing)
+	for i := range names {
+		names[i] = fmt.Sprintf("entry%06d", i)
+	}
+	NoLeaks(t, func() {
+		srv := NewServer(t, serveWell(h, true, names))
+		defer srv.Close()
+		u := h.ListingURL(srv.Addr)
+		c := h.client(fetch.Options{IdleTimeout: 10 * time.Second}, srv.Addr)
+		defer c.Close() // pooled sessions end with the check
+		res, err := c.Fetch(context.Background(), u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if res.Listing == nil {
+			res.Close()
+			t.Fatalf("%s: a %v, want a listing", u, res.Kind)
+		}
+		n := 0
+		for n < 10 && res.Listing.Next() {
+			n++
+		}
+		if err := res.Listing.Err(); err != nil || n < 10 {
+			t.Errorf("%s: %d entries read before closing, then %v", u, n, err)
+		}
+		if err := res.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			t.Errorf("%s: closing a listing after %d entries: %v", u, n, err)
+		}
+	})
 }
 
 func checkListingLarge(t testing.TB, h *Harness) {

@@ -26,7 +26,8 @@
 //   - LongLine: a 1 MiB protocol line is an error (not a timeout), an
 //     endless one is abandoned before 64 MiB.
 //   - Listing: entries of awkward names and a 100,000-entry listing arrive
-//     whole, every entry URL absolute and parsed by fetch.Parse.
+//     whole, every entry URL absolute and parsed by fetch.Parse; closing a
+//     listing after a few entries leaves nothing behind.
 //   - Garbage: arbitrary server bytes never panic, hang or produce an
 //     unclassified error (see also FuzzServerBytes).
 //
@@ -218,6 +219,7 @@ func Checks(h *Harness) []Check {
 		add("Listing/100000", checkListingLarge)
 		if h.MakeListing == nil {
 			add("MaxSize/EndlessListing", checkEndlessListing)
+			add("Listing/CloseEarly", checkListingCloseEarly)
 		}
 	}
 	if h.Open != nil || h.Seeds != nil {

@@ -11,15 +11,19 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"mime"
+	"net"
 	"net/http"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/fetchproject/fetch/fetch"
 )
@@ -29,6 +33,11 @@ type Config struct {
 	// FTPFallback fetches file://host/path from another host as
 	// ftp://host/path instead of refusing it.
 	FTPFallback bool
+	// Special opens FIFOs, devices and Unix sockets, which are refused
+	// otherwise: reading one may wait for a writer or never end. When
+	// opened, the idle timeout bounds the wait for each read (and for a
+	// FIFO's writer), Options.MaxTime the whole.
+	Special bool
 }
 
 // Driver opens local files and directories.
@@ -52,6 +61,10 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1, Err: fetch.ErrUnsafeLine}
 	}
 	name := filepath.FromSlash(fu.Path)
+	// Looked at before opening: opening a FIFO waits for a writer.
+	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return d.special(ctx, req, name, st.Mode())
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, openError(req, err)
@@ -184,4 +197,142 @@ func escapePath(p string) string {
 		segs[i] = fetch.Escape(s, "")
 	}
 	return strings.Join(segs, "/")
+}
+
+// special opens a FIFO, device or Unix socket when Config.Special allows
+// it, with the timeouts applied; otherwise it is refused.
+func (d *Driver) special(ctx context.Context, req *fetch.Request, name string, mode fs.FileMode) (*fetch.Result, error) {
+	what := "a device"
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		what = "a FIFO"
+	case mode&fs.ModeSocket != 0:
+		what = "a socket"
+	}
+	if !d.cfg.Special {
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1,
+			Err: fmt.Errorf("%s is %s, not a file or directory: reading it may wait or never end (--file-special opens it, with the timeouts applied)", name, what)}
+	}
+	if req.Offset > 0 {
+		return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1,
+			Err: fmt.Errorf("%s is %s: there is no offset to resume from", name, what)}
+	}
+	idle := req.Options.Idle()
+	var rc io.ReadCloser
+	var setDeadline func(time.Time) error
+	switch {
+	case mode&fs.ModeSocket != 0:
+		dctx, cancel := context.WithTimeout(ctx, idle)
+		c, err := (&net.Dialer{}).DialContext(dctx, "unix", name)
+		cancel()
+		if err != nil {
+			return nil, specialError(req, "open", err)
+		}
+		rc, setDeadline = c, c.SetReadDeadline
+	case mode&fs.ModeNamedPipe != 0:
+		f, err := openFIFO(ctx, name, idle)
+		if err != nil {
+			return nil, specialError(req, "open", err)
+		}
+		rc, setDeadline = f, f.SetReadDeadline
+	default:
+		f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return nil, specialError(req, "open", err)
+		}
+		rc, setDeadline = f, f.SetReadDeadline
+	}
+	// A read blocked in the poller ends when the context does (--max-time).
+	stop := context.AfterFunc(ctx, func() { setDeadline(time.Now()) })
+	body := &idleReader{ctx: ctx, r: rc, set: setDeadline, idle: idle, req: req}
+	doc := &fetch.Document{
+		Body:     readCloser{body, closerFunc(func() error { stop(); return rc.Close() })},
+		MIMEType: "application/octet-stream",
+		Size:     -1,
+	}
+	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
+}
+
+// openFIFO opens a FIFO for reading, waiting for a writer at most idle
+// (and while ctx lasts). A blocked open cannot be interrupted, so it runs
+// apart; to end it, the FIFO is opened for writing (which a waiting
+// reader allows) and closed at once, and the reader sees an end of file.
+func openFIFO(ctx context.Context, name string, idle time.Duration) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.OpenFile(name, os.O_RDONLY, 0)
+		ch <- opened{f, err}
+	}()
+	t := time.NewTimer(idle)
+	defer t.Stop()
+	var cause error
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-t.C:
+		cause = fmt.Errorf("%w: no writer opened the FIFO within %v", fetch.ErrTimeout, idle)
+	case <-ctx.Done():
+		cause = errors.Join(fetch.ErrTimeout, ctx.Err())
+	}
+	// Bounded: if the FIFO was removed meanwhile, the open cannot be
+	// reached by name and its goroutine is left behind.
+	for range 200 {
+		if w, err := os.OpenFile(name, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		select {
+		case o := <-ch:
+			if o.f != nil {
+				o.f.Close()
+			}
+			return nil, cause
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil, cause
+}
+
+func specialError(req *fetch.Request, op string, err error) error {
+	k := fetch.KindLocal
+	if errors.Is(err, fetch.ErrTimeout) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		k = fetch.KindNetwork
+	}
+	return &fetch.Error{Kind: k, Op: op, URL: req.URL.Redacted(), Part: "path", Offset: -1, Err: err}
+}
+
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// idleReader gives each read of a special file the idle timeout, where
+// the file can have a deadline (FIFOs, sockets, terminals).
+type idleReader struct {
+	ctx  context.Context
+	r    io.Reader
+	set  func(time.Time) error
+	idle time.Duration
+	req  *fetch.Request
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, specialError(r.req, "read", errors.Join(fetch.ErrTimeout, err))
+	}
+	r.set(time.Now().Add(r.idle)) // an error means the file cannot wait: nothing to bound
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			if r.ctx.Err() != nil {
+				err = errors.Join(fetch.ErrTimeout, r.ctx.Err())
+			} else {
+				err = fmt.Errorf("%w: nothing to read for %v", fetch.ErrTimeout, r.idle)
+			}
+		}
+		err = specialError(r.req, "read", err)
+	}
+	return n, err
 }

@@ -134,7 +134,7 @@ func TestFileResume(t *testing.T) {
 
 func TestEndlessFileObeysMaxTime(t *testing.T) {
 	c := fetch.NewClient(fetch.Options{MaxTime: 200 * time.Millisecond})
-	c.Register("file", New(Config{}))
+	c.Register("file", New(Config{Special: true})) // a device is opened only when asked for
 	res, err := c.Fetch(context.Background(), "file:///dev/zero")
 	if err != nil {
 		t.Fatal(err)

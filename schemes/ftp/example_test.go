@@ -43,7 +43,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, e := range res.Listing.Entries {
+	// The listing streams from the data connection; Close ends the
+	// session, whether or not every entry was read.
+	defer res.Close()
+	for e, err := range res.Listing.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
 		fmt.Println(e.Kind, e.Size, e.URL)
 	}
 }

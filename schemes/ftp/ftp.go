@@ -185,8 +185,8 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		s.done(reusable(err))
 		return nil, withURL(err, req)
 	}
-	if res.Document == nil {
-		s.done(true)
+	if res.Document == nil && !res.Listing.Streaming() {
+		s.done(true) // a streaming listing gives the session back when it is closed
 	}
 	return res, nil
 }

@@ -53,6 +53,10 @@ func getAt(t *testing.T, c *fetch.Client, raw string, offset int64) (string, *fe
 		}
 		return string(b), res, res.Close()
 	}
+	// The listing streams: read it all, as a caller printing it would.
+	if err := res.Listing.ReadAll(); err != nil {
+		return "", res, err
+	}
 	var b strings.Builder
 	for _, e := range res.Listing.Entries {
 		b.WriteString(string(e.Kind) + " " + e.Name + " " + e.URL + "\n")

@@ -272,16 +272,18 @@ func (a *asciiBody) convert(dst, src []byte) []byte {
 	return dst
 }
 
-// maxListing and maxListingLines bound one listing held in memory: its
-// bytes, line ends included, and its lines, so that a server sending
-// endless empty lines cannot grow the line slice without end.
-const (
-	maxListing      = 64 << 20
-	maxListingLines = 1 << 20
-)
+// maxListing and maxListingLines bound one listing: its bytes, line ends
+// included, and its lines. The listing streams, so these bound the time a
+// server can keep it going, not memory. The line bound is a variable so
+// that a test can lower it and stay small.
+const maxListing = 64 << 20
+
+var maxListingLines = 1 << 20
 
 // list lists the current directory (arg empty) or arg: MLSD when FEAT
 // offers MLST (RFC 3659 §7), else LIST. dirs locate the entries' URLs.
+// The listing streams from the data connection; the session is held
+// until it ends or is closed.
 func (s *session) list(ctx context.Context, dirs []string, arg string) (*fetch.Listing, error) {
 	feats, err := s.feat()
 	if err != nil {
@@ -291,13 +293,12 @@ func (s *session) list(ctx context.Context, dirs []string, arg string) (*fetch.L
 	if _, ok := feats["MLST"]; ok {
 		verb = "MLSD"
 	}
-	lines, err := s.transferLines(ctx, verb, arg)
+	src, err := s.transferLines(ctx, verb, arg)
 	if err != nil {
 		return nil, err
 	}
-	l := &fetch.Listing{Title: "/" + strings.Join(dirs, "/")}
 	now := time.Now()
-	for _, line := range lines {
+	conv := func(line string) (fetch.Entry, bool) {
 		var e fetch.Entry
 		var ok bool
 		if verb == "MLSD" {
@@ -306,7 +307,7 @@ func (s *session) list(ctx context.Context, dirs []string, arg string) (*fetch.L
 			e, ok = parseList(line, now)
 		}
 		if !ok {
-			continue // "." and ".."
+			return e, false // "." and ".."
 		}
 		if e.Kind != fetch.EntryRaw && e.Kind != fetch.EntryText {
 			e.URL = s.entryURL(dirs, e.Name, e.Kind == fetch.EntryDir)
@@ -314,16 +315,16 @@ func (s *session) list(ctx context.Context, dirs []string, arg string) (*fetch.L
 				e.Type = guessMIME(e.Name)
 			}
 		}
-		l.Entries = append(l.Entries, e)
+		return e, true
 	}
-	return l, nil
+	return fetch.NewStreamListing("/"+strings.Join(dirs, "/"), &entryStream{src: src, conv: conv}), nil
 }
 
 // nameList is ;type=d: NLST <name>, each line a name (RFC 1738 §3.2.2).
 // Servers answer NLST of a directory with bare names or with
 // "<name>/entry"; both are placed inside <name>.
 func (s *session) nameList(ctx context.Context, fu *URL) (*fetch.Listing, error) {
-	lines, err := s.transferLines(ctx, "NLST", s.pathArg(fu.Dirs, fu.Name))
+	src, err := s.transferLines(ctx, "NLST", s.pathArg(fu.Dirs, fu.Name))
 	if err != nil {
 		return nil, err
 	}
@@ -332,10 +333,9 @@ func (s *session) nameList(ctx context.Context, fu *URL) (*fetch.Listing, error)
 	if fu.Name != "" {
 		dirs = append(append([]string(nil), fu.Dirs...), fu.Name)
 	}
-	l := &fetch.Listing{Title: "/" + strings.Join(dirs, "/")}
-	for _, line := range lines {
+	conv := func(line string) (fetch.Entry, bool) {
 		if line == "" {
-			continue
+			return fetch.Entry{}, false
 		}
 		name := line
 		d := dirs
@@ -347,17 +347,67 @@ func (s *session) nameList(ctx context.Context, fu *URL) (*fetch.Listing, error)
 			name = name[len(arg)+1:]
 		}
 		if name == "." || name == ".." {
-			continue
+			return fetch.Entry{}, false
 		}
-		l.Entries = append(l.Entries, fetch.Entry{Name: name, Kind: fetch.EntryOther, Size: -1,
-			URL: s.entryURL(d, name, false), Raw: line})
+		return fetch.Entry{Name: name, Kind: fetch.EntryOther, Size: -1, URL: s.entryURL(d, name, false), Raw: line}, true
 	}
-	return l, nil
+	return fetch.NewStreamListing("/"+strings.Join(dirs, "/"), &entryStream{src: src, conv: conv}), nil
+}
+
+// entryStream turns a listing's lines into entries as they are read; conv
+// reports false for lines that are no entry.
+type entryStream struct {
+	src  *listLines
+	conv func(string) (fetch.Entry, bool)
+}
+
+func (e *entryStream) Next() (fetch.Entry, error) {
+	for {
+		line, err := e.src.next()
+		if err != nil {
+			return fetch.Entry{}, err
+		}
+		if ent, ok := e.conv(line); ok {
+			return ent, nil
+		}
+	}
+}
+
+// Close ends the transfer and the session: QUIT after a complete
+// listing, a plain close when it was cut short.
+func (e *entryStream) Close() error {
+	l := e.src
+	if l.s == nil {
+		return nil
+	}
+	l.data.Close()
+	if l.ended {
+		l.s.done(true) // back to the pool: the final reply is read
+	} else {
+		l.s.nc.Close()
+	}
+	l.s = nil
+	return nil
+}
+
+// listLines reads a listing's data connection a line at a time, within
+// maxListing and maxListingLines; after the data it reads the final
+// reply, which must be 2xx.
+type listLines struct {
+	s     *session
+	verb  string
+	r     reply // the reply to the command
+	data  io.Closer
+	lr    *wire.Reader
+	total int
+	n     int
+	last  bool // the line read last had no line end: the data is over
+	ended bool // the data and the final reply are read
 }
 
 // transferLines runs a listing command in ASCII mode and returns its
-// lines; the data must end with a 2xx final reply.
-func (s *session) transferLines(ctx context.Context, verb, arg string) ([]string, error) {
+// lines to read; the data must end with a 2xx final reply.
+func (s *session) transferLines(ctx context.Context, verb, arg string) (*listLines, error) {
 	if err := s.setType("A"); err != nil {
 		return nil, err
 	}
@@ -383,44 +433,53 @@ func (s *session) transferLines(ctx context.Context, verb, arg string) ([]string
 		dc.close()
 		return nil, err
 	}
-	defer data.Close()
-	lr := wire.NewReader(data, 0, nil)
-	var lines []string
-	total := 0
-	for {
-		line, err := lr.ReadLine()
-		if err == io.EOF {
-			break
-		}
-		if err == io.ErrUnexpectedEOF { // last line without its end
-			lines = append(lines, line)
-			break
-		}
-		if errors.Is(err, fetch.ErrLineTooLong) {
-			// The server's fault, as an over-long reply line is.
-			return nil, &fetch.Error{Kind: fetch.KindServer, Op: verb, Offset: -1,
-				Err: fmt.Errorf("listing line: %w", err)}
-		}
-		if err != nil {
-			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: verb, Offset: -1, Err: err}
-		}
-		total += len(line) + 2 // the line end
-		if total > maxListing || len(lines) >= maxListingLines {
-			return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: verb, Offset: -1,
-				Err: fmt.Errorf("%w: a listing over %d bytes or %d lines", fetch.ErrTooLarge, maxListing, maxListingLines)}
-		}
-		lines = append(lines, line)
+	return &listLines{s: s, verb: verb, r: r, data: data, lr: wire.NewReader(data, 0, nil)}, nil
+}
+
+// next is the listing's next line; io.EOF after the last, once the final
+// reply said the transfer succeeded.
+func (l *listLines) next() (string, error) {
+	if l.last || l.ended {
+		return "", l.end()
 	}
-	data.Close()
-	if r.Class() != 2 {
-		fr, err := s.readReply(verb)
+	line, err := l.lr.ReadLine()
+	switch {
+	case err == io.EOF:
+		return "", l.end()
+	case err == io.ErrUnexpectedEOF: // last line without its end
+		l.last = true
+	case errors.Is(err, fetch.ErrLineTooLong):
+		// The server's fault, as an over-long reply line is.
+		return "", &fetch.Error{Kind: fetch.KindServer, Op: l.verb, Offset: -1,
+			Err: fmt.Errorf("listing line: %w", err)}
+	case err != nil:
+		return "", &fetch.Error{Kind: fetch.KindNetwork, Op: l.verb, Offset: -1, Err: err}
+	}
+	l.total += len(line) + 2 // the line end
+	if l.total > maxListing || l.n >= maxListingLines {
+		return "", &fetch.Error{Kind: fetch.KindPolicy, Op: l.verb, Offset: -1,
+			Err: fmt.Errorf("%w: a listing over %d bytes or %d lines", fetch.ErrTooLarge, maxListing, maxListingLines)}
+	}
+	l.n++
+	return line, nil
+}
+
+// end closes the data connection and reads the final reply.
+func (l *listLines) end() error {
+	if l.ended {
+		return io.EOF
+	}
+	l.data.Close()
+	if l.r.Class() != 2 {
+		fr, err := l.s.readReply(l.verb)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if fr.Class() != 2 {
-			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: verb, Offset: -1, Code: fr.Code, Reply: clip(fr.Text()),
+			return &fetch.Error{Kind: fetch.KindNetwork, Op: l.verb, Offset: -1, Code: fr.Code, Reply: clip(fr.Text()),
 				Err: fmt.Errorf("%w: the listing ended with a failure", fetch.ErrTruncated)}
 		}
 	}
-	return lines, nil
+	l.ended = true
+	return io.EOF
 }

@@ -48,9 +48,17 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	for _, e := range res.Listing.Entries {
+	// It streams: each entry is read from the server as it is asked for,
+	// and Close releases the connection.
+	defer res.Close()
+	l := res.Listing
+	for l.Next() {
+		e := l.Entry()
 		line := fmt.Sprint(e.Kind, " ", e.Name, " ", strings.Replace(e.URL, ln.Addr().String(), "HOST", 1))
 		fmt.Println(strings.TrimSpace(line))
+	}
+	if err := l.Err(); err != nil {
+		fmt.Println(err)
 	}
 
 	// "!" asks a Gopher+ server for an item's attributes.

@@ -74,10 +74,14 @@ const DefaultPort = 70
 // are parsed whole; documents are streamed and not bounded here.
 const (
 	defaultMaxMenu = 32 << 20 // a menu or search result
-	maxMenuEntries = 1 << 20  // its items: a tiny item costs far more as an Entry than as a line
 	maxAttributes  = 4 << 20  // a "!" or "$" reply
 	maxErrorBlock  = 64 << 10 // the data of a "--N" reply
 )
+
+// maxMenuEntries bounds a menu's items (streamed, so a bound on lines and
+// time, not memory). A variable so that a test can lower it and stay
+// small: the bound's logic does not depend on its size.
+var maxMenuEntries = 1 << 20
 
 // Config holds the driver's settings; every per-request input comes from
 // the request (Query, Form, Raw).
@@ -318,20 +322,26 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		return res, nil
 
 	case isMenuType(typ) && !hasView(rq):
-		defer conn.Close()
 		limit := int64(defaultMaxMenu)
 		if m := req.Options.MaxSize; m > 0 && m < limit {
 			limit = m
 		}
-		l, err := parseMenu(rep.body, req.URL.Host, req.URL.PortOr(DefaultPort), limit, req.Options.Tracer)
-		if err != nil {
+		// The menu streams: the connection is released when the listing
+		// ends or the result is closed.
+		m := newMenuStream(rep.body, conn, req.URL.Host, req.URL.PortOr(DefaultPort), limit, req.Options.Tracer)
+		m.annot = func(err error) error { return annotate(req, err) }
+		if err := m.prime(); err != nil {
+			m.Close()
 			return nil, annotate(req, err)
 		}
-		if err := menuError(l); err != nil {
-			return nil, annotate(req, err)
+		if m.end {
+			if err := menuError(m.pending); err != nil {
+				m.Close()
+				return nil, annotate(req, err)
+			}
 		}
 		res.Kind = fetch.KindListing
-		res.Listing = l
+		res.Listing = fetch.NewStreamListing(m.title, m)
 		return res, nil
 	}
 
@@ -618,10 +628,10 @@ func plainError(head []byte, b *bufio.Reader) error {
 }
 
 // menuError turns a menu that holds nothing but error items into an error.
-func menuError(l *fetch.Listing) error {
+func menuError(entries []fetch.Entry) error {
 	var first string
 	n := 0
-	for _, e := range l.Entries {
+	for _, e := range entries {
 		switch e.Kind {
 		case fetch.EntryError:
 			if n == 0 {

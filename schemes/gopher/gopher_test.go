@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -529,16 +530,6 @@ func TestHostile(t *testing.T) {
 				}
 			}
 		}, fetch.Options{MaxSize: 100 << 10}, fetch.ErrTooLarge, fetch.KindPolicy},
-		// Within the byte bound (8 MiB of 32), but 2M items: each costs far
-		// more as a listing entry than its 4 bytes on the wire.
-		{"menu of too many items", "1/", func(_ int, _ string, c net.Conn) {
-			buf := []byte(strings.Repeat("ix\r\n", 4<<10))
-			for i := 0; i < 512; i++ {
-				if _, err := c.Write(buf); err != nil {
-					return
-				}
-			}
-		}, fetch.Options{}, fetch.ErrTooLarge, fetch.KindPolicy},
 		{"endless attributes", "0/x%09%09!", func(i int, s string, c net.Conn) {
 			io.WriteString(c, "+-2\r\n")
 			buf := []byte(strings.Repeat("+X:\r\n", 1<<12))
@@ -611,5 +602,75 @@ func TestMalformedURL(t *testing.T) {
 		if fetch.KindOf(err) != fetch.KindMalformed {
 			t.Errorf("%s: %v", u, err)
 		}
+	}
+}
+
+// TestMenuItemBound: a menu within the byte bound but over the item bound
+// is refused. The bound is lowered so that the test's work is a few
+// thousand lines, whatever the machine's speed (issue #12, finding 8).
+func TestMenuItemBound(t *testing.T) {
+	old := maxMenuEntries
+	maxMenuEntries = 1000
+	t.Cleanup(func() { maxMenuEntries = old })
+	f := newFake(t, func(_ int, _ string, c net.Conn) {
+		io.WriteString(c, strings.Repeat("ix\r\n", 4*1000))
+	})
+	_, _, err := get(t, client(fetch.Options{}), f.url("1/"))
+	if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(err.Error(), "1000 items") {
+		t.Fatalf("err %v (kind %v), want %v of kind policy naming the bound", err, fetch.KindOf(err), fetch.ErrTooLarge)
+	}
+}
+
+// TestMenuStreams: a menu's entries reach the caller while the server is
+// still sending, and closing the result mid-way releases the connection.
+func TestMenuStreams(t *testing.T) {
+	more := make(chan struct{})
+	release := sync.OnceFunc(func() { close(more) })
+	t.Cleanup(release) // registered after newFake's: runs before it waits
+	gone := make(chan struct{})
+	f := newFake(t, func(_ int, _ string, c net.Conn) {
+		for i := range 300 {
+			fmt.Fprintf(c, "0doc %d\t/d%d\th\t70\r\n", i, i)
+		}
+		<-more // the rest only after the client has read the first entries
+		for i := range 100 {
+			if _, err := fmt.Fprintf(c, "0late %d\t/l%d\th\t70\r\n", i, i); err != nil {
+				break
+			}
+		}
+		c.SetReadDeadline(time.Now().Add(time.Minute))
+		io.Copy(io.Discard, c) // returns when the client closes
+		close(gone)
+	})
+	res, err := client(fetch.Options{}).Fetch(context.Background(), f.url("1/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.Listing
+	if !l.Streaming() {
+		t.Fatal("the menu was read whole before the fetch returned")
+	}
+	for i := range 300 {
+		if !l.Next() {
+			t.Fatalf("entry %d: %v", i, l.Err())
+		}
+		if want := fmt.Sprintf("doc %d", i); l.Entry().Name != want {
+			t.Fatalf("entry %d is %q, want %q", i, l.Entry().Name, want)
+		}
+	}
+	release()
+	if !l.Next() || l.Entry().Name != "late 0" {
+		t.Fatalf("after the pause: %+v %v", l.Entry(), l.Err())
+	}
+	if err := res.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	select {
+	case <-gone:
+	case <-time.After(time.Minute):
+		t.Fatal("the server's connection is still open after Result.Close")
+	}
+	if l.Next() {
+		t.Error("Next after Close gave an entry")
 	}
 }

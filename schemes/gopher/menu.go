@@ -221,65 +221,156 @@ func (it Item) entry(defHost string, defPort int) fetch.Entry {
 	return e
 }
 
-// parseMenu reads a menu (RFC 1436 §3.8) until its "." line or the close,
-// at most limit bytes and maxMenuEntries items, tracing each line. Items
-// whose host or port is missing are taken to be on host:port.
+// parseMenu reads a whole menu (RFC 1436 §3.8) into a listing held in
+// memory: for ParseMenu and the fuzzer; the driver streams (menuStream).
 func parseMenu(r io.Reader, host string, port int, limit int64, t fetch.Tracer) (*fetch.Listing, error) {
-	lr := &io.LimitedReader{R: r, N: limit + 1}
-	wr := wire.NewReader(lr, 0, t)
-	l := &fetch.Listing{Entries: []fetch.Entry{}}
-	var prev byte = '1'
-	for {
-		line, err := wr.ReadLine()
-		if err != nil && err != io.ErrUnexpectedEOF {
-			if err == io.EOF {
-				break
-			}
-			return nil, err
-		}
-		if lr.N <= 0 {
-			return nil, fmt.Errorf("%w (a menu is limited to %d bytes)", fetch.ErrTooLarge, limit)
-		}
-		if line == "." {
-			break
-		}
-		addLine(l, line, host, port, &prev)
-		if len(l.Entries) > maxMenuEntries {
-			return nil, fmt.Errorf("%w (a menu is limited to %d items)", fetch.ErrTooLarge, maxMenuEntries)
-		}
-		if err != nil {
-			break // the last line had no line end
-		}
+	m := newMenuStream(r, nil, host, port, limit, t)
+	if err := m.prime(); err != nil {
+		return nil, err
+	}
+	l := fetch.NewStreamListing(m.title, m)
+	if err := l.ReadAll(); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
 
-// addLine parses one menu line into l.
-func addLine(l *fetch.Listing, line, host string, port int, prev *byte) {
+// menuLookahead is how many text and error items the driver reads ahead
+// at the start of a menu to tell an error reply from a menu (menuError).
+const menuLookahead = 256
+
+// menuStream reads a menu's items one at a time until its "." line or
+// the close, at most limit bytes and maxMenuEntries items, tracing each
+// line. Items whose host or port is missing are taken to be on
+// host:port. Memory stays bounded by one line, whatever the menu's size.
+type menuStream struct {
+	lr      *io.LimitedReader
+	wr      *wire.Reader
+	conn    io.Closer // nil when there is nothing to release
+	host    string
+	port    int
+	limit   int64
+	prev    byte
+	n       int // items read so far
+	title   string
+	pending []fetch.Entry // read ahead by prime
+	end     bool
+	annot   func(error) error
+}
+
+func newMenuStream(r io.Reader, conn io.Closer, host string, port int, limit int64, t fetch.Tracer) *menuStream {
+	lr := &io.LimitedReader{R: r, N: limit + 1}
+	return &menuStream{lr: lr, wr: wire.NewReader(lr, 0, t), conn: conn, host: host, port: port, limit: limit, prev: '1'}
+}
+
+// prime reads the title line and the leading text and error items, up to
+// the first link (or menuLookahead items), so that the title is known and
+// an error reply is told apart before the listing is returned.
+func (m *menuStream) prime() error {
+	for !m.end && len(m.pending) < menuLookahead {
+		e, ok, err := m.read()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		m.pending = append(m.pending, e)
+		if e.Kind != fetch.EntryText && e.Kind != fetch.EntryError {
+			break
+		}
+	}
+	return nil
+}
+
+// Next returns the next item of the menu, io.EOF after the last.
+func (m *menuStream) Next() (fetch.Entry, error) {
+	if len(m.pending) > 0 {
+		e := m.pending[0]
+		m.pending = m.pending[1:]
+		return e, nil
+	}
+	for !m.end {
+		e, ok, err := m.read()
+		if err != nil {
+			if m.annot != nil {
+				err = m.annot(err)
+			}
+			return fetch.Entry{}, err
+		}
+		if ok {
+			return e, nil
+		}
+	}
+	return fetch.Entry{}, io.EOF
+}
+
+// Close releases the connection.
+func (m *menuStream) Close() error {
+	m.end, m.pending = true, nil
+	if m.conn == nil {
+		return nil
+	}
+	c := m.conn
+	m.conn = nil
+	return c.Close()
+}
+
+// read reads one line; ok is false for a line that is no entry (blank,
+// the title, the end).
+func (m *menuStream) read() (e fetch.Entry, ok bool, err error) {
+	line, err := m.wr.ReadLine()
+	if err != nil && err != io.ErrUnexpectedEOF {
+		if err == io.EOF {
+			m.end = true
+			return e, false, nil
+		}
+		return e, false, err
+	}
+	if m.lr.N <= 0 {
+		return e, false, fmt.Errorf("%w (a menu is limited to %d bytes)", fetch.ErrTooLarge, m.limit)
+	}
+	if line == "." {
+		m.end = true
+		return e, false, nil
+	}
+	if err != nil {
+		m.end = true // the last line had no line end
+	}
+	e, ok = m.entry(line)
+	if ok {
+		if m.n++; m.n > maxMenuEntries {
+			return e, false, fmt.Errorf("%w (a menu is limited to %d items)", fetch.ErrTooLarge, maxMenuEntries)
+		}
+	}
+	return e, ok, nil
+}
+
+// entry parses one menu line; ok is false for blank and title lines.
+func (m *menuStream) entry(line string) (fetch.Entry, bool) {
 	if strings.TrimSpace(line) == "" {
-		return
+		return fetch.Entry{}, false
 	}
 	it, ok := parseItem(line)
 	if !ok {
-		l.Entries = append(l.Entries, fetch.Entry{Name: line, Kind: fetch.EntryRaw, Size: -1, Raw: line})
-		return
+		return fetch.Entry{Name: line, Kind: fetch.EntryRaw, Size: -1, Raw: line}, true
 	}
 	if it.Type == '+' {
 		// RFC 1436: a redundant server for the item before.
-		it.Type = *prev
+		it.Type = m.prev
 	}
 	if it.Type != 'i' && it.Type != '3' {
-		*prev = it.Type
+		m.prev = it.Type
 	}
-	if it.Type == 'i' && it.Selector == "TITLE" && l.Title == "" && len(l.Entries) == 0 {
-		l.Title = it.Name // gophernicus' title line
-		return
+	if it.Type == 'i' && it.Selector == "TITLE" && m.title == "" && m.n == 0 {
+		m.title = it.Name // gophernicus' title line
+		return fetch.Entry{}, false
 	}
-	e := it.entry(host, port)
+	e := it.entry(m.host, m.port)
 	if e.Kind == fetch.EntryRaw {
 		e.Raw = line
 	}
-	l.Entries = append(l.Entries, e)
+	return e, true
 }
 
 // ParseMenu parses the bytes of a gopher menu into a listing, the way the

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
@@ -56,7 +57,7 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 
 	var conn net.Conn
 	if d.cfg.StartTLS {
-		tc, greeting, err := startTLS(ctx, raw, req.Options.Tracer, hello, &tls.Config{
+		tc, greeting, err := startTLS(ctx, raw, req.Options.Tracer, hello, req.Options.Idle(), &tls.Config{
 			ServerName:         host,
 			InsecureSkipVerify: d.cfg.TLSInsecure,
 		})
@@ -68,9 +69,9 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 		}
 		// go-smtp expects a greeting first; the server's own came before
 		// STARTTLS, so it is replayed, untraced, above the TLS layer.
-		conn = &greetedConn{Conn: wire.TraceConn(tc, req.Options.Tracer, mask), greeting: "220 " + greeting + "\r\n"}
+		conn = &greetedConn{Conn: wire.TraceConn(guardReplies(tc, req.Options.Idle()), req.Options.Tracer, mask), greeting: "220 " + greeting + "\r\n"}
 	} else {
-		conn = wire.TraceConn(raw, req.Options.Tracer, mask)
+		conn = wire.TraceConn(guardReplies(raw, req.Options.Idle()), req.Options.Tracer, mask)
 	}
 
 	c := smtp.NewClient(conn)
@@ -231,8 +232,9 @@ func authMask() func(string) string {
 // connection and the greeting's text. Bytes the server sends after its
 // 220 and before the handshake would be read as if they came over TLS
 // (the STARTTLS injection of CVE-2011-0411), so they end the session.
-func startTLS(ctx context.Context, raw net.Conn, t fetch.Tracer, hello string, cfg *tls.Config) (net.Conn, string, error) {
-	wc := wire.NewConn(raw, smtpMaxLine, t)
+func startTLS(ctx context.Context, raw net.Conn, t fetch.Tracer, hello string, limit time.Duration, cfg *tls.Config) (net.Conn, string, error) {
+	// The clear-text replies are guarded in time too; TLS reads raw.
+	wc := wire.NewConn(guardReplies(raw, limit), smtpMaxLine, t)
 	code, greeting, err := readReply(wc.R)
 	if err != nil {
 		return nil, "", err
@@ -292,6 +294,9 @@ func readReply(r *wire.Reader) (int, string, error) {
 	code := 0
 	for {
 		line, err := r.ReadLine()
+		if errors.Is(err, fetch.ErrLineTooLong) {
+			return 0, "", lineTooLong()
+		}
 		if err != nil {
 			return 0, "", fetch.Wrap(fetch.KindNetwork, "read reply", err)
 		}
@@ -306,8 +311,7 @@ func readReply(r *wire.Reader) (int, string, error) {
 		}
 		code = n
 		if len(lines) >= smtpMaxReplyLines {
-			return 0, "", &fetch.Error{Kind: fetch.KindServer, Op: "read reply", Offset: -1, Code: code,
-				Err: fmt.Errorf("malformed SMTP reply: more than %d lines", smtpMaxReplyLines)}
+			return 0, "", replyTooLong()
 		}
 		if len(line) > 4 {
 			lines = append(lines, line[4:])
@@ -364,4 +368,71 @@ func (c *errConn) readErr() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
+}
+
+// replyGuard bounds the replies read through it, whoever reads them: it
+// sits under go-smtp, whose reader takes a reply of any number of lines
+// and, behind an idle timeout that each byte renews, for any time. It
+// follows the reply grammar (RFC 5321 §4.2: "xyz-" continues a reply,
+// "xyz " ends it) and fails the read that passes a bound: smtpMaxLine
+// bytes a line, smtpMaxReplyLines lines a reply, and limit from a reply's
+// first byte to its last.
+type replyGuard struct {
+	net.Conn
+	limit   time.Duration
+	start   time.Time // of the reply being read; zero between replies
+	lineLen int       // bytes of the current line so far
+	lines   int       // complete lines of the current reply
+	cont    bool      // the current line's fourth byte is "-"
+	err     error
+}
+
+func guardReplies(c net.Conn, limit time.Duration) *replyGuard {
+	return &replyGuard{Conn: c, limit: limit}
+}
+
+func (g *replyGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.Conn.Read(p)
+	for _, b := range p[:n] {
+		if g.start.IsZero() {
+			g.start = time.Now()
+		}
+		if g.lineLen == 3 {
+			g.cont = b == '-'
+		}
+		g.lineLen++
+		if b == '\n' {
+			g.lines++
+			if !g.cont || g.lineLen < 5 {
+				g.start, g.lines = time.Time{}, 0 // the reply is complete
+			} else if g.lines >= smtpMaxReplyLines {
+				g.err = replyTooLong()
+			}
+			g.lineLen, g.cont = 0, false
+		} else if g.lineLen > smtpMaxLine {
+			g.err = lineTooLong()
+		}
+		if g.err != nil {
+			return 0, g.err
+		}
+	}
+	if !g.start.IsZero() && g.limit > 0 && time.Since(g.start) > g.limit {
+		g.err = &fetch.Error{Kind: fetch.KindNetwork, Op: "read reply", Offset: -1,
+			Err: fmt.Errorf("%w: one reply took more than %v (a reply is bounded by the timeout as a whole)", fetch.ErrTimeout, g.limit)}
+		return 0, g.err
+	}
+	return n, err
+}
+
+func replyTooLong() error {
+	return &fetch.Error{Kind: fetch.KindPolicy, Op: "read reply", Offset: -1,
+		Err: fmt.Errorf("%w: an SMTP reply is limited to %d lines", fetch.ErrTooLarge, smtpMaxReplyLines)}
+}
+
+func lineTooLong() error {
+	return &fetch.Error{Kind: fetch.KindPolicy, Op: "read reply", Offset: -1,
+		Err: fmt.Errorf("%w: an SMTP reply line is limited to %d bytes", fetch.ErrLineTooLong, smtpMaxLine)}
 }

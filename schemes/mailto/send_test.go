@@ -254,9 +254,10 @@ func TestStartTLSInjection(t *testing.T) {
 	}
 }
 
-// A multi-line reply that never ends, read before TLS (the greeting or the
-// EHLO reply), stops at smtpMaxReplyLines with a server error instead of
-// growing without bound.
+// A multi-line reply that never ends (the greeting or the EHLO reply),
+// read by our reader before TLS or by go-smtp without it, stops at
+// smtpMaxReplyLines with a policy error naming the bound instead of
+// growing without bound (issue #12, findings 1 and 2).
 func TestEndlessMultilineReply(t *testing.T) {
 	const giveUp = 4 * 4096 // lines; far past the client's bound
 	endless := func(c net.Conn, code string) {
@@ -269,25 +270,71 @@ func TestEndlessMultilineReply(t *testing.T) {
 		io.WriteString(c, code+" end\r\n")
 		bufio.NewReader(c).ReadString('\n')
 	}
+	tenThousand := func(c net.Conn) { // a whole reply, but too long
+		io.WriteString(c, "220 hi\r\n")
+		bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, strings.Repeat("250-ext\r\n", 9999)+"250 end\r\n")
+		bufio.NewReader(c).ReadString('\n')
+	}
 	for _, tt := range []struct {
-		name   string
-		handle func(c net.Conn)
+		name     string
+		handle   func(c net.Conn)
+		startTLS bool
 	}{
-		{"greeting", func(c net.Conn) { endless(c, "220") }},
+		{"greeting", func(c net.Conn) { endless(c, "220") }, true},
 		{"EHLO", func(c net.Conn) {
 			io.WriteString(c, "220 hi\r\n")
 			bufio.NewReader(c).ReadString('\n')
 			endless(c, "250")
-		}},
+		}, true},
+		{"greeting under go-smtp", func(c net.Conn) { endless(c, "220") }, false},
+		{"EHLO under go-smtp", func(c net.Conn) {
+			io.WriteString(c, "220 hi\r\n")
+			bufio.NewReader(c).ReadString('\n')
+			endless(c, "250")
+		}, false},
+		{"10000-line EHLO under go-smtp", tenThousand, false},
+		{"10000-line EHLO", tenThousand, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			addr := rawServer(t, tt.handle)
-			d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test", StartTLS: true, TLSInsecure: true})
-			_, err := sendVia(t, d, fetch.Options{IdleTimeout: 2 * time.Second}, "mailto:a@fetch.test", "x\n")
-			if fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "more than 4096 lines") {
-				t.Errorf("err = %v (kind %v), want a server error naming the line bound", err, fetch.KindOf(err))
+			d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test", StartTLS: tt.startTLS, TLSInsecure: true})
+			_, err := sendVia(t, d, fetch.Options{IdleTimeout: 10 * time.Second}, "mailto:a@fetch.test", "x\n")
+			if fetch.KindOf(err) != fetch.KindPolicy || !errors.Is(err, fetch.ErrTooLarge) || !strings.Contains(err.Error(), "limited to 4096 lines") {
+				t.Errorf("err = %v (kind %v), want a policy error naming the line bound", err, fetch.KindOf(err))
 			}
 		})
+	}
+}
+
+// A reply that trickles, each byte within the idle timeout, is given up
+// once it has taken the timeout as a whole (issue #12, finding 1: the
+// timeout never fired while bytes kept coming).
+func TestTricklingReply(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	const lines = 400 // at idle/6 each: 20 s, far past the bound under test
+	for _, startTLS := range []bool{false, true} {
+		addr := rawServer(t, func(c net.Conn) {
+			io.WriteString(c, "220 hi\r\n")
+			bufio.NewReader(c).ReadString('\n')
+			for range lines {
+				if _, err := io.WriteString(c, "250-slow\r\n"); err != nil {
+					return // the client gave up
+				}
+				time.Sleep(idle / 6)
+			}
+			io.WriteString(c, "250 done\r\n")
+		})
+		d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test", StartTLS: startTLS, TLSInsecure: true})
+		start := time.Now()
+		_, err := sendVia(t, d, fetch.Options{IdleTimeout: idle}, "mailto:a@fetch.test", "x\n")
+		took := time.Since(start)
+		if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork || !strings.Contains(err.Error(), "one reply took more than") {
+			t.Errorf("StartTLS %v: err = %v (kind %v), want the reply's timeout", startTLS, err, fetch.KindOf(err))
+		}
+		if took > lines*idle/6/2 {
+			t.Errorf("StartTLS %v: gave up after %v, half the trickle", startTLS, took)
+		}
 	}
 }
 
@@ -298,7 +345,7 @@ func TestHostileServers(t *testing.T) {
 		handle func(c net.Conn)
 		kind   fetch.Kind
 	}{
-		{"silent", func(c net.Conn) { time.Sleep(700 * time.Millisecond) }, fetch.KindNetwork},
+		{"silent", untilGone, fetch.KindNetwork},
 		{"closes", func(c net.Conn) {}, fetch.KindNetwork},
 		{"refuses greeting", func(c net.Conn) { io.WriteString(c, "554 go away\r\n"); time.Sleep(200 * time.Millisecond) }, fetch.KindServer},
 		{"garbage", func(c net.Conn) {
@@ -312,7 +359,7 @@ func TestHostileServers(t *testing.T) {
 					return
 				}
 			}
-		}, fetch.KindServer},
+		}, fetch.KindPolicy},
 		{"drops after MAIL", func(c net.Conn) {
 			r := bufio.NewReader(c)
 			io.WriteString(c, "220 hi\r\n")
@@ -327,7 +374,7 @@ func TestHostileServers(t *testing.T) {
 				r.ReadString('\n')
 				io.WriteString(c, reply+"\r\n")
 			}
-			time.Sleep(700 * time.Millisecond)
+			untilGone(c)
 		}, fetch.KindNetwork},
 	}
 	for _, tt := range tests {
@@ -335,11 +382,12 @@ func TestHostileServers(t *testing.T) {
 			addr := rawServer(t, tt.handle)
 			d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test"})
 			start := time.Now()
-			_, err := sendVia(t, d, fetch.Options{IdleTimeout: 300 * time.Millisecond}, "mailto:a@fetch.test", "x\n")
+			const idle = 300 * time.Millisecond
+			_, err := sendVia(t, d, fetch.Options{IdleTimeout: idle}, "mailto:a@fetch.test", "x\n")
 			if k := fetch.KindOf(err); k != tt.kind {
 				t.Errorf("err = %v (kind %v), want %v", err, k, tt.kind)
 			}
-			if time.Since(start) > 3*time.Second {
+			if time.Since(start) > 20*idle {
 				t.Errorf("took %v", time.Since(start))
 			}
 		})
@@ -347,10 +395,11 @@ func TestHostileServers(t *testing.T) {
 }
 
 func TestContextCancel(t *testing.T) {
-	addr := rawServer(t, func(c net.Conn) { time.Sleep(time.Second) })
+	addr := rawServer(t, untilGone)
 	c := fetch.NewClient(fetch.Options{})
 	c.Register("mailto", testDriver(Config{SMTPServer: addr, From: "me@fetch.test"}))
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	const limit = 200 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	req, err := fetch.NewRequest("mailto:a@fetch.test")
 	if err != nil {
@@ -359,7 +408,7 @@ func TestContextCancel(t *testing.T) {
 	req.Body = strings.NewReader("x")
 	start := time.Now()
 	_, err = c.Do(ctx, req)
-	if err == nil || time.Since(start) > 900*time.Millisecond {
+	if err == nil || time.Since(start) > 20*limit {
 		t.Errorf("err = %v after %v", err, time.Since(start))
 	}
 }
@@ -442,4 +491,11 @@ func TestSMTPUTF8(t *testing.T) {
 	if fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "SMTPUTF8") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// untilGone says nothing until the client hangs up: a silence that lasts
+// exactly as long as the client waits, whatever the machine's speed.
+func untilGone(c net.Conn) {
+	c.SetReadDeadline(time.Now().Add(time.Minute))
+	io.Copy(io.Discard, c)
 }

@@ -133,7 +133,8 @@ func (s *session) serve() (*fetchtest.Content, error) {
 		case !s.authed:
 			reply = "480 authentication required"
 		case verb == "GROUP":
-			reply = "211 1 1 1 " + strings.TrimSpace(line[len("GROUP"):])
+			// A range that can hold the few lines a listing check sends.
+			reply = "211 100 1 100 " + strings.TrimSpace(line[len("GROUP"):])
 		case verb == "ARTICLE":
 			content = "220 1 <abc.123@example.org>\r\nSubject: test\r\nFrom: a@example.org\r\nMessage-ID: <abc.123@example.org>\r\n\r\n"
 		case verb == "OVER", verb == "XOVER":

@@ -27,15 +27,25 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, e := range res.Listing.Entries {
+	// The overview streams from the server, an entry at a time; closing
+	// the result ends the session.
+	var first string
+	for e, err := range res.Listing.All() {
+		if err != nil {
+			log.Fatal(err) // e.g. an overview that runs past the range asked for
+		}
+		if first == "" {
+			first = e.URL
+		}
 		fmt.Printf("%s\t%s\t%s\n", e.Date.Format("2006-01-02"), e.Description, e.Name)
 	}
-	if len(res.Listing.Entries) == 0 {
+	res.Close()
+	if first == "" {
 		return
 	}
 
 	// Each entry's URL is news:<message-id>: the article, streamed.
-	art, err := c.Fetch(ctx, res.Listing.Entries[0].URL)
+	art, err := c.Fetch(ctx, first)
 	if err != nil {
 		log.Fatal(err)
 	}

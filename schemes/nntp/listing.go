@@ -1,9 +1,11 @@
 package nntp
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"sort"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +16,8 @@ import (
 // listGroup selects group and lists its newest page articles from the
 // overview database (RFC 3977 §8.3 OVER, RFC 2980 XOVER), or from their
 // headers (HEAD) where the server keeps no overview. url makes an entry's
-// URL; an entry it gives none becomes a raw line.
+// URL; an entry it gives none becomes a raw line. The overview streams
+// from the session, which the listing holds until it ends or is closed.
 func (s *session) listGroup(ctx context.Context, group string, page int64, url func(*overview) string) (*fetch.Result, error) {
 	var g groupInfo
 	if err := s.selectGroup(ctx, group, &g); err != nil {
@@ -29,15 +32,71 @@ func (s *session) listGroup(ctx context.Context, group string, page int64, url f
 	if first < g.Low {
 		first = g.Low
 	}
-	ovs, err := s.overviews(ctx, first, g.High, page)
+	ovs, stream, err := s.overviews(ctx, first, g.High, page)
 	if err != nil {
 		return nil, err
+	}
+	if stream != nil {
+		stream.url, stream.group = url, group
+		s.held = true
+		res.Listing = fetch.NewStreamListing(group, stream)
+		return res, nil
 	}
 	for i := range ovs {
 		l.Entries = append(l.Entries, overviewEntry(&ovs[i], url))
 	}
 	s.req.Trace(fetch.DirInfo, fmt.Sprintf("%d articles listed from %s (%d-%d)", len(l.Entries), group, first, g.High))
 	return res, nil
+}
+
+// overviewStream reads an OVER or XOVER reply an entry at a time. The
+// reply may hold at most the articles of the range asked for, each
+// numbered within it: a server that runs past either is stopped there
+// rather than read to the block's global bounds.
+type overviewStream struct {
+	s           *session
+	b           *blockReader
+	first, last int64
+	url         func(*overview) string
+	group       string
+	n           int64
+	done        bool
+	released    bool
+}
+
+func (o *overviewStream) Next() (fetch.Entry, error) {
+	line, err := o.b.next()
+	if err == io.EOF {
+		o.done = true
+		o.s.req.Trace(fetch.DirInfo, fmt.Sprintf("%d articles listed from %s (%d-%d)", o.n, o.group, o.first, o.last))
+		return fetch.Entry{}, io.EOF
+	}
+	if err != nil {
+		return fetch.Entry{}, err
+	}
+	if o.n++; o.n > o.last-o.first+1 {
+		return fetch.Entry{}, &fetch.Error{Kind: fetch.KindPolicy, Op: o.b.op, URL: o.s.req.URL.Redacted(), Offset: -1,
+			Err: fmt.Errorf("%w: the overview of %d-%d ran past the %d articles the range can hold", fetch.ErrTooLarge, o.first, o.last, o.last-o.first+1)}
+	}
+	ov, perr := parseOverview(line)
+	if perr != nil {
+		ov = overview{raw: line}
+	} else if ov.Number < o.first || ov.Number > o.last {
+		return fetch.Entry{}, &fetch.Error{Kind: fetch.KindServer, Op: o.b.op, URL: o.s.req.URL.Redacted(), Offset: -1,
+			Reply: clip(line), Err: fmt.Errorf("the overview ran past the requested range %d-%d (article %d)", o.first, o.last, ov.Number)}
+	}
+	ov.line = line
+	return overviewEntry(&ov, o.url), nil
+}
+
+// Close ends the listing: after the whole block the session goes back
+// to the pool.
+func (o *overviewStream) Close() error {
+	if o.released {
+		return nil
+	}
+	o.released = true
+	return o.s.endListing(o.done)
 }
 
 // overviewEntry makes a listing entry of one article.
@@ -60,11 +119,12 @@ func overviewEntry(ov *overview, url func(*overview) string) fetch.Entry {
 	return e
 }
 
-// overviews reads the overview of articles first..last: OVER when the
+// overviews asks for the overview of articles first..last: OVER when the
 // server advertises it (or says nothing), else XOVER, falling back to HEAD
 // for each article when neither is known (500) or the overview is
-// unavailable (503); the HEAD fallback asks for at most page articles.
-func (s *session) overviews(ctx context.Context, first, last, page int64) ([]overview, error) {
+// unavailable (503); the HEAD fallback asks for at most page articles and
+// returns them whole, an overview is returned as a stream to read.
+func (s *session) overviews(ctx context.Context, first, last, page int64) ([]overview, *overviewStream, error) {
 	cmds := []string{"OVER", "XOVER"}
 	if s.caps != nil && !s.hasCap("OVER") {
 		cmds = cmds[1:]
@@ -73,32 +133,23 @@ func (s *session) overviews(ctx context.Context, first, last, page int64) ([]ove
 	for _, c := range cmds {
 		code, text, err := s.do(ctx, c, wire.Lit(c+" "+rng))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		switch code {
 		case 224:
-			var out []overview
-			err := s.readBlock(ctx, c, func(line string) error {
-				ov, err := parseOverview(line)
-				if err != nil {
-					ov = overview{raw: line}
-				}
-				ov.line = line
-				out = append(out, ov)
-				return nil
-			})
-			return out, err
+			return nil, &overviewStream{s: s, b: s.block(c), first: first, last: last}, nil
 		case 420, 423:
-			return nil, nil // no articles in the range
+			return nil, nil, nil // no articles in the range
 		case 500, 501: // not known here: try the next name
 			continue
 		case 503: // known, but no overview kept
 		default:
-			return nil, s.replyErr(c, "group", code, text)
+			return nil, nil, s.replyErr(c, "group", code, text)
 		}
 		break // to HEAD
 	}
-	return s.heads(ctx, first, last, page)
+	ovs, err := s.heads(ctx, first, last, page)
+	return ovs, nil, err
 }
 
 // heads builds overviews from each article's HEAD (RFC 3977 §6.2.2), for
@@ -146,9 +197,22 @@ func (s *session) heads(ctx context.Context, first, last, page int64) ([]overvie
 	return out, nil
 }
 
+// maxGroupNames and maxGroupDescriptions bound what a group list holds
+// in memory while it is sorted: the names (and unreadable lines) of LIST
+// ACTIVE, and the LIST NEWSGROUPS descriptions. A full Usenet active file
+// needs a few MiB of each. Past the first the list is refused; past the
+// second the remaining descriptions are left out.
+const (
+	maxGroupNames        = 8 << 20
+	maxGroupDescriptions = 8 << 20
+)
+
 // listGroups lists the groups matching wildmat ("" for all) from LIST
 // ACTIVE (RFC 3977 §7.6.3), with LIST NEWSGROUPS descriptions (§7.6.6)
-// where the server has them; url makes each group's URL.
+// where the server has them; url makes each group's URL. The list is
+// sorted by name, so it is held until the end of the reply, compactly:
+// names packed in a few large blocks, never an object per group; the
+// entries are made as the caller reads them.
 func (s *session) listGroups(ctx context.Context, wildmat string, url func(group string) string) (*fetch.Result, error) {
 	arg := []wire.Part{wire.Lit("LIST ACTIVE")}
 	if wildmat != "" {
@@ -167,63 +231,158 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 	if code != 215 {
 		return nil, s.replyErr("LIST ACTIVE", "group", code, text)
 	}
-	var groups []activeGroup
-	var bad []string
+	var names, bad packed
 	err = s.readBlock(ctx, "LIST ACTIVE", func(line string) error {
 		g, err := parseActive(line)
 		if err != nil {
-			bad = append(bad, line)
-			return nil
+			bad.add(line)
+		} else {
+			names.add(g.Name)
 		}
-		groups = append(groups, g)
+		if names.size+bad.size > maxGroupNames {
+			return &fetch.Error{Kind: fetch.KindPolicy, Op: "LIST ACTIVE", URL: s.req.URL.Redacted(), Offset: -1,
+				Err: fmt.Errorf("%w: a group list is limited to %d bytes of names", fetch.ErrTooLarge, maxGroupNames)}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 
-	desc := map[string]string{}
+	var desc packed // "name\tdescription" records
 	arg[0] = wire.Lit("LIST NEWSGROUPS")
 	code, _, err = s.do(ctx, "LIST NEWSGROUPS", arg...)
 	if err != nil {
 		return nil, err
 	}
 	if code == 215 {
+		dropped := 0
 		err = s.readBlock(ctx, "LIST NEWSGROUPS", func(line string) error {
 			if name, d, ok := parseNewsgroups(line); ok {
-				desc[name] = d
+				if desc.size+len(name)+len(d)+2 > maxGroupDescriptions {
+					dropped++
+					return nil
+				}
+				desc.add(name + "\t" + d)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
+		if dropped > 0 {
+			s.req.Trace(fetch.DirInfo, fmt.Sprintf("%d group descriptions left out (past %d bytes)", dropped, maxGroupDescriptions))
+		}
 	}
 
-	sort.Slice(groups, func(i, j int) bool { return groups[i].Name < groups[j].Name })
+	names.sort(func(a, b []byte) int { return bytes.Compare(a, b) })
+	// Stable, so that of two descriptions of one group the last is kept
+	// (at the merge below), as a server's later line would override.
+	desc.sort(func(a, b []byte) int { return bytes.Compare(descName(a), descName(b)) })
 	title := "newsgroups"
 	if wildmat != "" {
 		title = "newsgroups matching " + wildmat
 	}
-	l := &fetch.Listing{Title: title, Entries: make([]fetch.Entry, 0, len(groups)+len(bad))}
-	for _, g := range groups {
-		d := desc[g.Name]
-		if d == "?" { // INN's placeholder for "no description"
-			d = ""
+	s.req.Trace(fetch.DirInfo, fmt.Sprintf("%d groups listed", len(names.refs)))
+	gs := &groupStream{names: &names, bad: &bad, desc: &desc, url: url}
+	return &fetch.Result{Kind: fetch.KindListing, Listing: fetch.NewStreamListing(title, gs)}, nil
+}
+
+// descName is the group name of a "name\tdescription" record.
+func descName(rec []byte) []byte {
+	if i := bytes.IndexByte(rec, '\t'); i >= 0 {
+		return rec[:i]
+	}
+	return rec
+}
+
+// packed holds many short strings in a few large blocks, each string
+// found by its offset: a million group names cost their bytes and four
+// more each, not a string header and an allocation each.
+type packed struct {
+	blocks [][]byte
+	refs   []uint32 // block<<packShift | offset; each record ends with '\n'
+	size   int
+}
+
+const packShift = 20 // 1 MiB blocks
+
+func (p *packed) add(s string) {
+	n := len(s) + 1
+	if n > 1<<packShift {
+		s, n = s[:1<<packShift-1], 1<<packShift
+	}
+	if len(p.blocks) == 0 || len(p.blocks[len(p.blocks)-1])+n > 1<<packShift {
+		p.blocks = append(p.blocks, make([]byte, 0, 1<<packShift))
+	}
+	i := len(p.blocks) - 1
+	p.refs = append(p.refs, uint32(i)<<packShift|uint32(len(p.blocks[i])))
+	p.blocks[i] = append(append(p.blocks[i], s...), '\n')
+	p.size += n
+}
+
+// at is the record of ref r, without its '\n'.
+func (p *packed) at(r uint32) []byte {
+	b := p.blocks[r>>packShift][r&(1<<packShift-1):]
+	return b[:bytes.IndexByte(b, '\n')]
+}
+
+func (p *packed) sort(cmp func(a, b []byte) int) {
+	slices.SortStableFunc(p.refs, func(x, y uint32) int { return cmp(p.at(x), p.at(y)) })
+}
+
+// groupStream makes the entries of a sorted group list as they are read:
+// the groups in name order with their descriptions, then the lines that
+// could not be read.
+type groupStream struct {
+	names, bad, desc *packed
+	url              func(string) string
+	i, j, k          int // next name, description and bad line
+}
+
+func (g *groupStream) Next() (fetch.Entry, error) {
+	if g.i < len(g.names.refs) {
+		name := g.names.at(g.names.refs[g.i])
+		g.i++
+		// Merge with the descriptions, both sorted by name; the last of
+		// equal names wins.
+		var d []byte
+		for g.j < len(g.desc.refs) {
+			rec := g.desc.at(g.desc.refs[g.j])
+			c := bytes.Compare(descName(rec), name)
+			if c > 0 {
+				break
+			}
+			if c == 0 {
+				d = rec[len(name)+1:]
+				if g.j+1 < len(g.desc.refs) && bytes.Equal(descName(g.desc.at(g.desc.refs[g.j+1])), name) {
+					g.j++
+					continue
+				}
+				break // kept for a repeated name
+			}
+			g.j++
 		}
-		l.Entries = append(l.Entries, fetch.Entry{
-			Name:        g.Name,
-			URL:         url(g.Name),
-			Kind:        fetch.EntryDir,
-			Size:        -1,
-			Description: d,
-		})
+		desc := string(d)
+		if desc == "?" { // INN's placeholder for "no description"
+			desc = ""
+		}
+		n := string(name)
+		return fetch.Entry{Name: n, URL: g.url(n), Kind: fetch.EntryDir, Size: -1, Description: desc}, nil
 	}
-	for _, b := range bad {
-		l.Entries = append(l.Entries, fetch.Entry{Name: b, Kind: fetch.EntryRaw, Size: -1, Raw: b})
+	if g.k < len(g.bad.refs) {
+		b := string(g.bad.at(g.bad.refs[g.k]))
+		g.k++
+		return fetch.Entry{Name: b, Kind: fetch.EntryRaw, Size: -1, Raw: b}, nil
 	}
-	s.req.Trace(fetch.DirInfo, fmt.Sprintf("%d groups listed", len(groups)))
-	return &fetch.Result{Kind: fetch.KindListing, Listing: l}, nil
+	return fetch.Entry{}, io.EOF
+}
+
+// Close drops the list; the session ended when the list was read.
+func (g *groupStream) Close() error {
+	g.names, g.bad, g.desc = &packed{}, &packed{}, &packed{}
+	g.i, g.j, g.k = 0, 0, 0
+	return nil
 }
 
 // headOverview is the overview of article n made from its header.

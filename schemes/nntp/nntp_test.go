@@ -96,6 +96,10 @@ func getRaw(t *testing.T, c *fetch.Client, rawURL string, raw bool) (*fetch.Resu
 		return nil, nil, err
 	}
 	defer res.Close()
+	if res.Listing != nil {
+		// A listing may stream: read it all, as a caller printing it would.
+		return res, nil, res.Listing.ReadAll()
+	}
 	if res.Document == nil {
 		return res, nil, nil
 	}
@@ -632,7 +636,8 @@ func TestHostile(t *testing.T) {
 			url:  "news:*",
 			handle: func(c *fakeConn, line string) bool {
 				if line == "" {
-					time.Sleep(time.Second)
+					c.flush()
+					untilGone(c) // the client gives up on its idle timeout
 					return true
 				}
 				return false
@@ -644,7 +649,8 @@ func TestHostile(t *testing.T) {
 			url:  "news:hello.1@fetch.test",
 			handle: func(c *fakeConn, line string) bool {
 				if strings.HasPrefix(line, "ARTICLE") {
-					time.Sleep(time.Second)
+					c.flush()
+					untilGone(c) // the client gives up on its idle timeout
 					return true
 				}
 				return false
@@ -659,7 +665,8 @@ func TestHostile(t *testing.T) {
 					c.printf("220 0 <hello.1@fetch.test>")
 					c.w.WriteString("Subject: slow\r\n\r\nfirst line\r\n")
 					c.flush()
-					time.Sleep(time.Second)
+					c.flush()
+					untilGone(c) // the client gives up on its idle timeout
 					return true
 				}
 				return false
@@ -670,7 +677,8 @@ func TestHostile(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: tc.handle})
-			c := client(fetch.Options{IdleTimeout: 300 * time.Millisecond}, Config{Server: f.addr()})
+			const idle = 300 * time.Millisecond
+			c := client(fetch.Options{IdleTimeout: idle}, Config{Server: f.addr()})
 			start := time.Now()
 			_, _, err := get(t, c, tc.url)
 			if err == nil {
@@ -682,10 +690,134 @@ func TestHostile(t *testing.T) {
 			if k := fetch.KindOf(err); k != fetch.KindNetwork && k != fetch.KindServer {
 				t.Errorf("kind %v: %v", k, err)
 			}
-			if d := time.Since(start); d > 3*time.Second {
+			if d := time.Since(start); d > 30*idle {
 				t.Errorf("took %v", d)
 			}
 		})
+	}
+}
+
+// untilGone holds the connection open without a word until the client
+// closes it: a stall that lasts exactly as long as the client waits.
+func untilGone(c *fakeConn) {
+	c.conn.SetReadDeadline(time.Now().Add(time.Minute))
+	io.Copy(io.Discard, c.conn)
+}
+
+// TestHostileBounds: replies that stay within the global block bounds but
+// run past what the request can produce are stopped at the request's own
+// bound, named in a policy or server error (issue #12, findings 4 and 5).
+func TestHostileBounds(t *testing.T) {
+	endless := func(c *fakeConn, line func(i int) string) {
+		for i := 0; ; i++ {
+			c.w.WriteString(line(i) + "\r\n")
+			if c.w.Flush() != nil {
+				return
+			}
+		}
+	}
+	tests := []struct {
+		name   string
+		url    string
+		handle func(c *fakeConn, line string) bool
+		kind   fetch.Kind
+		says   string
+	}{
+		{
+			// fetch.test.alpha holds articles 1-4: OVER 1-4 can hold four.
+			name: "overview longer than its range",
+			url:  "news:fetch.test.alpha",
+			handle: func(c *fakeConn, line string) bool {
+				if !strings.HasPrefix(line, "OVER") {
+					return false
+				}
+				c.printf("224 overview follows")
+				endless(c, func(int) string { return overviewLine(artHello) })
+				return true
+			},
+			kind: fetch.KindPolicy,
+			says: "ran past the 4 articles the range can hold",
+		},
+		{
+			name: "overview outside its range",
+			url:  "news:fetch.test.alpha",
+			handle: func(c *fakeConn, line string) bool {
+				if !strings.HasPrefix(line, "OVER") {
+					return false
+				}
+				c.printf("224 overview follows")
+				a := artHello
+				a.num = 5000
+				c.w.WriteString(overviewLine(a) + "\r\n.\r\n")
+				c.flush()
+				return true
+			},
+			kind: fetch.KindServer,
+			says: "past the requested range 1-4 (article 5000)",
+		},
+		{
+			// Long names, so that the bound on names held comes after a
+			// few tens of thousands of lines: small work.
+			name: "endless active list",
+			url:  "news:*",
+			handle: func(c *fakeConn, line string) bool {
+				if !strings.HasPrefix(line, "LIST ACTIVE") {
+					return false
+				}
+				c.printf("215 list follows")
+				pad := strings.Repeat("n", 400)
+				endless(c, func(i int) string { return fmt.Sprintf("g%09d.%s 10 1 y", i, pad) })
+				return true
+			},
+			kind: fetch.KindPolicy,
+			says: fmt.Sprintf("limited to %d bytes of names", maxGroupNames),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: tc.handle})
+			c := client(fetch.Options{IdleTimeout: 5 * time.Second}, Config{Server: f.addr()})
+			_, _, err := get(t, c, tc.url)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if k := fetch.KindOf(err); k != tc.kind || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("%v (kind %v), want kind %v saying %q", err, k, tc.kind, tc.says)
+			}
+		})
+	}
+}
+
+// TestGroupListSortedWithDescriptions: the packed group list comes out in
+// name order, each group with its description (the last one given when
+// the server repeats a name; INN's "?" as none), then unreadable lines.
+func TestGroupListSortedWithDescriptions(t *testing.T) {
+	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
+		switch {
+		case strings.HasPrefix(line, "LIST ACTIVE"):
+			c.printf("215 list follows")
+			c.w.WriteString("zz.last 1 1 y\r\nbad line\r\naa.first 1 1 y\r\nmm.mid 1 1 y\r\n.\r\n")
+		case strings.HasPrefix(line, "LIST NEWSGROUPS"):
+			c.printf("215 descriptions follow")
+			c.w.WriteString("mm.mid\told\r\nzz.last\t?\r\nmm.mid\tMiddle\r\nab.none\tNo such group\r\naa.first\tFirst\r\n.\r\n")
+		default:
+			return false
+		}
+		c.flush()
+		return true
+	}})
+	c := client(fetch.Options{}, Config{Server: f.addr()})
+	res, _, err := get(t, c, "news:*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range res.Listing.Entries {
+		got = append(got, fmt.Sprintf("%s %s %q %s", e.Kind, e.Name, e.Description, e.URL))
+	}
+	want := []string{`dir aa.first "First" news:aa.first`, `dir mm.mid "Middle" news:mm.mid`, `dir zz.last "" news:zz.last`, `raw bad line "" `}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("entries\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -693,17 +825,19 @@ func TestHostile(t *testing.T) {
 func TestCancel(t *testing.T) {
 	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
 		if strings.HasPrefix(line, "GROUP") {
-			time.Sleep(time.Second)
+			c.flush()
+			untilGone(c)
 			return true
 		}
 		return false
 	}})
 	c := client(fetch.Options{}, Config{Server: f.addr()})
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	const limit = 200 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	start := time.Now()
 	_, err := c.Fetch(ctx, "news:fetch.test.alpha")
-	if err == nil || time.Since(start) > 2*time.Second {
+	if err == nil || time.Since(start) > 20*limit {
 		t.Fatalf("err %v after %v", err, time.Since(start))
 	}
 }

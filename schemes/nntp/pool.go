@@ -64,6 +64,7 @@ func (s *session) reuse(ctx context.Context, req *fetch.Request) bool {
 		return false
 	}
 	s.req = req
+	s.held = false
 	s.w.SetTracer(req.Options.Tracer)
 	req.Trace(fetch.DirInfo, "reusing the news session with "+s.addr)
 	if err := s.w.WriteLine(wire.Lit("DATE")); err == nil {

@@ -43,6 +43,7 @@ type session struct {
 	modeTried bool // MODE READER was sent
 	authTried bool // AUTHINFO was sent
 	selected  bool // a GROUP succeeded: switching modes now would lose it
+	held      bool // a listing streams from the session and ends it (release)
 }
 
 // open connects to addr, reads the greeting and learns what the server
@@ -273,33 +274,61 @@ func (s *session) status(_ context.Context, op string) (int, string, error) {
 // line, undoing dot-stuffing, and hands each line to fn. A stream that
 // ends first fails with fetch.ErrTruncated.
 func (s *session) readBlock(_ context.Context, op string, fn func(line string) error) error {
-	limit := int64(maxBlockBytes)
-	if m := s.req.Options.MaxSize; m > 0 && m < limit {
-		limit = m
-	}
-	var size int64
-	for n := 0; ; n++ {
-		line, err := s.data.ReadLine()
-		if err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				err = fmt.Errorf("%w: the closing \".\" line never came", fetch.ErrTruncated)
-			}
-			return s.ioErr(op, err)
-		}
-		if line == "." {
+	b := s.block(op)
+	for {
+		line, err := b.next()
+		if err == io.EOF {
 			return nil
 		}
-		if strings.HasPrefix(line, "..") {
-			line = line[1:]
-		}
-		if size += int64(len(line)) + 2; n >= maxBlockLines || size > limit {
-			return &fetch.Error{Kind: fetch.KindPolicy, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
-				Err: fmt.Errorf("%w: the reply passed %d lines or %d bytes", fetch.ErrTooLarge, maxBlockLines, limit)}
+		if err != nil {
+			return err
 		}
 		if err := fn(line); err != nil {
 			return err
 		}
 	}
+}
+
+// blockReader reads a data block a line at a time, within maxBlockLines
+// and maxBlockBytes (or Options.MaxSize): for listings that stream.
+type blockReader struct {
+	s     *session
+	op    string
+	limit int64
+	size  int64
+	n     int
+}
+
+func (s *session) block(op string) *blockReader {
+	limit := int64(maxBlockBytes)
+	if m := s.req.Options.MaxSize; m > 0 && m < limit {
+		limit = m
+	}
+	return &blockReader{s: s, op: op, limit: limit}
+}
+
+// next is the block's next line, dot-stuffing undone; io.EOF after the
+// "." line.
+func (b *blockReader) next() (string, error) {
+	line, err := b.s.data.ReadLine()
+	if err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = fmt.Errorf("%w: the closing \".\" line never came", fetch.ErrTruncated)
+		}
+		return "", b.s.ioErr(b.op, err)
+	}
+	if line == "." {
+		return "", io.EOF
+	}
+	if strings.HasPrefix(line, "..") {
+		line = line[1:]
+	}
+	if b.size += int64(len(line)) + 2; b.n >= maxBlockLines || b.size > b.limit {
+		return "", &fetch.Error{Kind: fetch.KindPolicy, Op: b.op, URL: b.s.req.URL.Redacted(), Offset: -1,
+			Err: fmt.Errorf("%w: the reply passed %d lines or %d bytes", fetch.ErrTooLarge, maxBlockLines, b.limit)}
+	}
+	b.n++
+	return line, nil
 }
 
 // ioErr classifies a failure to read or write the connection.
@@ -377,16 +406,28 @@ func (s *session) quit() {
 }
 
 // finish closes the session after a failure, and gives it back to the
-// pool unless res holds a document streaming from it.
+// pool unless res holds a document or a listing streaming from it (those
+// give it back when they end).
 func (s *session) finish(res *fetch.Result, err error) (*fetch.Result, error) {
 	if err != nil {
 		s.conn.Close()
 		return nil, err
 	}
-	if res.Document == nil {
+	if res.Document == nil && !s.held {
 		s.release()
 	}
 	return res, nil
+}
+
+// endListing ends the session's part in a listing that streamed from it:
+// back to the pool when the block was read to its end, a plain close when
+// it was cut short (the rest of the block is still coming).
+func (s *session) endListing(clean bool) error {
+	if clean {
+		s.release()
+		return nil
+	}
+	return s.conn.Close()
 }
 
 // clip shortens server text kept in an error.

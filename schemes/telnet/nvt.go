@@ -101,6 +101,7 @@ type nvtConn struct {
 	naws    bool // we said WILL NAWS
 	echo    bool // the server said WILL ECHO
 	onEcho  func(remote bool)
+	onRead  func() // any bytes arrived, commands included: the server is not quiet
 	size    func() (w, h int, ok bool)
 	ignored map[byte]bool // commands already noted as ignored
 }
@@ -134,6 +135,9 @@ func (c *nvtConn) Read(p []byte) (int, error) {
 			c.scratch = make([]byte, len(p))
 		}
 		n, err := c.Conn.Read(c.scratch[:len(p)])
+		if n > 0 && c.onRead != nil {
+			c.onRead()
+		}
 		c.filter(c.scratch[:n])
 		if err != nil {
 			if n == 0 && isIdle(err) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -91,6 +92,14 @@ func (s *session) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 
 	srvDone := make(chan error, 1)
 	activity := make(chan struct{}, 1)
+	// Negotiation is activity too: a server busy with commands is not
+	// quiet, however long they take to read (Linger counts quiet).
+	s.conn.onRead = func() {
+		select {
+		case activity <- struct{}{}:
+		default:
+		}
+	}
 	go s.pump(out, lw, openGate, activity, srvDone)
 
 	quit := make(chan struct{})
@@ -189,10 +198,22 @@ func (s *session) pump(out io.Writer, lw *loginWatch, openGate func(), activity 
 			settle.Stop()
 		}
 	}()
+	// Options.MaxSize caps the output written, as it caps a document:
+	// an endless stream stops there with a policy error.
+	var written int64
+	max := s.req.Options.MaxSize
 	for {
 		n, err := s.tc.Read(buf)
 		if n > 0 {
 			data := dec.decode(buf[:n])
+			if max > 0 && written+int64(len(data)) > max {
+				out.Write(data[:max-written])
+				s.Close()
+				done <- &fetch.Error{Kind: fetch.KindPolicy, Op: "read", URL: s.req.URL.Redacted(), Offset: -1,
+					Err: fmt.Errorf("%w (the session's output passed %d bytes)", fetch.ErrTooLarge, max)}
+				return
+			}
+			written += int64(len(data))
 			if len(data) > 0 {
 				if _, werr := out.Write(data); werr != nil {
 					s.Close()
@@ -334,7 +355,12 @@ func (d *nvtDecoder) decode(p []byte) []byte {
 type loginWatch struct {
 	user, pass string // still to type; "" once typed or when absent
 	hadUser    bool
-	tail       []byte
+	// awaitPass: the URL gave a user but no password, so the person types
+	// it; their input waits for the password prompt, since a login
+	// program flushes what arrives before it turns echo off. Waiting for
+	// a pause instead made the outcome depend on the host's speed.
+	awaitPass bool
+	tail      []byte
 }
 
 // loginAction is a value to type.
@@ -354,12 +380,12 @@ var (
 // holding reports whether typed input is to wait: the URL's user is not
 // typed yet, or its password after a typed user.
 func (w *loginWatch) holding() bool {
-	return w.user != "" || w.pass != "" && w.hadUser
+	return w.user != "" || (w.pass != "" || w.awaitPass) && w.hadUser
 }
 
 // feed looks at the output so far and returns what to type now.
 func (w *loginWatch) feed(data []byte) []loginAction {
-	if w.user == "" && w.pass == "" {
+	if w.user == "" && w.pass == "" && !w.awaitPass {
 		return nil
 	}
 	w.tail = append(w.tail, bytes.ToLower(data)...)
@@ -372,9 +398,14 @@ func (w *loginWatch) feed(data []byte) []loginAction {
 			if bytes.HasSuffix(end, p) {
 				v := w.user
 				w.user, w.hadUser, w.tail = "", true, w.tail[:0]
+				w.awaitPass = w.pass == ""
 				return []loginAction{{value: v}}
 			}
 		}
+	}
+	if w.awaitPass && bytes.HasSuffix(end, passPrompt) {
+		w.awaitPass, w.tail = false, w.tail[:0] // the person's input may go now
+		return nil
 	}
 	if w.pass != "" && bytes.HasSuffix(end, passPrompt) {
 		v := w.pass

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The big-reply cases of issue #12 (findings 1, 4, 5, 6): the command is
+// built without -race and run as a child against a fake server, and its
+// maximum resident memory is read from the kernel's accounting.
+
+// residentLimit is the bound the issue sets for any single fetch.
+const residentLimit = 64 << 20
+
+var (
+	buildOnce sync.Once
+	builtDir  string
+	buildErr  error
+)
+
+// binaries builds the command and rsswrap (testdata/rsswrap) once per
+// test run, without -race, and returns their directory.
+func binaries(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "fetch-memory-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtDir = dir
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = fmt.Errorf("the memory tests build the command: %v", err)
+			return
+		}
+		for _, b := range [][2]string{{"fetch", "."}, {"rsswrap", "./testdata/rsswrap"}} {
+			out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, b[0]), b[1]).CombinedOutput()
+			if err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}
+
+// runChild runs the built command with args (through rsswrap), counting
+// the lines of its standard output; it returns the exit status, the line
+// count, standard error and the command's maximum resident set in bytes.
+func runChild(t *testing.T, args ...string) (code int, lines int, stderr string, maxRSS int64) {
+	t.Helper()
+	dir := binaries(t)
+	cmd := exec.Command(filepath.Join(dir, "rsswrap"), append([]string{filepath.Join(dir, "fetch")}, args...)...)
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "FETCH_CONFIG=", "HOME="+home, "XDG_CONFIG_HOME="+home, "NNTPSERVER=")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(5*time.Minute, func() { cmd.Process.Kill() }) // a hang fails, it does not block the suite
+	defer timer.Stop()
+	br := bufio.NewReaderSize(out, 64<<10)
+	for {
+		_, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		lines++
+	}
+	if werr := cmd.Wait(); werr != nil {
+		if _, ok := werr.(*exec.ExitError); !ok {
+			t.Fatal(werr)
+		}
+	}
+	stderr = errb.String()
+	i := strings.LastIndex(stderr, "rsswrap: maxrss ")
+	if i < 0 {
+		t.Fatalf("rsswrap reported no figure: %s", stderr)
+	}
+	if _, err := fmt.Sscanf(stderr[i:], "rsswrap: maxrss %d", &maxRSS); err != nil {
+		t.Fatalf("rsswrap: %v in %q", err, stderr[i:])
+	}
+	return cmd.ProcessState.ExitCode(), lines, stderr[:i], maxRSS
+}
+
+// serveTCP serves each connection with serve on loopback and returns the
+// address.
+func serveTCP(t *testing.T, serve func(c net.Conn)) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(5 * time.Minute))
+				serve(c)
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return ln.Addr().String()
+}
+
+func checkRSS(t *testing.T, what string, rss int64) {
+	t.Helper()
+	t.Logf("%s: maximum resident set %.1f MiB", what, float64(rss)/(1<<20))
+	if rss >= residentLimit {
+		t.Errorf("%s: maximum resident set %.1f MiB, over %d MiB", what, float64(rss)/(1<<20), residentLimit>>20)
+	}
+}
+
+// TestMemoryGopherMillionItemMenu: a legal menu of 1,000,000 items (27 MB)
+// is listed whole in bounded memory (finding 6: it peaked at ~600 MB).
+func TestMemoryGopherMillionItemMenu(t *testing.T) {
+	const items = 1000000
+	menu := make([]byte, 0, 28<<20) // made once: the server's work stays small
+	for i := range items {
+		n := strconv.AppendInt(nil, int64(10000000+i), 10)[1:]
+		menu = append(append(append(append(append(menu, "0item "...), n...), "\t/i"...), n...), "\th\t70\r\n"...)
+	}
+	menu = append(menu, ".\r\n"...)
+	addr := serveTCP(t, func(c net.Conn) {
+		bufio.NewReader(c).ReadString('\n')
+		c.Write(menu)
+	})
+	code, lines, stderr, rss := runChild(t, "gopher://"+addr+"/1/")
+	if code != 0 || lines != items {
+		t.Fatalf("exit %d, %d lines, want 0 and %d: %s", code, lines, items, stderr)
+	}
+	checkRSS(t, "a 1,000,000-item menu", rss)
+}
+
+// nntpServer answers the greeting, CAPABILITIES, MODE READER and GROUP
+// like a reader server, and hands LIST ACTIVE and OVER to endless.
+func nntpServer(t *testing.T, endless func(w *bufio.Writer, cmd string) bool) string {
+	return serveTCP(t, func(c net.Conn) {
+		r := bufio.NewReader(c)
+		w := bufio.NewWriter(c)
+		w.WriteString("200 fake news server\r\n")
+		w.Flush()
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			cmd := strings.ToUpper(strings.TrimSpace(line))
+			switch {
+			case strings.HasPrefix(cmd, "CAPABILITIES"):
+				w.WriteString("101 caps\r\nVERSION 2\r\nREADER\r\nOVER\r\nLIST ACTIVE NEWSGROUPS\r\n.\r\n")
+			case strings.HasPrefix(cmd, "GROUP"):
+				w.WriteString("211 100 1 100 alt.test\r\n")
+			case strings.HasPrefix(cmd, "QUIT"):
+				w.WriteString("205 bye\r\n")
+				w.Flush()
+				return
+			default:
+				if endless(w, cmd) {
+					return
+				}
+				w.WriteString("500 what\r\n")
+			}
+			if w.Flush() != nil {
+				return
+			}
+		}
+	})
+}
+
+// TestMemoryEndlessActiveList: news:* against an endless LIST ACTIVE stops
+// at its bound in bounded memory (finding 5: it peaked at ~240 MB).
+func TestMemoryEndlessActiveList(t *testing.T) {
+	addr := nntpServer(t, func(w *bufio.Writer, cmd string) bool {
+		if !strings.HasPrefix(cmd, "LIST") {
+			return false
+		}
+		w.WriteString("215 list follows\r\n")
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(w, "alt.group%09d 10 1 y\r\n", i); err != nil {
+				return true // the client hung up
+			}
+		}
+	})
+	code, _, stderr, rss := runChild(t, "--nntp-server", addr, "news:*")
+	if code != 4 || !strings.Contains(stderr, "limited to") {
+		t.Fatalf("exit %d, want 4 with the bound named: %s", code, stderr)
+	}
+	checkRSS(t, "an endless LIST ACTIVE", rss)
+}
+
+// TestMemoryEndlessOverview: an OVER reply that never ends stops once it
+// passes what the range asked for can hold (finding 4: ~600 MB).
+func TestMemoryEndlessOverview(t *testing.T) {
+	addr := nntpServer(t, func(w *bufio.Writer, cmd string) bool {
+		if !strings.HasPrefix(cmd, "OVER") && !strings.HasPrefix(cmd, "XOVER") {
+			return false
+		}
+		w.WriteString("224 overview follows\r\n")
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(w, "%d\tsubject %d\ta@b\t1 Jan 2020 00:00:00 +0000\t<%d@x>\t\t100\t2\r\n", 1+i%100, i, i); err != nil {
+				return true // the client hung up
+			}
+		}
+	})
+	code, lines, stderr, rss := runChild(t, "--nntp-server", addr, "news:alt.test")
+	if code != 4 || !strings.Contains(stderr, "range can hold") {
+		t.Fatalf("exit %d, want 4 naming the range: %s", code, stderr)
+	}
+	if lines > 100 {
+		t.Errorf("%d entries listed from a range of 100", lines)
+	}
+	checkRSS(t, "an endless OVER", rss)
+}
+
+// TestMemoryEndlessEHLO: an EHLO reply that never ends is cut at its line
+// bound in bounded memory (finding 1: 2 GB in 18 s).
+func TestMemoryEndlessEHLO(t *testing.T) {
+	addr := serveTCP(t, func(c net.Conn) {
+		io.WriteString(c, "220 hi\r\n")
+		bufio.NewReader(c).ReadString('\n')
+		chunk := []byte(strings.Repeat("250-"+strings.Repeat("x", 1990)+"\r\n", 16))
+		for {
+			if _, err := c.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	code, _, stderr, rss := runChild(t, "--smtp-server", addr, "--from", "me@fetch.test", "--data", "x", "mailto:a@fetch.test")
+	if code != 4 || !strings.Contains(stderr, "4096 lines") {
+		t.Fatalf("exit %d, want 4 naming the line bound: %s", code, stderr)
+	}
+	checkRSS(t, "an endless EHLO reply", rss)
+}
