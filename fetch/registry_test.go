@@ -20,8 +20,8 @@ var testSchemes = NewRegistry(
 	Scheme{Name: "telnet", DefaultPort: 23, Grammar: Grammar{HostRequired: true}},
 	Scheme{Name: "file"},
 	Scheme{Name: "mailto"},
-	WAISScheme(),
-	ProsperoScheme(),
+	Scheme{Name: "wais", DefaultPort: 210, Grammar: Grammar{HostRequired: true, PlusInQuery: true}},
+	Scheme{Name: "prospero", DefaultPort: 1525, Grammar: Grammar{HostRequired: true}},
 )
 
 // testParse parses s with testSchemes.

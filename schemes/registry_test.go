@@ -20,7 +20,9 @@ import (
 	"github.com/fetchproject/fetch/schemes/http"
 	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/nntp"
+	"github.com/fetchproject/fetch/schemes/prospero"
 	"github.com/fetchproject/fetch/schemes/telnet"
+	"github.com/fetchproject/fetch/schemes/wais"
 )
 
 func mustParse(t *testing.T, s string) *fetch.URL {
@@ -128,9 +130,9 @@ func TestView(t *testing.T) {
 		"news:*":         &nntp.NewsURL{All: true},
 		"nntp://h/g":     &nntp.URL{Group: "g"},
 		"telnet://h":     &telnet.URL{},
-		"wais://h/db":    &fetch.WAISURL{Database: "db"},
+		"wais://h/db":    &wais.URL{Database: "db"},
 		"file:///x":      &file.URL{Path: "/x"},
-		"prospero://h/n": &fetch.ProsperoURL{HSOName: "n"},
+		"prospero://h/n": &prospero.URL{HSOName: "n"},
 		"x-foo:bar":      nil,
 	}
 	reg := schemes.Registry()

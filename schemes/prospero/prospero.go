@@ -116,7 +116,7 @@ type target struct {
 
 // readURL reads the URL's view into the hsoname and version to send.
 func readURL(req *fetch.Request) (target, error) {
-	v, err := req.URL.Prospero()
+	v, err := ParseURL(req.URL)
 	if err != nil {
 		return target{}, err
 	}

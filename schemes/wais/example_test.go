@@ -13,7 +13,7 @@ func ExampleDocumentPath() {
 	docid := []byte("\x03\x0a0 42 /srv\x07\x01\x00")
 	u, _ := fetch.Parse("wais://wais.example.org/" + wais.DocumentPath("my db", "TEXT", docid))
 	fmt.Println(u)
-	w, _ := u.WAIS()
+	w, _ := wais.ParseURL(u)
 	fmt.Println(w.Database, w.WType, w.WPath == string(docid), wais.MIMEType(w.WType))
 	// Output:
 	// wais://wais.example.org/my%20db/TEXT/%03%0A0%2042%20%2Fsrv%07%01%00

@@ -130,7 +130,7 @@ func (e *Diagnostic) Error() string {
 
 // Fetch searches a database or retrieves a document.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
-	w, err := req.URL.WAIS()
+	w, err := ParseURL(req.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 // searchWords is the search of w, or the per-request query when the URL
 // names a database alone. It is the one place this driver reads a
 // per-request input.
-func searchWords(ctx context.Context, req *fetch.Request, w *fetch.WAISURL) (string, error) {
+func searchWords(ctx context.Context, req *fetch.Request, w *URL) (string, error) {
 	if w.HasSearch {
 		return strings.ReplaceAll(w.Search, "+", " "), nil
 	}
@@ -396,7 +396,7 @@ func MIMEType(wtype string) string {
 	return "application/octet-stream"
 }
 
-func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, w *fetch.WAISURL) (*fetch.Result, error) {
+func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, w *URL) (*fetch.Result, error) {
 	s, err := d.dial(ctx, req)
 	if err != nil {
 		return nil, err

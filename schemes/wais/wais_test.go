@@ -186,7 +186,7 @@ func TestSearchThenRetrieve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := u.WAIS()
+	w, err := wais.ParseURL(u)
 	if err != nil || !w.IsDoc || w.WPath != string(docid) || w.Database != "my db" || w.WType != "TEXT" {
 		t.Fatalf("entry URL view %+v %v", w, err)
 	}

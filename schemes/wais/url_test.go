@@ -1,0 +1,56 @@
+package wais
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+func urlMustParse(t *testing.T, s string) *fetch.URL {
+	t.Helper()
+	u, err := fetch.NewRegistry(Schemes(Config{})...).Parse(s)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", s, err)
+	}
+	return u
+}
+
+func TestParseURL(t *testing.T) {
+	cases := []struct {
+		in   string
+		want URL
+	}{
+		{"wais://h/db", URL{Database: "db"}},
+		{"wais://quake.think.com/wais-discussion-archives?lynch", URL{Database: "wais-discussion-archives", Search: "lynch", HasSearch: true}},
+		{"wais://h/db?a%20b", URL{Database: "db", Search: "a b", HasSearch: true}},
+		{"wais://h:210/db/TEXT/0%2F1%3B2", URL{Database: "db", WType: "TEXT", WPath: "0/1;2", IsDoc: true}},
+	}
+	for _, c := range cases {
+		w, err := ParseURL(urlMustParse(t, c.in))
+		if err != nil {
+			t.Errorf("ParseURL(%q): %v", c.in, err)
+			continue
+		}
+		if *w != c.want {
+			t.Errorf("ParseURL(%q) = %+v, want %+v", c.in, *w, c.want)
+		}
+	}
+	bad := []struct {
+		in     string
+		part   string
+		offset int
+	}{
+		{"wais://h/db/TEXT", "wpath", 16},
+		{"wais://h/db/T/a/b", "wpath", 15},
+		{"wais://h/d;b", "database", 10},
+		{"wais://h/db/T=1/x", "wtype", 13},
+	}
+	for _, c := range bad {
+		_, err := ParseURL(urlMustParse(t, c.in))
+		var e *fetch.Error
+		if !errors.As(err, &e) || e.Kind != fetch.KindMalformed || e.Part != c.part || e.Offset != c.offset {
+			t.Errorf("%q: got %v (%+v), want a malformed %s at %d", c.in, err, e, c.part, c.offset)
+		}
+	}
+}
