@@ -57,8 +57,8 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 }
 
 // newRequest is the request for one URL of the run, with the inputs the
-// flags give (--query, --form, --raw, --data or standard input as a
-// message body).
+// flags give (--query, --form, --raw, and for mailto --data or standard
+// input as the message body).
 func newRequest(o *options, s stdio, u *fetch.URL) (*fetch.Request, error) {
 	req := fetch.NewRequestURL(u)
 	req.Query, req.Raw = o.query, o.raw
@@ -66,10 +66,14 @@ func newRequest(o *options, s stdio, u *fetch.URL) (*fetch.Request, error) {
 	if req.Form, err = formAnswers(o); err != nil {
 		return nil, err
 	}
-	if o.data != "" {
-		req.Body = stringsReader(o.data)
-	} else if !isTerminalReader(s.in) {
-		req.Body = s.in
+	// Only mailto reads a body; other URLs skip the terminal check, which
+	// costs system calls on every URL of a long run.
+	if u.Scheme == "mailto" {
+		if o.data != "" {
+			req.Body = stringsReader(o.data)
+		} else if !isTerminalReader(s.in) {
+			req.Body = s.in
+		}
 	}
 	return req, nil
 }

@@ -52,6 +52,12 @@ type session struct {
 	at      []string // the <cwd> parts that led here from the login directory
 	atKnown bool     // at is valid (false after a failed CWD)
 	typ     string   // the TYPE in force, "" when unknown
+
+	lastUsed   time.Time // when the last request gave the connection back
+	unverified bool      // reused without a check (see Driver.checkAfter)
+	replies    int       // replies read on the connection
+	base       int       // replies before this request's first command
+	closing    bool      // this request's first reply was 421 (closing)
 }
 
 // connect dials the URL's host, reads the greeting and logs in.
@@ -173,7 +179,14 @@ func (s *session) cmd(op string, parts ...wire.Part) (reply, error) {
 
 // readReply reads one reply, multi-line or not (RFC 959 §4.2).
 func (s *session) readReply(op string) (reply, error) {
-	return readReply(s.w.R, op)
+	r, err := readReply(s.w.R, op)
+	if err == nil {
+		if r.Code == 421 && s.replies == s.base {
+			s.closing = true
+		}
+		s.replies++
+	}
+	return r, err
 }
 
 // readReply reads one reply from r. A line that is not a reply, a reply

@@ -26,8 +26,12 @@
 // when the transfer's final reply has been read, so transfers never
 // interleave on one connection. Before reuse the connection goes back to
 // the login directory (recorded with PWD before the first CWD), so the
-// CWD sequence of RFC 1738 §3.2.2 means what it would on a fresh login,
-// and a connection that fails that CWD or a NOOP is replaced by a new one.
+// CWD sequence of RFC 1738 §3.2.2 means what it would on a fresh login
+// (one already where the URL's CWDs lead stays there), and a connection
+// that fails that CWD or a NOOP is replaced by a new one. A connection
+// given back less than a second ago skips the NOOP; if the server has
+// closed it meanwhile (a 421, or no reply at all to the first command),
+// the request runs again on a new login.
 //
 // The control protocol is written here on fetch/wire rather than driven
 // through github.com/jlaffaye/ftp: v0.2.4 exposes no way to send a command
@@ -46,6 +50,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/pool"
@@ -100,6 +105,10 @@ type Driver struct {
 
 	// pool keeps logged-in control connections between requests.
 	pool pool.Pool[*session]
+	// checkAfter is how long a connection may wait in the pool and still
+	// be reused without a NOOP first; one that turns out to be gone before
+	// it answered anything is replaced and the request run again.
+	checkAfter time.Duration
 	// keyOnce makes keySecret, the key of the hash that stands for a
 	// password in a pool key.
 	keyOnce   sync.Once
@@ -132,7 +141,7 @@ var (
 func (d *Driver) CloseIdle() { d.pool.CloseIdle() }
 
 // New returns a driver with cfg.
-func New(cfg Config) *Driver { return &Driver{cfg: cfg} }
+func New(cfg Config) *Driver { return &Driver{cfg: cfg, checkAfter: time.Second} }
 
 // anonymousPassword is the configured password or user@hostname.
 func (d *Driver) anonymousPassword() string {
@@ -181,6 +190,17 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return nil, err
 	}
 	res, err := s.access(ctx, fu)
+	if err != nil && s.gone(err) {
+		// A pooled connection reused without a check was closed by the
+		// server (after a 421, or silently) before it answered this
+		// request: nothing was done, so the request runs on a new login.
+		req.Trace(fetch.DirInfo, "the pooled connection was closed by the server; connecting anew")
+		s.nc.Close()
+		if s, err = d.connect(ctx, req); err != nil {
+			return nil, err
+		}
+		res, err = s.access(ctx, fu)
+	}
 	if err != nil {
 		s.done(reusable(err))
 		return nil, withURL(err, req)

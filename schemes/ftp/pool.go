@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/wire"
@@ -71,6 +72,12 @@ func (s *session) reuse(ctx context.Context, req *fetch.Request, dirs []string) 
 	var r reply
 	var err error
 	home := s.moved && (s.method() == MethodNoCWD || !s.here(dirs))
+	s.unverified, s.base, s.closing = false, s.replies, false
+	if !home && time.Since(s.lastUsed) < s.d.checkAfter {
+		// Just given back: no NOOP; Fetch replaces it if it is gone.
+		s.unverified = true
+		return true
+	}
 	if home {
 		r, err = s.cmd("CWD", wire.Lit("CWD "), wire.Arg("path", s.home))
 	} else {
@@ -102,7 +109,23 @@ func (s *session) done(keep bool) {
 	}
 	s.w.SetTracer(nil)
 	s.req = nil
+	s.lastUsed = time.Now()
 	s.d.pool.Put(s.key, s, opts.IdlePerHost(), opts.SessionIdle())
+}
+
+// gone reports whether err shows that a connection reused without a check
+// had been closed by the server before it answered anything of this
+// request: a network error before any reply, or a 421 as the first reply
+// (RFC 959 §4.2: service closing the control connection).
+func (s *session) gone(err error) bool {
+	if !s.unverified {
+		return false
+	}
+	var fe *fetch.Error
+	if !errors.As(err, &fe) {
+		return s.closing
+	}
+	return fe.Kind == fetch.KindNetwork && s.replies == s.base || s.closing
 }
 
 // Close says QUIT and closes the connection (for the pool).

@@ -13,9 +13,11 @@ import (
 	"github.com/fetchproject/fetch/fetch"
 )
 
-// pooledClient is a client whose driver keeps control connections.
+// pooledClient is a client whose driver keeps control connections and
+// checks each one (NOOP or CWD) before reuse, however soon.
 func pooledClient(opts fetch.Options) (*fetch.Client, *Driver) {
 	d := New(Config{AnonymousPassword: "a@b"})
+	d.checkAfter = 0
 	c := fetch.NewClient(opts)
 	c.Register("ftp", d)
 	return c, d
@@ -361,4 +363,46 @@ func at(cmds []string, i int) string {
 		return cmds[i]
 	}
 	return "(end)"
+}
+
+// TestPoolReuseWithoutCheck: a connection given back a moment ago is
+// reused with no NOOP; when the server has closed it meanwhile, silently
+// or with 421, the request runs again on a new login and succeeds.
+func TestPoolReuseWithoutCheck(t *testing.T) {
+	s := rfcServer(t)
+	s.add("/top.txt", "top\n")
+	sizes := 0
+	s.hook = func(c *fakeConn, verb, arg string) bool {
+		if verb == "SIZE" {
+			if sizes++; sizes == 3 {
+				c.reply("421 Timeout.")
+				c.c.Close()
+				return true
+			}
+		}
+		return false
+	}
+	host := s.addr()
+	c, d := pooledClient(fetch.Options{})
+	d.checkAfter = time.Hour
+	defer c.Close()
+	wantBody(t, c, "ftp://"+host+"/top.txt", "top\n")
+	wantBody(t, c, "ftp://"+host+"/top.txt", "top\n")
+	if cs := s.controls(); len(cs) != 1 || strings.Contains(strings.Join(cs[0], "\n"), "NOOP") {
+		t.Fatalf("control connections %q, want one without NOOP", cs)
+	}
+	wantBody(t, c, "ftp://"+host+"/top.txt", "top\n") // the 421 at SIZE
+	s.drop()
+	wantBody(t, c, "ftp://"+host+"/top.txt", "top\n") // closed silently
+	cs := s.controls()
+	if len(cs) != 3 || cs[0][len(cs[0])-1] != "SIZE top.txt" {
+		t.Fatalf("control connections %q, want 3, the first ending at the refused SIZE", cs)
+	}
+	// A refusal that is not about the connection is not retried.
+	if _, _, err := get(t, c, "ftp://"+host+"/nothing.txt"); !errors.Is(err, fetch.ErrNotFound) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if n := len(s.controls()); n != 3 {
+		t.Errorf("%d control connections after a 550, want still 3", n)
+	}
 }
