@@ -73,10 +73,12 @@ compose() {
 	fi
 }
 
-# in_ns CMD...: run CMD in the network namespace, if there is one.
+# in_ns CMD...: run CMD in the network namespace, if there is one. nsenter
+# rather than `ip netns exec`, which remounts /sys and so hides the cgroup
+# mounts that runc needs.
 in_ns() {
 	if [ -n "$NETNS" ]; then
-		ip netns exec "$NETNS" "$@"
+		nsenter --net="/run/netns/$NETNS" "$@"
 	else
 		"$@"
 	fi
@@ -84,18 +86,18 @@ in_ns() {
 
 # podman's settings for this machine, in a file of our own (CONTAINERS_CONF)
 # rather than the system's /etc/containers:
-# - default_ulimits: podman's default (nofile 1048576) exceeds the hard limit
-#   here and every container would fail to start;
+# - default_ulimits: none, the containers keep the limits they inherit.
+#   podman's defaults (nofile 1048576) exceed the hard limits here, and this
+#   sandbox refuses runc's setrlimit in the container even at the hard
+#   limit, so any ulimit makes every container fail to start;
 # - runc: crun refuses this host's hybrid cgroup hierarchy;
 # - cgroupfs and file events: there is no systemd.
 podman_conf() {
-	local n
-	n=$(ulimit -Hn)
 	mkdir -p "$STATE"
 	cat >"$STATE/containers.conf" <<EOF
 # written by integration/containers.sh
 [containers]
-default_ulimits = ["nofile=$n:$n"]
+default_ulimits = []
 [engine]
 runtime = "runc"
 cgroup_manager = "cgroupfs"
@@ -170,7 +172,7 @@ base_image() {
 		echo "deb $mirror bookworm main" >"$root/etc/apt/sources.list"
 	grep -h '^Acquire::' /etc/apt/apt.conf.d/* >"$root/etc/apt/apt.conf.d/90fetch-host" 2>/dev/null || true
 	rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-	tar -C "$root" -c . | podman import --change 'CMD ["/bin/bash"]' - localhost/debian:12 >/dev/null ||
+	tar -C "$root" -c . | podman import -q --change 'CMD ["/bin/bash"]' - localhost/debian:12 >/dev/null ||
 		{
 			rm -rf "$root"
 			die "podman import failed"
@@ -214,7 +216,7 @@ stage() {
 		log "building $pkg on the host (go build -o docker/build/bin/$name)"
 		(cd "$REPO_DIR" && CGO_ENABLED=0 go build -trimpath -o "$b/bin/$name" "$pkg") ||
 			die "go build $pkg failed"
-	done < <(cd "$REPO_DIR" && go list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./integration/... | grep . || true)
+	done < <(cd "$REPO_DIR" && go list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./integration/... 2> >(grep -v 'matched no packages' >&2) | grep . || true)
 }
 
 build() {
@@ -243,13 +245,15 @@ start_service() {
 		else
 			ip netns add "$NETNS"
 		fi
-		ip netns exec "$NETNS" ip link set lo up
+		in_ns ip link set lo up
 		echo "$NETNS" >"$STATE/netns"
 	fi
 	rm -f "$STATE/podman.sock"
-	# 9>&-: the service must not keep the harness lock
-	in_ns setsid podman system service --time=0 "unix://$STATE/podman.sock" \
-		</dev/null >"$STATE/service.log" 2>&1 9>&- &
+	# setsid and nsenter exec, so $! is the service itself; 9>&-: the
+	# service must not keep the harness lock
+	local cmd=(podman system service --time=0 "unix://$STATE/podman.sock")
+	[ -z "$NETNS" ] || cmd=(nsenter --net="/run/netns/$NETNS" "${cmd[@]}")
+	setsid "${cmd[@]}" </dev/null >"$STATE/service.log" 2>&1 9>&- &
 	echo $! >"$STATE/service.pid"
 	local i
 	for i in $(seq 1 100); do
@@ -264,16 +268,25 @@ stop_service() {
 	if [ -f "$STATE/service.pid" ]; then
 		pid=$(cat "$STATE/service.pid")
 		if kill -0 "$pid" 2>/dev/null; then
-			kill -TERM "$pid" 2>/dev/null || true
+			# it leads its own session: its group goes with it
+			kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
 			for _ in $(seq 1 50); do
 				kill -0 "$pid" 2>/dev/null || break
 				sleep 0.1
 			done
+			if kill -0 "$pid" 2>/dev/null; then
+				log "podman's API service (pid $pid) ignored TERM: killing it"
+				kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+			fi
 		fi
 		rm -f "$STATE/service.pid" "$STATE/podman.sock"
 	fi
 	if [ -f "$STATE/netns" ]; then
-		ip netns del "$(cat "$STATE/netns")" 2>/dev/null || true
+		local ns left
+		ns=$(cat "$STATE/netns")
+		left=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')
+		[ -z "$left" ] || die "processes left in network namespace $ns: $left"
+		ip netns del "$ns"
 		rm -f "$STATE/netns"
 	fi
 }
@@ -284,13 +297,25 @@ project_containers() {
 }
 
 # healthy NAME: the container's health check passes now. Podman 4.3 runs
-# health checks from systemd timers, and there is no systemd here: run it.
+# health checks from systemd timers, and there is no systemd here: run it,
+# from inside the namespace (a container on the "host" network has no
+# namespace of its own, so the check's process gets the one podman runs in).
 healthy() {
 	if [ "$ENGINE" = podman ]; then
-		podman healthcheck run "$1" >/dev/null 2>&1
+		in_ns podman healthcheck run "$1" >/dev/null 2>&1
 	else
 		[ "$(docker inspect -f '{{.State.Health.Status}}' "$1" 2>/dev/null)" = healthy ]
 	fi
+}
+
+# show_logs CONTAINER...: the last lines of each one's log, on stderr.
+show_logs() {
+	local c
+	for c in "$@"; do
+		[ -n "$c" ] || continue
+		log "--- $c ($("$ENGINE" inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$c" 2>/dev/null)): last lines of its log"
+		"$ENGINE" logs --tail 30 "$c" >&2 2>&1 || true
+	done
 }
 
 # wait_healthy: every server container healthy within HEALTH_TIMEOUT seconds;
@@ -315,11 +340,7 @@ wait_healthy() {
 			esac
 		done
 		if [ "${#bad[@]}" -gt 0 ] || { [ "${#pending[@]}" -gt 0 ] && [ "$SECONDS" -ge "$deadline" ]; }; then
-			for c in "${bad[@]%% *}" "${pending[@]}"; do
-				[ -n "$c" ] || continue
-				log "--- $c: last lines of its log"
-				"$ENGINE" logs --tail 30 "$c" >&2 2>&1 || true
-			done
+			show_logs "${bad[@]%% *}" "${pending[@]}"
 			die "servers that failed: ${bad[*]} ${pending[*]:+not healthy within ${HEALTH_TIMEOUT}s: ${pending[*]}}"
 		fi
 		[ "${#pending[@]}" -gt 0 ] || break
@@ -339,14 +360,14 @@ up() {
 	if [ "$ENGINE" = podman ]; then
 		start_service
 		compose up -d --no-build "${svcs[@]}" >&2 || {
-			wait_healthy || true
+			show_logs $(project_containers)
 			die "compose up failed"
 		}
 		wait_healthy
 	else
 		[ -z "$NETNS" ] || die "FETCH_NETNS works on the podman path only (a Docker engine's containers live in its daemon's namespace)"
 		compose up -d --no-build --wait "${svcs[@]}" >&2 || {
-			wait_healthy || true
+			show_logs $(project_containers)
 			die "compose up failed"
 		}
 		wait_healthy
@@ -360,10 +381,9 @@ check() {
 	for c in $(project_containers); do
 		case $c in *content*) continue ;; esac
 		state=$("$ENGINE" inspect -f '{{.State.Status}}' "$c")
-		if [ "$state" != running ] || ! healthy "$c"; then
+		if [ "$state" != running ] || ! { healthy "$c" || { sleep 2 && healthy "$c"; } || { sleep 5 && healthy "$c"; }; }; then
 			bad+=("$c")
-			log "--- $c ($state): last lines of its log"
-			"$ENGINE" logs --tail 30 "$c" >&2 2>&1 || true
+			show_logs "$c"
 		fi
 	done
 	[ "${#bad[@]}" -eq 0 ] || die "servers no longer healthy after the tests: ${bad[*]}"
