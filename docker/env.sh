@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # . docker/env.sh — the FETCH_* variables for the servers of
 # docker/compose.yaml: the native harness's addresses (the same ports), with
 # the content tree and Maildir at the bind mounts under docker/run/.

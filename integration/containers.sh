@@ -39,7 +39,8 @@ STATE=${FETCH_CONTAINERS_STATE:-/var/lib/fetch-containers}
 NETNS=${FETCH_NETNS:-}
 HEALTH_TIMEOUT=${FETCH_HEALTH_TIMEOUT:-240}
 
-log() { printf 'containers: %s\n' "$*" >&2; }
+# log lines carry the seconds since this command started
+log() { printf 'containers: [%3ds] %s\n' "$SECONDS" "$*" >&2; }
 die() {
 	log "$*"
 	exit 1
@@ -216,13 +217,16 @@ stage() {
 		log "building $pkg on the host (go build -o docker/build/bin/$name)"
 		(cd "$REPO_DIR" && CGO_ENABLED=0 go build -trimpath -o "$b/bin/$name" "$pkg") ||
 			die "go build $pkg failed"
-	done < <(cd "$REPO_DIR" && go list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./integration/... 2> >(grep -v 'matched no packages' >&2) | grep . || true)
+	done < <(
+		cd "$REPO_DIR" || exit 1
+		go list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./integration/... 2> >(grep -v 'matched no packages' >&2) | grep . || true
+	)
 }
 
 build() {
 	setup
 	stage
-	log "building image $IMAGE ($ENGINE)"
+	log "building image $IMAGE ($ENGINE, log $STATE/build.log)"
 	if [ "$ENGINE" = podman ]; then
 		# host network: the build's apt-get reaches the mirror as the host does
 		nice podman build --network host --layers -t "localhost/$IMAGE:latest" \
@@ -233,6 +237,7 @@ build() {
 	else
 		compose build >&2
 	fi
+	log "image built"
 }
 
 # ---------------------------------------------------------------- up / down
@@ -255,8 +260,7 @@ start_service() {
 	[ -z "$NETNS" ] || cmd=(nsenter --net="/run/netns/$NETNS" "${cmd[@]}")
 	setsid "${cmd[@]}" </dev/null >"$STATE/service.log" 2>&1 9>&- &
 	echo $! >"$STATE/service.pid"
-	local i
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		[ -S "$STATE/podman.sock" ] && return 0
 		sleep 0.2
 	done
@@ -321,7 +325,7 @@ show_logs() {
 # wait_healthy: every server container healthy within HEALTH_TIMEOUT seconds;
 # a container that exits or stays unhealthy fails it, with its log.
 wait_healthy() {
-	local deadline=$((SECONDS + HEALTH_TIMEOUT)) c state pending bad=()
+	local deadline=$((SECONDS + HEALTH_TIMEOUT)) c state pending bad=() last_pending=
 	while :; do
 		pending=()
 		for c in $(project_containers); do
@@ -339,11 +343,19 @@ wait_healthy() {
 			*) bad+=("$c ($state)") ;;
 			esac
 		done
-		if [ "${#bad[@]}" -gt 0 ] || { [ "${#pending[@]}" -gt 0 ] && [ "$SECONDS" -ge "$deadline" ]; }; then
-			show_logs "${bad[@]%% *}" "${pending[@]}"
-			die "servers that failed: ${bad[*]} ${pending[*]:+not healthy within ${HEALTH_TIMEOUT}s: ${pending[*]}}"
+		if [ "${#bad[@]}" -gt 0 ]; then
+			show_logs "${bad[@]%% *}"
+			die "servers that failed: ${bad[*]}"
+		fi
+		if [ "${#pending[@]}" -gt 0 ] && [ "$SECONDS" -ge "$deadline" ]; then
+			show_logs "${pending[@]}"
+			die "servers not healthy within ${HEALTH_TIMEOUT}s: ${pending[*]}"
 		fi
 		[ "${#pending[@]}" -gt 0 ] || break
+		if [ "${pending[*]}" != "${last_pending:-}" ]; then
+			log "waiting for ${pending[*]}"
+			last_pending=${pending[*]}
+		fi
 		sleep 2
 	done
 	log "all servers healthy"
@@ -360,6 +372,7 @@ up() {
 	if [ "$ENGINE" = podman ]; then
 		start_service
 		compose up -d --no-build "${svcs[@]}" >&2 || {
+			# shellcheck disable=SC2046 # one name a line
 			show_logs $(project_containers)
 			die "compose up failed"
 		}
@@ -367,6 +380,7 @@ up() {
 	else
 		[ -z "$NETNS" ] || die "FETCH_NETNS works on the podman path only (a Docker engine's containers live in its daemon's namespace)"
 		compose up -d --no-build --wait "${svcs[@]}" >&2 || {
+			# shellcheck disable=SC2046 # one name a line
 			show_logs $(project_containers)
 			die "compose up failed"
 		}
