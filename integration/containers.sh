@@ -317,42 +317,78 @@ show_logs() {
 	local c
 	for c in "$@"; do
 		[ -n "$c" ] || continue
-		log "--- $c ($("$ENGINE" inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$c" 2>/dev/null)): last lines of its log"
+		log "--- $c: last lines of its log"
 		"$ENGINE" logs --tail 30 "$c" >&2 2>&1 || true
 	done
 }
 
+# statuses: "NAME STATUS" lines for this project's containers, from one call
+# (each podman command costs seconds on a busy machine): STATUS is running,
+# created, or exited:CODE.
+statuses() {
+	"$ENGINE" ps -a --filter "label=com.docker.compose.project=$PROJECT" \
+		--format '{{.Names}} {{.Status}}' | awk '
+		$2 == "Up" { print $1, "running"; next }
+		$2 == "Exited" { code = $3; gsub(/[()]/, "", code); print $1, "exited:" code; next }
+		{ print $1, tolower($2) }'
+}
+
+# healthy_all NAME...: the names among them whose health check passes now,
+# checked in parallel, each tried up to TRIES times (default 1) a few
+# seconds apart.
+healthy_all() {
+	local tmp c
+	tmp=$(mktemp -d)
+	for c in "$@"; do
+		(
+			for t in $(seq 1 "${TRIES:-1}"); do
+				[ "$t" -eq 1 ] || sleep 3
+				if healthy "$c"; then
+					: >"$tmp/$c"
+					exit 0
+				fi
+			done
+		) &
+	done
+	wait
+	ls "$tmp"
+	rm -rf "$tmp"
+}
+
 # wait_healthy: every server container healthy within HEALTH_TIMEOUT seconds;
-# a container that exits or stays unhealthy fails it, with its log.
+# a container that exits (or a content generator that fails) fails it at
+# once, with its log.
 wait_healthy() {
-	local deadline=$((SECONDS + HEALTH_TIMEOUT)) c state pending bad=() last_pending=
+	local deadline=$((SECONDS + HEALTH_TIMEOUT)) c st pending bad running last_pending=
+	local -A ok=()
 	while :; do
 		pending=()
-		for c in $(project_containers); do
-			state=$("$ENGINE" inspect -f '{{.State.Status}} {{.State.ExitCode}}' "$c")
-			case $c in
-			*content*)
-				# the one-shot content generator must have exited 0
-				case $state in "exited 0") continue ;; running* | created* | configured*) pending+=("$c"); continue ;; esac
-				bad+=("$c ($state)")
-				continue
-				;;
+		bad=()
+		running=()
+		while read -r c st; do
+			case $c:$st in
+			*content*:exited:0) ;;
+			*content*:running | *content*:created | *content*:configured) pending+=("$c") ;;
+			*:running) [ -n "${ok[$c]:-}" ] || running+=("$c") ;;
+			*) bad+=("$c ($st)") ;;
 			esac
-			case $state in
-			running*) healthy "$c" || pending+=("$c") ;;
-			*) bad+=("$c ($state)") ;;
-			esac
-		done
+		done < <(statuses)
 		if [ "${#bad[@]}" -gt 0 ]; then
 			show_logs "${bad[@]%% *}"
 			die "servers that failed: ${bad[*]}"
 		fi
-		if [ "${#pending[@]}" -gt 0 ] && [ "$SECONDS" -ge "$deadline" ]; then
+		if [ "${#running[@]}" -gt 0 ]; then
+			for c in $(healthy_all "${running[@]}"); do ok[$c]=1; done
+			for c in "${running[@]}"; do
+				[ -n "${ok[$c]:-}" ] || pending+=("$c")
+			done
+		fi
+		[ "${#pending[@]}" -gt 0 ] || break
+		if [ "$SECONDS" -ge "$deadline" ]; then
 			show_logs "${pending[@]}"
 			die "servers not healthy within ${HEALTH_TIMEOUT}s: ${pending[*]}"
 		fi
-		[ "${#pending[@]}" -gt 0 ] || break
-		if [ "${pending[*]}" != "${last_pending:-}" ]; then
+		if [ "${pending[*]}" != "$last_pending" ]; then
 			log "waiting for ${pending[*]}"
 			last_pending=${pending[*]}
 		fi
@@ -363,6 +399,10 @@ wait_healthy() {
 
 up() {
 	setup
+	if [ -n "$(project_containers)" ] || [ -f "$STATE/service.pid" ]; then
+		log "taking down what an earlier run left"
+		down
+	fi
 	mkdir -p "$DOCKER_DIR/run/content" "$DOCKER_DIR/run/mail"
 	# FETCH_SERVERS=a,b: those servers' services only (and the content)
 	local svcs=()
@@ -389,18 +429,29 @@ up() {
 }
 
 # check: after the tests, every server still runs and answers (one that died
-# during the run fails it even when the tests did not notice).
+# during the run fails it even when the tests did not notice); a check is
+# tried three times before it counts as failed.
 check() {
-	local c state bad=()
-	for c in $(project_containers); do
-		case $c in *content*) continue ;; esac
-		state=$("$ENGINE" inspect -f '{{.State.Status}}' "$c")
-		if [ "$state" != running ] || ! { healthy "$c" || { sleep 2 && healthy "$c"; } || { sleep 5 && healthy "$c"; }; }; then
-			bad+=("$c")
-			show_logs "$c"
-		fi
-	done
-	[ "${#bad[@]}" -eq 0 ] || die "servers no longer healthy after the tests: ${bad[*]}"
+	local c st running=() bad=()
+	local -A ok=()
+	while read -r c st; do
+		case $c:$st in
+		*content*:*) ;;
+		*:running) running+=("$c") ;;
+		*) bad+=("$c ($st)") ;;
+		esac
+	done < <(statuses)
+	if [ "${#running[@]}" -gt 0 ]; then
+		for c in $(TRIES=3 healthy_all "${running[@]}"); do ok[$c]=1; done
+		for c in "${running[@]}"; do
+			[ -n "${ok[$c]:-}" ] || bad+=("$c (unhealthy)")
+		done
+	fi
+	if [ "${#bad[@]}" -gt 0 ]; then
+		show_logs "${bad[@]%% *}"
+		die "servers no longer healthy after the tests: ${bad[*]}"
+	fi
+	log "every server still healthy"
 }
 
 down() {
