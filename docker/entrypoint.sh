@@ -15,12 +15,16 @@ serve)
 	"$h" start
 	"$h" env
 	trap '"$h" stop; exit 0' TERM INT
-	# wake every few seconds; leave if the server died
-	while "$h" status >/dev/null 2>&1; do
+	# wake every few seconds; leave when the server has not answered three
+	# probes in a row (one slow answer on a busy machine is no death)
+	failed=0
+	while [ "$failed" -lt 3 ]; do
 		sleep 5 &
 		wait $! || true
+		if "$h" status >/dev/null 2>&1; then failed=0; else failed=$((failed + 1)); fi
 	done
 	echo "entrypoint: $FETCH_SERVERS stopped answering" >&2
+	"$h" stop || true
 	exit 1
 	;;
 *)
