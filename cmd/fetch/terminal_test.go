@@ -197,18 +197,31 @@ func TestDurationsAndFlagErrors(t *testing.T) {
 // stallingServer sends the HTTP head and part of the body, then nothing.
 func stallingServer(t *testing.T) string {
 	t.Helper()
+	u, _ := stallingServerStarted(t)
+	return u
+}
+
+// stallingServerStarted is stallingServer with a channel that receives
+// once each request has had its partial body sent.
+func stallingServerStarted(t *testing.T) (string, <-chan struct{}) {
+	t.Helper()
 	release := make(chan struct{})
+	started := make(chan struct{}, 16)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "1000")
 		io.WriteString(w, "partial")
 		w.(http.Flusher).Flush()
+		select {
+		case started <- struct{}{}:
+		default:
+		}
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	}))
 	t.Cleanup(func() { close(release); srv.Close() })
-	return srv.URL + "/slow"
+	return srv.URL + "/slow", started
 }
 
 func TestMaxTimeAndIdleReportedAsSuch(t *testing.T) {
@@ -224,11 +237,14 @@ func TestMaxTimeAndIdleReportedAsSuch(t *testing.T) {
 }
 
 func TestInterruptExits130(t *testing.T) {
-	u := stallingServer(t)
+	u, started := stallingServerStarted(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel) // as Ctrl-C cancels main's context
+	defer cancel()
+	// Ctrl-C cancels main's context: here once the first transfer is
+	// under way, its partial file being written.
+	go func() { <-started; cancel() }()
 	t.Setenv("FETCH_CONFIG", "")
 	var o, e bytes.Buffer
 	code := run(ctx, []string{"-o", out, u, u}, stdio{in: strings.NewReader(""), out: &o, err: &e})
