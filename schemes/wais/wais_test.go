@@ -344,6 +344,26 @@ func TestHostileServers(t *testing.T) {
 	}
 }
 
+// TestEmptyParts: a URL without a database, or a document URL without a
+// document id, is malformed, the part named, and nothing is sent.
+func TestEmptyParts(t *testing.T) {
+	f := newFake(t, func(int, *apdu.Search) []byte { return searchResponse() })
+	for path, part := range map[string]string{
+		"/?words": "database", "": "database", "/": "database", "//TEXT/id": "database",
+		"/db/TEXT/": "wpath", "/db//": "wpath",
+	} {
+		u := "wais://" + f.srv.Addr + path
+		_, err := client(fetch.Options{}).Fetch(context.Background(), u)
+		var fe *fetch.Error
+		if fetch.KindOf(err) != fetch.KindMalformed || !errors.As(err, &fe) || fe.Part != part {
+			t.Errorf("%s: error %v (kind %v), want a malformed %s", u, err, fetch.KindOf(err), part)
+		}
+	}
+	if n := len(f.requests()); n != 0 {
+		t.Errorf("%d requests sent for URLs that name nothing to ask for", n)
+	}
+}
+
 func TestQueryWithoutSearch(t *testing.T) {
 	f := newFake(t, func(int, *apdu.Search) []byte { return searchResponse() })
 	u := "wais://" + f.srv.Addr + "/db"
