@@ -372,3 +372,38 @@ func TestRepeatingServer(t *testing.T) {
 		t.Errorf("error %v, want the idle timeout of %v", err, idle)
 	}
 }
+
+// TestRepeatedWait: a server that asks the client to wait, over and
+// over, with nothing else, is given maxWaits idle periods and then the
+// idle timeout ends the exchange; unbounded, it would run into the test's
+// deadline.
+func TestRepeatedWait(t *testing.T) {
+	fixedCID(t, 0x0e0e)
+	f := newFake(t, nil)
+	wait := []byte{11, 0x0e, 0x0e, 0, 0, 0, 0, 0, 0, 0, 1} // control packet: wait 1 s
+	f.raw = [][]byte{wait}
+	f.start()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		<-f.heard
+		f.mu.Lock()
+		to := f.from
+		f.mu.Unlock()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				f.out.WriteToUDP(wait, to)
+			}
+		}
+	}()
+	const idle = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 200*idle)
+	defer cancel()
+	_, err := testSession(t, f, idle).do(ctx, []byte("X\n"))
+	if !errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within "+idle.String()) {
+		t.Errorf("error %v, want the idle timeout of %v", err, idle)
+	}
+}
