@@ -342,26 +342,7 @@ func TestRepeatingServer(t *testing.T) {
 	pkt := []byte{7, 0x0d, 0x0d, 0, 1, 0, 0, 'a'}
 	f.raw = [][]byte{pkt}
 	f.start()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-				f.mu.Lock()
-				var to *net.UDPAddr
-				if len(f.received) > 0 {
-					to = f.from
-				}
-				f.mu.Unlock()
-				if to != nil {
-					f.out.WriteToUDP(pkt, to)
-				}
-			}
-		}
-	}()
+	defer repeat(f, pkt)()
 	// Were the repeats taken for life, the exchange would run into the
 	// test's deadline, far past the idle time.
 	const idle = 500 * time.Millisecond
@@ -383,22 +364,7 @@ func TestRepeatedWait(t *testing.T) {
 	wait := []byte{11, 0x0e, 0x0e, 0, 0, 0, 0, 0, 0, 0, 1} // control packet: wait 1 s
 	f.raw = [][]byte{wait}
 	f.start()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		<-f.heard
-		f.mu.Lock()
-		to := f.from
-		f.mu.Unlock()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-				f.out.WriteToUDP(wait, to)
-			}
-		}
-	}()
+	defer repeat(f, wait)()
 	const idle = 300 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 200*idle)
 	defer cancel()
@@ -406,4 +372,29 @@ func TestRepeatedWait(t *testing.T) {
 	if !errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within "+idle.String()) {
 		t.Errorf("error %v, want the idle timeout of %v", err, idle)
 	}
+}
+
+// repeat sends pkt to the client every 20 ms, once it has sent its
+// request, until the function it returns is called.
+func repeat(f *fakeServer, pkt []byte) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-f.heard:
+		}
+		f.mu.Lock()
+		to := f.from
+		f.mu.Unlock()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+				f.out.WriteToUDP(pkt, to)
+			}
+		}
+	}()
+	return func() { close(done) }
 }
