@@ -71,26 +71,39 @@ func TestNetworkFailureExit5(t *testing.T) {
 	}
 }
 
-func TestOutputIsAtomic(t *testing.T) {
+// serveTCP answers every connection to a loopback port with h, each in a
+// goroutine of its own, the connection closed when h returns, until the
+// test ends; it returns the port's address.
+func serveTCP(t *testing.T, h func(net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			bufio.NewReader(c).ReadString('\n')
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial")
-			c.Close()
+			go func() {
+				defer c.Close()
+				h(c)
+			}()
 		}
 	}()
+	return ln.Addr().String()
+}
+
+func TestOutputIsAtomic(t *testing.T) {
+	addr := serveTCP(t, func(c net.Conn) {
+		bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial")
+	})
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.bin")
-	code, _, stderr := runFetch(t, "", "-o", out, "http://"+ln.Addr().String()+"/f")
+	code, _, stderr := runFetch(t, "", "-o", out, "http://"+addr+"/f")
 	if code != 5 {
 		t.Fatalf("exit %d (%s)", code, stderr)
 	}

@@ -299,41 +299,27 @@ func TestOutputErrorNamesTheFile(t *testing.T) {
 }
 
 func TestNNTPAuthHint(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
+	addr := serveTCP(t, func(c net.Conn) {
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, "201 fake news server\r\n")
+		r := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			line, err := r.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func(c net.Conn) {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				io.WriteString(c, "201 fake news server\r\n")
-				r := bufio.NewReader(c)
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					switch {
-					case strings.HasPrefix(line, "QUIT"):
-						io.WriteString(c, "205 bye\r\n")
-						return
-					case strings.HasPrefix(line, "CAPABILITIES"):
-						io.WriteString(c, "101 caps\r\nVERSION 2\r\nREADER\r\n.\r\n")
-					default:
-						io.WriteString(c, "480 authentication required\r\n")
-					}
-				}
-			}(c)
+			switch {
+			case strings.HasPrefix(line, "QUIT"):
+				io.WriteString(c, "205 bye\r\n")
+				return
+			case strings.HasPrefix(line, "CAPABILITIES"):
+				io.WriteString(c, "101 caps\r\nVERSION 2\r\nREADER\r\n.\r\n")
+			default:
+				io.WriteString(c, "480 authentication required\r\n")
+			}
 		}
-	}()
-	u := "nntp://" + ln.Addr().String() + "/fetch.test/1"
+	})
+	u := "nntp://" + addr + "/fetch.test/1"
 	code, _, stderr := runFetch(t, "", u)
 	if code == 0 || !strings.Contains(stderr, "--nntp-user") || strings.Contains(stderr, "--form") || strings.Count(stderr, u) != 1 {
 		t.Errorf("480: exit %d, stderr %q", code, stderr)
@@ -341,22 +327,8 @@ func TestNNTPAuthHint(t *testing.T) {
 }
 
 func TestGopherEmptyReply(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			bufio.NewReader(c).ReadString('\n')
-			c.Close()
-		}
-	}()
-	u := "gopher://" + ln.Addr().String() + "/0/nothing"
+	addr := serveTCP(t, func(c net.Conn) { bufio.NewReader(c).ReadString('\n') })
+	u := "gopher://" + addr + "/0/nothing"
 	code, out, stderr := runFetch(t, "", u)
 	if code != 0 || out != "" || !strings.Contains(stderr, "warning: "+u+": the server sent nothing") || !strings.Contains(stderr, "--fail-empty") {
 		t.Errorf("empty reply: exit %d, stderr %q", code, stderr)
