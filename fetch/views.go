@@ -494,6 +494,9 @@ func (u *URL) WAIS() (*WAISURL, error) {
 	if w.Database, err = u.decodeAt(db, "database", base); err != nil {
 		return nil, err
 	}
+	if db == "" {
+		return nil, u.viewErr("database", base, "a WAIS URL names a database: wais://host/database")
+	}
 	if end < 0 {
 		return w, nil
 	}
@@ -521,6 +524,9 @@ func (u *URL) WAIS() (*WAISURL, error) {
 	}
 	if w.WPath, err = u.decodeAt(wpath, "wpath", off+slash+1); err != nil {
 		return nil, err
+	}
+	if wpath == "" {
+		return nil, u.viewErr("wpath", off+slash+1, "a WAIS document URL names a document id: <database>/<wtype>/<wpath>")
 	}
 	w.IsDoc = true
 	return w, nil

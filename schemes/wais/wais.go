@@ -18,8 +18,7 @@
 //     nothing is answered by freeWAIS with the database's catalog as a
 //     single score-0 hit; the listing shows it as the catalog.
 //   - a URL without a database, or a document URL without a document
-//     id, is malformed (fetch.KindMalformed naming the part): nothing is
-//     sent.
+//     id, is malformed (the URL view refuses it): nothing is sent.
 //   - database alone: the search words come from Request.Query, else
 //     from the prompter ("query"); with neither the fetch fails with
 //     fetch.ErrNoAnswer.
@@ -137,18 +136,12 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err != nil {
 		return nil, err
 	}
-	if w.Database == "" {
-		return nil, missing(req, "database", "the URL names no database (wais://host/database)")
-	}
 	if err := checkText(req, "database", w.Database); err != nil {
 		return nil, err
 	}
 	if w.IsDoc {
 		if err := checkText(req, "wtype", w.WType); err != nil {
 			return nil, err
-		}
-		if w.WPath == "" {
-			return nil, missing(req, "wpath", "the URL names no document id (wais://host/database/wtype/wpath)")
 		}
 		return d.retrieve(ctx, req, w)
 	}
@@ -178,12 +171,6 @@ func searchWords(ctx context.Context, req *fetch.Request, w *fetch.WAISURL) (str
 			Err: fmt.Errorf("%w: the URL names the database %q to search: add ?words to it or give --query", fetch.ErrNoAnswer, w.Database)}
 	}
 	return q, err
-}
-
-// missing is the error of a URL part that must not be empty: every
-// request names a database, every retrieval a document id.
-func missing(req *fetch.Request, part, why string) error {
-	return &fetch.Error{Kind: fetch.KindMalformed, Op: "wais URL", URL: req.URL.Redacted(), Part: part, Offset: -1, Err: errors.New(why)}
 }
 
 // checkText refuses a CR, LF or NUL in a part the server reads as a C
