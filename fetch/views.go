@@ -622,6 +622,9 @@ func (u *URL) Prospero() (*ProsperoURL, error) {
 	if p.HSOName, err = u.decodeAt(pieces[0], "hsoname", base); err != nil {
 		return nil, err
 	}
+	if pieces[0] == "" {
+		return nil, u.viewErr("hsoname", base, "the URL names no object (prospero://host//path)")
+	}
 	off := base + len(pieces[0]) + 3
 	for k, piece := range pieces[1:] {
 		v, err := u.decodeAt(piece, "version", off)
