@@ -13,9 +13,15 @@ import (
 // does not grow with line length.
 func LocalLines(r io.Reader) io.Reader { return &localLines{b: bufio.NewReader(r)} }
 
-type localLines struct{ b *bufio.Reader }
+type localLines struct {
+	b   *bufio.Reader
+	err error // met while looking past a CR; returned once the CR is out
+}
 
 func (l *localLines) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
 	n := 0
 	for n < len(p) {
 		if n > 0 && l.b.Buffered() == 0 {
@@ -33,9 +39,12 @@ func (l *localLines) Read(p []byte) (int, error) {
 				l.b.UnreadByte() // the next byte decides; do not wait for it with data in hand
 				break
 			}
-			if next, err := l.b.Peek(1); err == nil && next[0] == '\n' {
+			next, err := l.b.Peek(1)
+			if err == nil && next[0] == '\n' {
 				continue
 			}
+			// bufio hands a read error out once: keep it for after the CR
+			l.err = err
 		}
 		p[n] = c
 		n++

@@ -35,4 +35,27 @@ func TestLocalLines(t *testing.T) {
 	if err != io.ErrUnexpectedEOF || string(got) != "x\r" {
 		t.Errorf("error after CR: %q, %v", got, err)
 	}
+	// ... also when the source says it once and then reports a clean end,
+	// as a body may: a truncation must not read as a complete text.
+	for _, in := range []string{"x\r", "x"} {
+		got, err = io.ReadAll(LocalLines(&onceErr{data: in, err: io.ErrUnexpectedEOF}))
+		if err != io.ErrUnexpectedEOF || string(got) != in {
+			t.Errorf("%q, error said once: %q, %v", in, got, err)
+		}
+	}
+}
+
+// onceErr returns data with err, and io.EOF after that.
+type onceErr struct {
+	data string
+	err  error
+	done bool
+}
+
+func (r *onceErr) Read(p []byte) (int, error) {
+	if r.done {
+		return 0, io.EOF
+	}
+	r.done = true
+	return copy(p, r.data), r.err
 }

@@ -72,25 +72,13 @@ func TestNetworkFailureExit5(t *testing.T) {
 }
 
 func TestOutputIsAtomic(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			bufio.NewReader(c).ReadString('\n')
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial")
-			c.Close()
-		}
-	}()
+	addr := serveTCP(t, func(c net.Conn) {
+		bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial")
+	})
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.bin")
-	code, _, stderr := runFetch(t, "", "-o", out, "http://"+ln.Addr().String()+"/f")
+	code, _, stderr := runFetch(t, "", "-o", out, "http://"+addr+"/f")
 	if code != 5 {
 		t.Fatalf("exit %d (%s)", code, stderr)
 	}

@@ -197,18 +197,31 @@ func TestDurationsAndFlagErrors(t *testing.T) {
 // stallingServer sends the HTTP head and part of the body, then nothing.
 func stallingServer(t *testing.T) string {
 	t.Helper()
+	u, _ := stallingServerStarted(t)
+	return u
+}
+
+// stallingServerStarted is stallingServer with a channel that receives
+// once each request has had its partial body sent.
+func stallingServerStarted(t *testing.T) (string, <-chan struct{}) {
+	t.Helper()
 	release := make(chan struct{})
+	started := make(chan struct{}, 16)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "1000")
 		io.WriteString(w, "partial")
 		w.(http.Flusher).Flush()
+		select {
+		case started <- struct{}{}:
+		default:
+		}
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	}))
 	t.Cleanup(func() { close(release); srv.Close() })
-	return srv.URL + "/slow"
+	return srv.URL + "/slow", started
 }
 
 func TestMaxTimeAndIdleReportedAsSuch(t *testing.T) {
@@ -224,11 +237,14 @@ func TestMaxTimeAndIdleReportedAsSuch(t *testing.T) {
 }
 
 func TestInterruptExits130(t *testing.T) {
-	u := stallingServer(t)
+	u, started := stallingServerStarted(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel) // as Ctrl-C cancels main's context
+	defer cancel()
+	// Ctrl-C cancels main's context: here once the first transfer is
+	// under way, its partial file being written.
+	go func() { <-started; cancel() }()
 	t.Setenv("FETCH_CONFIG", "")
 	var o, e bytes.Buffer
 	code := run(ctx, []string{"-o", out, u, u}, stdio{in: strings.NewReader(""), out: &o, err: &e})
@@ -283,41 +299,27 @@ func TestOutputErrorNamesTheFile(t *testing.T) {
 }
 
 func TestNNTPAuthHint(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
+	addr := serveTCP(t, func(c net.Conn) {
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, "201 fake news server\r\n")
+		r := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			line, err := r.ReadString('\n')
 			if err != nil {
 				return
 			}
-			go func(c net.Conn) {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				io.WriteString(c, "201 fake news server\r\n")
-				r := bufio.NewReader(c)
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					switch {
-					case strings.HasPrefix(line, "QUIT"):
-						io.WriteString(c, "205 bye\r\n")
-						return
-					case strings.HasPrefix(line, "CAPABILITIES"):
-						io.WriteString(c, "101 caps\r\nVERSION 2\r\nREADER\r\n.\r\n")
-					default:
-						io.WriteString(c, "480 authentication required\r\n")
-					}
-				}
-			}(c)
+			switch {
+			case strings.HasPrefix(line, "QUIT"):
+				io.WriteString(c, "205 bye\r\n")
+				return
+			case strings.HasPrefix(line, "CAPABILITIES"):
+				io.WriteString(c, "101 caps\r\nVERSION 2\r\nREADER\r\n.\r\n")
+			default:
+				io.WriteString(c, "480 authentication required\r\n")
+			}
 		}
-	}()
-	u := "nntp://" + ln.Addr().String() + "/fetch.test/1"
+	})
+	u := "nntp://" + addr + "/fetch.test/1"
 	code, _, stderr := runFetch(t, "", u)
 	if code == 0 || !strings.Contains(stderr, "--nntp-user") || strings.Contains(stderr, "--form") || strings.Count(stderr, u) != 1 {
 		t.Errorf("480: exit %d, stderr %q", code, stderr)
@@ -325,22 +327,8 @@ func TestNNTPAuthHint(t *testing.T) {
 }
 
 func TestGopherEmptyReply(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			bufio.NewReader(c).ReadString('\n')
-			c.Close()
-		}
-	}()
-	u := "gopher://" + ln.Addr().String() + "/0/nothing"
+	addr := serveTCP(t, func(c net.Conn) { bufio.NewReader(c).ReadString('\n') })
+	u := "gopher://" + addr + "/0/nothing"
 	code, out, stderr := runFetch(t, "", u)
 	if code != 0 || out != "" || !strings.Contains(stderr, "warning: "+u+": the server sent nothing") || !strings.Contains(stderr, "--fail-empty") {
 		t.Errorf("empty reply: exit %d, stderr %q", code, stderr)

@@ -48,6 +48,10 @@ const (
 	chunkSize = 1250 // data octets per packet, as dirsrv
 	bigCount  = 400  // links in /big: a reply of more than one window
 	doneKeep  = 2 * time.Minute
+	// maxKept bounds the replies kept for retransmission: a client sending
+	// requests under ever new connection ids cannot make the server hold
+	// more (the oldest is dropped; its client can ask again).
+	maxKept = 256
 )
 
 func main() {
@@ -169,6 +173,9 @@ func (s *server) packet(b []byte, from net.Addr) {
 	}
 	r.chunks = append(r.chunks, data)
 	if cid != 0 {
+		if len(s.done) >= maxKept {
+			s.dropOldest()
+		}
 		s.done[k] = r
 	}
 	s.sendWindow(r, false)
@@ -215,6 +222,18 @@ func (s *server) encode(r *reply, seq int) []byte {
 		b[11] = 0x80
 	}
 	return append(b, data...)
+}
+
+// dropOldest forgets the reply kept longest.
+func (s *server) dropOldest() {
+	var oldest key
+	var at time.Time
+	for k, r := range s.done {
+		if at.IsZero() || r.at.Before(at) {
+			oldest, at = k, r.at
+		}
+	}
+	delete(s.done, oldest)
 }
 
 func (s *server) expire() {

@@ -227,3 +227,22 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptRepliesBounded: requests under ever new connection ids do not
+// make the server keep more than maxKept replies, and the newest is kept.
+func TestKeptRepliesBounded(t *testing.T) {
+	s, _ := start(t)
+	from, _ := net.ResolveUDPAddr("udp", "127.0.0.1:9") // the replies go nowhere
+	for cid := uint16(1); cid <= 2*maxKept; cid++ {
+		req := []byte{9, byte(cid >> 8), byte(cid), 0, 1, 0, 1, 0, 0}
+		s.packet(append(req, hdr+"GET-OBJECT-INFO #ALL ASCII '/hello.txt' 0\n"...), from)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.done); n > maxKept {
+		t.Errorf("%d replies kept, want at most %d", n, maxKept)
+	}
+	if s.done[key{from.String(), 2 * maxKept}] == nil {
+		t.Error("the newest reply was not kept")
+	}
+}

@@ -226,23 +226,32 @@ func TestForeignPackets(t *testing.T) {
 	}
 }
 
-// TestSilentServer: no reply ends in a network timeout within the idle
-// time, after sending the request again with backoff.
+// TestSilentServer: no reply ends in a network timeout, reported as the
+// idle time, after sending the request again with backoff. The idle time
+// is forty times the first retransmission interval, so the retransmissions
+// happen however late a busy machine wakes the client; a client that
+// never gave up would run into the test's own deadline.
 func TestSilentServer(t *testing.T) {
 	f := newFake(t, nil)
 	f.silent = true
 	f.start()
-	s := testSession(t, f, 600*time.Millisecond)
+	const idle, rto = 2 * time.Second, 50 * time.Millisecond
+	s := testSession(t, f, idle, rto)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*idle)
+	defer cancel()
 	start := time.Now()
-	_, err := s.do(context.Background(), []byte("X\n"))
+	_, err := s.do(ctx, []byte("X\n"))
 	took := time.Since(start)
-	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork {
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v (kind %v), want a network timeout", err, fetch.KindOf(err))
 	}
-	if took > 600*time.Millisecond+3*time.Second {
-		t.Errorf("took %v", took)
+	if !strings.Contains(err.Error(), "within "+idle.String()) {
+		t.Errorf("error %q does not name the idle time %v", err, idle)
 	}
-	// 50 ms, 100, 200, 400: at least three retransmissions in 600 ms
+	if took < idle {
+		t.Errorf("gave up after %v, before the idle time %v", took, idle)
+	}
+	// 50 ms, 100, 200, 400, 800: five retransmissions fit in 2 s
 	if n := len(f.fromClient()); n < 3 {
 		t.Errorf("%d requests sent, want retransmissions", n)
 	}
@@ -262,6 +271,8 @@ func TestStalledWindow(t *testing.T) {
 	}
 }
 
+// TestCancel: cancelling the context while the client waits for a reply
+// ends the exchange at once, not at the idle timeout.
 func TestCancel(t *testing.T) {
 	f := newFake(t, nil)
 	f.silent = true
@@ -275,15 +286,11 @@ func TestCancel(t *testing.T) {
 	defer s.Close()
 	done := make(chan error, 1)
 	go func() { _, err := s.do(ctx, []byte("X\n")); done <- err }()
-	time.Sleep(100 * time.Millisecond)
+	<-f.heard // the request is out: do is waiting for the reply
 	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("error %v, want context.Canceled", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("do still running 5s after cancel")
+	// a cancel not heeded would end in the idle timeout (a minute) instead
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
 	}
 }
 
@@ -335,32 +342,59 @@ func TestRepeatingServer(t *testing.T) {
 	pkt := []byte{7, 0x0d, 0x0d, 0, 1, 0, 0, 'a'}
 	f.raw = [][]byte{pkt}
 	f.start()
-	stop := make(chan struct{})
-	defer close(stop)
+	defer repeat(f, pkt)()
+	// Were the repeats taken for life, the exchange would run into the
+	// test's deadline, far past the idle time.
+	const idle = 500 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 60*idle)
+	defer cancel()
+	_, err := testSession(t, f, idle).do(ctx, []byte("X\n"))
+	if !errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within "+idle.String()) {
+		t.Errorf("error %v, want the idle timeout of %v", err, idle)
+	}
+}
+
+// TestRepeatedWait: a server that asks the client to wait, over and
+// over, with nothing else, is given maxWaits idle periods and then the
+// idle timeout ends the exchange; unbounded, it would run into the test's
+// deadline.
+func TestRepeatedWait(t *testing.T) {
+	fixedCID(t, 0x0e0e)
+	f := newFake(t, nil)
+	wait := []byte{11, 0x0e, 0x0e, 0, 0, 0, 0, 0, 0, 0, 1} // control packet: wait 1 s
+	f.raw = [][]byte{wait}
+	f.start()
+	defer repeat(f, wait)()
+	const idle = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 200*idle)
+	defer cancel()
+	_, err := testSession(t, f, idle).do(ctx, []byte("X\n"))
+	if !errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within "+idle.String()) {
+		t.Errorf("error %v, want the idle timeout of %v", err, idle)
+	}
+}
+
+// repeat sends pkt to the client every 20 ms, once it has sent its
+// request, until the function it returns is called.
+func repeat(f *fakeServer, pkt []byte) (stop func()) {
+	done := make(chan struct{})
 	go func() {
+		select {
+		case <-done:
+			return
+		case <-f.heard:
+		}
+		f.mu.Lock()
+		to := f.from
+		f.mu.Unlock()
 		for {
 			select {
-			case <-stop:
+			case <-done:
 				return
 			case <-time.After(20 * time.Millisecond):
-				f.mu.Lock()
-				var to *net.UDPAddr
-				if len(f.received) > 0 {
-					to = f.from
-				}
-				f.mu.Unlock()
-				if to != nil {
-					f.out.WriteToUDP(pkt, to)
-				}
+				f.out.WriteToUDP(pkt, to)
 			}
 		}
 	}()
-	start := time.Now()
-	_, err := testSession(t, f, 500*time.Millisecond).do(context.Background(), []byte("X\n"))
-	if !errors.Is(err, fetch.ErrTimeout) {
-		t.Errorf("error %v", err)
-	}
-	if took := time.Since(start); took > 500*time.Millisecond+3*time.Second {
-		t.Errorf("took %v", took)
-	}
+	return func() { close(done) }
 }

@@ -24,6 +24,10 @@ const (
 	// maxBadPackets ends an exchange flooded with datagrams that are not
 	// ARDP, rather than waiting out the idle timeout.
 	maxBadPackets = 1000
+	// maxWaits bounds the server's requests to wait honoured with no new
+	// packet between them: each restarts the idle timeout, so a server
+	// repeating one could otherwise hold an exchange open for ever.
+	maxWaits = 8
 )
 
 // session is one client UDP socket, on which a fetch sends its requests
@@ -123,7 +127,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 	now := time.Now()
 	lastHeard, nextRetry := now, now.Add(rto)
 	var lastBad error
-	bad := 0
+	bad, waits := 0, 0
 	heard := false
 	buf := make([]byte, maxDatagram)
 	for !ra.complete() {
@@ -187,9 +191,10 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 				net.IP(p.Redirect[:4]), binary.BigEndian.Uint16(p.Redirect[4:]))
 		}
 		heard = true
-		if p.HasWait && p.Wait > 0 {
+		if p.HasWait && p.Wait > 0 && waits < maxWaits {
 			// The server asks for patience (queued request): no retry
 			// until then, within the idle timeout, which starts again.
+			waits++
 			lastHeard = now
 			nextRetry = now.Add(min(time.Duration(p.Wait)*time.Second, s.idle))
 		}
@@ -207,6 +212,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			// only new packets count as life: a server repeating itself
 			// cannot hold the exchange open
 			lastHeard = now
+			waits = 0
 			rto = s.rto
 			nextRetry = now.Add(rto)
 		}

@@ -40,11 +40,12 @@ type fakeServer struct {
 	loseRequests int
 
 	mu       sync.Mutex
-	received [][]byte     // every datagram from the client
-	sent     [][]byte     // every packet sent
-	reqs     []string     // request texts
-	log      []string     // both directions, in order: headers in hex
-	from     *net.UDPAddr // the client's address, once it has sent
+	received [][]byte      // every datagram from the client
+	sent     [][]byte      // every packet sent
+	reqs     []string      // request texts
+	log      []string      // both directions, in order: headers in hex
+	from     *net.UDPAddr  // the client's address, once it has sent
+	heard    chan struct{} // closed when the first datagram arrives
 	state    map[string]*fakeReply
 	wg       sync.WaitGroup
 }
@@ -69,7 +70,7 @@ func newFake(t testing.TB, answer func(string) string) *fakeServer {
 		t.Fatal(err)
 	}
 	f := &fakeServer{t: t, in: in, out: out, Addr: in.LocalAddr().String(), answer: answer,
-		window: 16, chunk: 1250, state: map[string]*fakeReply{}}
+		window: 16, chunk: 1250, state: map[string]*fakeReply{}, heard: make(chan struct{})}
 	t.Cleanup(f.Close)
 	return f
 }
@@ -105,6 +106,9 @@ func (f *fakeServer) handle(b []byte, from *net.UDPAddr) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.received = append(f.received, b)
+	if len(f.received) == 1 {
+		close(f.heard)
+	}
 	f.from = from
 	f.log = append(f.log, logLine("client", b))
 	if f.silent || len(b) < 9 {

@@ -138,9 +138,6 @@ func readURL(req *fetch.Request) (target, error) {
 	if _, err := strconv.ParseUint(t.version, 10, 31); err != nil || strings.Trim(t.version, "0123456789") != "" {
 		return t, fieldErr(req, "version", "the object version %q is not a decimal number", t.version)
 	}
-	if t.hsoname == "" {
-		return t, fieldErr(req, "hsoname", "the URL names no object (prospero://host//path)")
-	}
 	if err := fetch.CheckLine("hsoname", t.hsoname); err != nil {
 		return t, err
 	}

@@ -52,6 +52,9 @@ func ParseURL(u *fetch.URL) (*URL, error) {
 	if p.HSOName, err = u.DecodeAt(pieces[0], "hsoname", base); err != nil {
 		return nil, err
 	}
+	if pieces[0] == "" {
+		return nil, u.ViewError("hsoname", base, "the URL names no object (prospero://host//path)")
+	}
 	off := base + len(pieces[0]) + 3
 	for k, piece := range pieces[1:] {
 		v, err := u.DecodeAt(piece, "version", off)

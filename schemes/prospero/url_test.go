@@ -52,6 +52,10 @@ func TestParseURL(t *testing.T) {
 		{"prospero://h/n;field", "field", 15},
 		{"prospero://h/n;a=b=c", "field", 18},
 		{"prospero://u:p@h/n", "user", 11},
+		{"prospero://h", "hsoname", 12},
+		{"prospero://h/", "hsoname", 13},
+		{"prospero://h/%00", "hsoname", 13},
+		{"prospero://h/;OBJECT-VERSION=1", "hsoname", 13},
 	}
 	for _, c := range bad {
 		_, err := ParseURL(urlMustParse(t, c.in))

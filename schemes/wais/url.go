@@ -54,6 +54,9 @@ func ParseURL(u *fetch.URL) (*URL, error) {
 	if w.Database, err = u.DecodeAt(db, "database", base); err != nil {
 		return nil, err
 	}
+	if db == "" {
+		return nil, u.ViewError("database", base, "a WAIS URL names a database: wais://host/database")
+	}
 	if end < 0 {
 		return w, nil
 	}
@@ -81,6 +84,9 @@ func ParseURL(u *fetch.URL) (*URL, error) {
 	}
 	if w.WPath, err = u.DecodeAt(wpath, "wpath", off+slash+1); err != nil {
 		return nil, err
+	}
+	if wpath == "" {
+		return nil, u.ViewError("wpath", off+slash+1, "a WAIS document URL names a document id: <database>/<wtype>/<wpath>")
 	}
 	w.IsDoc = true
 	return w, nil

@@ -45,6 +45,11 @@ func TestParseURL(t *testing.T) {
 		{"wais://h/db/T/a/b", "wpath", 15},
 		{"wais://h/d;b", "database", 10},
 		{"wais://h/db/T=1/x", "wtype", 13},
+		{"wais://h", "database", 8},
+		{"wais://h/", "database", 9},
+		{"wais://h/?words", "database", 9},
+		{"wais://h//TEXT/x", "database", 9},
+		{"wais://h/db/TEXT/", "wpath", 17},
 	}
 	for _, c := range bad {
 		_, err := ParseURL(urlMustParse(t, c.in))

@@ -17,6 +17,8 @@
 //     types, source, each with its document URL. A search that matched
 //     nothing is answered by freeWAIS with the database's catalog as a
 //     single score-0 hit; the listing shows it as the catalog.
+//   - a URL without a database, or a document URL without a document
+//     id, is malformed (the URL view refuses it): nothing is sent.
 //   - database alone: the search words come from Request.Query, else
 //     from the prompter ("query"); with neither the fetch fails with
 //     fetch.ErrNoAnswer.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/hex"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -304,6 +306,19 @@ func TestReadMessage(t *testing.T) {
 	}
 	if _, _, err := ReadMessage(bytes.NewReader(msg[:len(msg)-1]), 100); err == nil {
 		t.Error("a cut message was read")
+	}
+	// A header announcing 16 MB with 100 bytes behind it allocates about
+	// what arrived, not what was announced.
+	claim := append([]byte("0016000000z2wais\x00\x00\x00\x00\x00\x00  0"), make([]byte, 100)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err := ReadMessage(bytes.NewReader(claim), 16000000)
+	runtime.ReadMemStats(&after)
+	if err != io.ErrUnexpectedEOF {
+		t.Errorf("a cut message: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("%d bytes allocated for 100 received", n)
 	}
 	// length, type, version, server (10), compression, encoding, checksum
 	hd := func(length, typ, comp, enc string) []byte {

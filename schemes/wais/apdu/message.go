@@ -102,12 +102,14 @@ func ReadMessage(r io.Reader, max int) (Header, []byte, error) {
 	if hd.Length > max {
 		return hd, nil, &ErrTooLarge{hd.Length, max}
 	}
-	b := make([]byte, hd.Length)
-	if _, err := io.ReadFull(r, b); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	// Memory grows with the bytes that arrive, not with what the header
+	// claims: a peer announcing the bound and sending nothing costs little.
+	b, err := io.ReadAll(io.LimitReader(r, int64(hd.Length)))
+	if err != nil {
 		return hd, nil, err
+	}
+	if len(b) < hd.Length {
+		return hd, nil, io.ErrUnexpectedEOF
 	}
 	return hd, b, nil
 }
