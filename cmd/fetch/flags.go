@@ -66,6 +66,7 @@ type options struct {
 	maxRedirs  int
 	insecure   bool
 	configFile string
+	batch      batchOptions // -i, -j, --per-host, --delay, --output-dir, --retry, --log
 
 	urls []string
 	set  map[string]bool // flags given on the command line
@@ -203,6 +204,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.IntVar(&o.maxRedirs, "max-redirs", 0, "")
 	fs.BoolVar(&o.insecure, "insecure", false, "")
 	fs.StringVar(&o.configFile, "config", "", "")
+	o.batch.register(fs)
 	return fs
 }
 
@@ -217,6 +219,8 @@ var flagAliases = map[string]string{
 	"q": "quiet", "quiet": "q",
 	"C": "continue-at", "continue-at": "C",
 	"H": "header", "header": "H",
+	"i": "input-file", "input-file": "i",
+	"j": "jobs", "jobs": "j",
 }
 
 // parseArgs reads flags and URLs in any order ("fetch URL -o out" works
