@@ -326,7 +326,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		}
 	}
 	if resp.StatusCode >= 400 {
-		resp.Body.Close()
+		drainClose(resp.Body)
 		e := &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
 			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode)}
 		if resp.StatusCode == nethttp.StatusNotFound || resp.StatusCode == nethttp.StatusGone {
@@ -523,4 +523,12 @@ func retryAfter(resp *nethttp.Response) (time.Duration, bool) {
 		return max(time.Until(t), 0), true
 	}
 	return 0, false
+}
+
+// drainClose reads what is left of a small error page before closing it,
+// so that the connection goes back to the pool: a batch with missing URLs
+// then keeps its connections instead of opening one per 404.
+func drainClose(body io.ReadCloser) {
+	io.CopyN(io.Discard, body, 64<<10)
+	body.Close()
 }
