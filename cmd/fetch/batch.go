@@ -217,7 +217,11 @@ func runBatch(ctx context.Context, s stdio, o *options) int {
 				return
 			}
 		}
-		readErr <- eachLine(in, send)
+		err := eachLine(in, send)
+		if err == nil && ctx.Err() == nil {
+			b.total.CompareAndSwap(-1, b.read.Load()) // standard input: known at its end
+		}
+		readErr <- err
 	}()
 	var wg sync.WaitGroup
 	for range bo.jobs {
@@ -240,9 +244,6 @@ func runBatch(ctx context.Context, s stdio, o *options) int {
 	}
 	wg.Wait()
 	stopProgress()
-	if b.total.Load() < 0 {
-		b.total.Store(b.read.Load())
-	}
 	if err := <-readErr; err != nil {
 		b.noteFailure(fetch.KindLocal.ExitCode())
 		report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})

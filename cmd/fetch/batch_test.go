@@ -409,3 +409,34 @@ func TestEachLineBounded(t *testing.T) {
 		t.Errorf("long line: %v", err)
 	}
 }
+
+// TestBatchProgressAndJSON: --json puts the log lines on standard output;
+// the status line (forced with --progress) ends with the final counts; -q
+// prints nothing when all went well.
+func TestBatchProgressAndJSON(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") }))
+	defer srv.Close()
+	dir := t.TempDir()
+	urls := []string{srv.URL + "/a", srv.URL + "/b", srv.URL + "/c"}
+	code, stdout, stderr := runFetch(t, strings.Join(urls, "\n"), "-i", "-", "-j", "2", "-O", "--output-dir", dir, "--json", "--progress")
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("stdout: %q", stdout)
+	}
+	for _, l := range lines {
+		var ll logLine
+		if err := json.Unmarshal([]byte(l), &ll); err != nil || ll.Outcome != "ok" || ll.Bytes != 1 || ll.SHA256 != sum([]byte("x")) || ll.Attempts != 1 {
+			t.Errorf("line %q: %v", l, err)
+		}
+	}
+	if !strings.Contains(stderr, "queued 0  active 0  done 3  failed 0  3 B") || !strings.Contains(stderr, "fetch: 3 URLs: 3 ok, 0 failed") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	code, stdout, stderr = runFetch(t, strings.Join(urls, "\n"), "-i", "-", "-o", "{file}.2", "--output-dir", dir, "-q")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("-q: exit %d, %q, %q", code, stdout, stderr)
+	}
+}
