@@ -105,7 +105,7 @@ type batch struct {
 	cleaned map[string]bool // directories cleared of stale temporary files
 
 	total                          atomic.Int64 // URLs to fetch; -1 until known
-	read, started, active          atomic.Int64
+	read, active                   atomic.Int64
 	ok, failed, skipped, bytesDone atomic.Int64
 	worst                          atomic.Int64 // the most severe exit status so far
 	kinds                          sync.Map     // exit status → *atomic.Int64
@@ -309,9 +309,6 @@ func (b *batch) isDone(key string) bool {
 // fetchURL fetches one URL with its retries; interrupted reports a fetch
 // cut short by Ctrl-C, which is not logged (a rerun fetches it).
 func (b *batch) fetchURL(ctx context.Context, raw string) (line logLine, interrupted bool) {
-	b.started.Add(1)
-	b.active.Add(1)
-	defer b.active.Add(-1)
 	start := time.Now()
 	line = logLine{URL: redactArg(raw)}
 	finish := func(err error) (logLine, bool) {
@@ -350,7 +347,9 @@ func (b *batch) fetchURL(ctx context.Context, raw string) (line logLine, interru
 		if err != nil {
 			return finish(err)
 		}
+		b.active.Add(1) // a transfer, not a wait for the host
 		n, sum, err := b.fetchOnce(ctx, u, dest)
+		b.active.Add(-1)
 		release()
 		if err == nil {
 			line.Bytes, line.SHA256, line.File = n, sum, dest
@@ -684,7 +683,9 @@ func (b *batch) statusLine(elapsed time.Duration) string {
 	queued := "?"
 	eta := "?"
 	if total := b.total.Load(); total >= 0 {
-		left := total - b.skipped.Load() - b.started.Load()
+		// Queued: not yet transferring (waiting for a worker, for a
+		// place at its host, or between retries).
+		left := total - b.skipped.Load() - finished - b.active.Load()
 		queued = strconv.FormatInt(max(left, 0), 10)
 		if finished > 0 {
 			remaining := total - b.skipped.Load() - finished
