@@ -440,3 +440,31 @@ func TestBatchProgressAndJSON(t *testing.T) {
 		t.Errorf("-q: exit %d, %q, %q", code, stdout, stderr)
 	}
 }
+
+// TestBatchDelay: --delay spaces the requests to one host, whatever -j.
+func TestBatchDelay(t *testing.T) {
+	var mu sync.Mutex
+	var starts []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		io.WriteString(w, "x")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	code, _, stderr := runFetch(t, srv.URL+"/a\n"+srv.URL+"/b\n"+srv.URL+"/c\n", "-i", "-", "-j", "3", "--delay", "0.5", "-O", "--output-dir", dir, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(starts) != 3 {
+		t.Fatalf("%d requests", len(starts))
+	}
+	for i := 1; i < len(starts); i++ {
+		if d := starts[i].Sub(starts[i-1]); d < 250*time.Millisecond { // half the delay: slack for the network
+			t.Errorf("request %d came %v after the one before, --delay 0.5", i+1, d)
+		}
+	}
+}
