@@ -67,6 +67,7 @@ type options struct {
 	maxRedirs  int
 	insecure   bool
 	configFile string
+	batch      batchOptions // -i, -j, --per-host, --delay, --output-dir, --retry, --log
 
 	urls []string
 	set  map[string]bool // flags given on the command line
@@ -205,6 +206,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.IntVar(&o.maxRedirs, "max-redirs", 0, "")
 	fs.BoolVar(&o.insecure, "insecure", false, "")
 	fs.StringVar(&o.configFile, "config", "", "")
+	o.batch.register(fs)
 	return fs
 }
 
@@ -219,6 +221,8 @@ var flagAliases = map[string]string{
 	"q": "quiet", "quiet": "q",
 	"C": "continue-at", "continue-at": "C",
 	"H": "header", "header": "H",
+	"i": "input-file", "input-file": "i",
+	"j": "jobs", "jobs": "j",
 }
 
 // parseArgs reads flags and URLs in any order ("fetch URL -o out" works
@@ -300,6 +304,29 @@ Output
   --progress            a progress bar on stderr even when it is not a terminal
   --no-progress         never a progress bar
   --version             print the version and exit
+
+Batch (many URLs into files; a rerun with the same --log resumes)
+  -i, --input-file F    read URLs from F, one a line ("-" standard input); blank lines and
+                        lines starting with "#" are skipped; the list is read as it goes
+  -j, --jobs N          N transfers at once (default 1), sharing sessions per host
+  --per-host N          at most N transfers at once to one host:port (default 2; 0 no cap)
+  --delay D             at least D between the starts of two requests to one host
+  --output-dir DIR      the directory for -O and -o TEMPLATE (default the current one)
+                        -O names each file after its URL's last segment; -o TEMPLATE
+                        names it with {scheme} {host} {port} {path} {file}, e.g.
+                        -o '{host}/{path}'; names never leave DIR ("..", control
+                        characters and a Gopher search or Gopher+ string are dropped)
+  --retry N             try a temporarily failing URL up to N more times, waiting 1s, 2s,
+                        4s... (at most 60s, jittered) or the server's Retry-After: refused
+                        or reset connections, timeouts, FTP 4xx, NNTP 400, HTTP 408, 429,
+                        500, 502, 503, 504; never a 404, an FTP 5xx or a policy refusal
+  --log FILE            append one JSON line per URL as it ends (url, outcome, error, exit,
+                        bytes, sha256, duration_ms, attempts, file), synced to disk; URLs
+                        it records as ok are skipped by a rerun, failed ones are tried again
+  With a terminal on stderr a status line shows queued, active, done, failed, bytes, rate
+  and ETA (-q: none); --json writes the log lines to standard output. The exit status is
+  the most severe among the failures, in the order 7, 1, 5, 4, 6, 2, 3; a summary line
+  goes to stderr.
 
 Limits and safety
   --allow-port N        permit port N though the port policy refuses it (repeatable, or N,M)

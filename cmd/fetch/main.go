@@ -59,12 +59,15 @@ func run(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintln(s.out, "fetch", version)
 		return 0
 	}
-	if len(o.urls) == 0 {
+	if len(o.urls) == 0 && !o.batchMode() {
 		fmt.Fprint(s.err, "fetch: no URL given\nUsage: fetch [flags] URL...   (fetch --help for more)\n")
 		return fetch.KindUsage.ExitCode()
 	}
 	if err := applyConfig(o); err != nil {
 		return report(s, o, err)
+	}
+	if o.batchMode() {
+		return runBatch(ctx, s, o)
 	}
 	if err := o.check(); err != nil {
 		fmt.Fprintf(s.err, "fetch: %v\n", err)

@@ -326,13 +326,15 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		}
 	}
 	if resp.StatusCode >= 400 {
-		resp.Body.Close()
+		drainClose(resp.Body)
 		e := &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
 			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode)}
 		if resp.StatusCode == nethttp.StatusNotFound || resp.StatusCode == nethttp.StatusGone {
 			e.Err = fetch.ErrNotFound
 		} else if resp.StatusCode == nethttp.StatusUnauthorized || resp.StatusCode == nethttp.StatusForbidden {
 			e.Err = fetch.ErrAuth
+		} else if d, ok := retryAfter(resp); ok {
+			e.Err = &fetch.RetryLater{After: d}
 		}
 		return nil, e
 	}
@@ -503,4 +505,32 @@ func basicAuth(user, pass string) string {
 	r, _ := nethttp.NewRequest("GET", "/", nil)
 	r.SetBasicAuth(user, pass)
 	return r.Header.Get("Authorization")
+}
+
+// retryAfter reads the Retry-After header of a 429 or 503 answer
+// (RFC 9110 §10.2.3): delay-seconds or an HTTP date; a date in the past
+// is no wait.
+func retryAfter(resp *nethttp.Response) (time.Duration, bool) {
+	if resp.StatusCode != nethttp.StatusTooManyRequests && resp.StatusCode != nethttp.StatusServiceUnavailable {
+		return 0, false
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+		return time.Duration(min(n, 1<<31)) * time.Second, true
+	}
+	if t, err := nethttp.ParseTime(v); err == nil {
+		return max(time.Until(t), 0), true
+	}
+	return 0, false
+}
+
+// drainClose reads what is left of a small error page before closing it,
+// so that the connection goes back to the pool: a batch with missing URLs
+// then keeps its connections instead of opening one per 404.
+func drainClose(body io.ReadCloser) {
+	io.CopyN(io.Discard, body, 64<<10)
+	body.Close()
 }

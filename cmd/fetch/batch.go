@@ -1,0 +1,776 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// batchOptions are the flags of batch fetching (-i, -j and the rest).
+type batchOptions struct {
+	input     string        // -i FILE; "-" is standard input
+	jobs      int           // -j: transfers at once
+	perHost   int           // --per-host: transfers at once to one host:port (0: no cap)
+	delay     time.Duration // --delay: between the starts of two requests to one host
+	outputDir string        // --output-dir
+	retry     int           // --retry: further attempts after a temporary failure
+	log       string        // --log FILE
+}
+
+func (b *batchOptions) register(fs *flag.FlagSet) {
+	fs.StringVar(&b.input, "i", "", "")
+	fs.StringVar(&b.input, "input-file", "", "")
+	fs.IntVar(&b.jobs, "j", 1, "")
+	fs.IntVar(&b.jobs, "jobs", 1, "")
+	fs.IntVar(&b.perHost, "per-host", 2, "")
+	fs.Var((*seconds)(&b.delay), "delay", "")
+	fs.StringVar(&b.outputDir, "output-dir", "", "")
+	fs.IntVar(&b.retry, "retry", 0, "")
+	fs.StringVar(&b.log, "log", "", "")
+}
+
+// batchFlags are the flags that make a run a batch even with the URLs on
+// the command line.
+var batchFlags = []string{"i", "j", "per-host", "delay", "output-dir", "retry", "log"}
+
+func (o *options) batchMode() bool {
+	for _, f := range batchFlags {
+		if o.set[f] {
+			return true
+		}
+	}
+	return false
+}
+
+// Retries wait retryBase, twice that, four times... (at most retryMax),
+// each wait drawn at random from its upper half so that workers that
+// failed together do not return together. A server's Retry-After is
+// honoured up to retryAfterMax.
+var (
+	retryBase     = time.Second
+	retryMax      = time.Minute
+	retryAfterMax = 5 * time.Minute
+)
+
+// severity orders exit statuses for a batch's status: the most severe
+// failure's status is the batch's. First what breaks the whole run (local
+// I/O, then unclassified failures), then what a rerun may cure (network),
+// then what the list itself holds (policy refusals, server refusals,
+// usage, malformed URLs).
+var severity = []int{7, 1, 5, 4, 6, 2, 3}
+
+func moreSevere(a, b int) bool {
+	rank := func(c int) int {
+		for i, s := range severity {
+			if s == c {
+				return i
+			}
+		}
+		return len(severity)
+	}
+	return rank(a) < rank(b)
+}
+
+// batch is one run of batch fetching: a reader of URLs, workers sharing
+// one client (so sessions are reused per host through its pools), a cap
+// per host, and the log.
+type batch struct {
+	o      *options
+	s      stdio
+	c      *fetch.Client
+	root   string // the output directory
+	tmpl   string // -o template; "" for -O
+	hosts  *hostLimiter
+	log    *batchLog
+	done   map[string]bool // URLs already ok (the log, this run)
+	doneMu sync.Mutex
+	errMu  sync.Mutex // stderr: failure lines and the progress line
+
+	cleanMu sync.Mutex
+	cleaned map[string]bool // directories cleared of stale temporary files
+
+	total                          atomic.Int64 // URLs to fetch; -1 until known
+	read, active                   atomic.Int64
+	ok, failed, skipped, bytesDone atomic.Int64
+	worst                          atomic.Int64 // the most severe exit status so far
+	kinds                          sync.Map     // exit status → *atomic.Int64
+}
+
+// runBatch fetches every URL of -i and the command line into files.
+func runBatch(ctx context.Context, s stdio, o *options) int {
+	usage := func(format string, args ...any) int {
+		fmt.Fprintf(s.err, "fetch: "+format+"\n", args...)
+		return fetch.KindUsage.ExitCode()
+	}
+	bo := o.batch
+	switch {
+	case len(o.outputs) > 0 && o.remoteName:
+		return usage("-o and -O cannot be used together")
+	case len(o.outputs) > 1:
+		return usage("a batch takes one -o, a template such as -o '{host}/{path}'")
+	case len(o.outputs) == 0 && !o.remoteName:
+		return usage("a batch writes files: give -O, or -o with a template such as '{host}/{path}'")
+	case bo.jobs < 1:
+		return usage("-j %d: at least 1", bo.jobs)
+	case bo.perHost < 0 || bo.retry < 0:
+		return usage("--per-host and --retry cannot be negative")
+	case o.resume != "":
+		return usage("-C is for one URL, not a batch (a rerun with the same --log resumes a batch)")
+	case o.info || o.parse || o.base != "":
+		return usage("--info, --parse and --base do not go with a batch")
+	case bo.input == "" && len(o.urls) == 0:
+		return usage("no URL given: -i FILE (or -i - for standard input), or URLs on the command line")
+	}
+	b := &batch{o: o, s: s, root: bo.outputDir, cleaned: map[string]bool{}}
+	if b.root == "" {
+		b.root = "."
+	}
+	if len(o.outputs) == 1 {
+		b.tmpl = o.outputs[0]
+		if err := checkTemplate(b.tmpl); err != nil {
+			return usage("%v", err)
+		}
+	}
+	if err := os.MkdirAll(b.root, 0o777); err != nil {
+		return report(s, o, outputErr("create", b.root, err))
+	}
+	b.cleanStale(b.root)
+
+	var in io.Reader
+	b.total.Store(-1)
+	switch bo.input {
+	case "":
+		in = strings.NewReader("")
+	case "-":
+		in = s.in
+	default:
+		f, err := os.Open(bo.input)
+		if err != nil {
+			return report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
+		}
+		defer f.Close()
+		in = f
+	}
+	var jsonOut io.Writer
+	if o.jsonOut {
+		jsonOut = s.out
+	}
+	var err error
+	if b.log, b.done, err = openLog(bo.log, jsonOut); err != nil {
+		return report(s, o, err)
+	}
+	if b.c, err = newClient(o, s); err != nil {
+		b.log.close()
+		return report(s, o, err)
+	}
+	defer b.c.Close()
+	b.hosts = newHostLimiter(bo.perHost, bo.delay)
+	if f, ok := in.(*os.File); ok && bo.input != "-" {
+		// A list in a file is counted first (streaming), for the ETA.
+		if n, err := countURLs(f); err == nil {
+			b.total.Store(int64(len(o.urls)) + n)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
+		}
+	}
+
+	start := time.Now()
+	stopProgress := b.startProgress(start)
+	jobs := make(chan string)
+	readErr := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(jobs)
+		send := func(raw string) bool {
+			b.read.Add(1)
+			if b.isDone(redactArg(raw)) {
+				b.skipped.Add(1)
+				return true
+			}
+			select {
+			case jobs <- raw:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for _, raw := range o.urls {
+			if !send(raw) {
+				readErr <- nil
+				return
+			}
+		}
+		err := eachLine(in, send)
+		if err == nil && ctx.Err() == nil {
+			b.total.CompareAndSwap(-1, b.read.Load()) // standard input: known at its end
+		}
+		readErr <- err
+	}()
+	var wg sync.WaitGroup
+	for range bo.jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for raw := range jobs {
+				line, interrupted := b.fetchURL(ctx, raw)
+				if interrupted {
+					continue
+				}
+				if err := b.log.write(line); err != nil {
+					b.fail(line, err)
+					cancel() // the log can no longer be trusted to resume
+					continue
+				}
+				b.finish(line)
+			}
+		}()
+	}
+	wg.Wait()
+	stopProgress()
+	if err := <-readErr; err != nil {
+		b.noteFailure(fetch.KindLocal.ExitCode())
+		report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
+	}
+	if err := b.log.close(); err != nil {
+		b.noteFailure(fetch.KindLocal.ExitCode())
+		report(s, o, err)
+	}
+	code := int(b.worst.Load())
+	interrupted := ctx.Err() != nil && b.log.err == nil
+	if code != 0 || interrupted || !o.quiet && b.progressWanted() {
+		fmt.Fprintln(s.err, b.summary(time.Since(start), interrupted))
+	}
+	if interrupted {
+		return exitInterrupted
+	}
+	return code
+}
+
+// eachLine calls f with each URL of the list: a line with its spaces
+// trimmed, blank lines and "#" comments skipped, a line longer than 64 KiB
+// is skipped with an error. It reads as it goes, in bounded memory.
+func eachLine(r io.Reader, f func(string) bool) error {
+	const maxLine = 64 << 10
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadSlice('\n')
+		long := false
+		for errors.Is(err, bufio.ErrBufferFull) {
+			long = true
+			_, err = br.ReadSlice('\n')
+		}
+		if long {
+			return fmt.Errorf("line %d is longer than %d bytes", n, maxLine)
+		}
+		if t := strings.TrimSpace(string(line)); t != "" && !strings.HasPrefix(t, "#") {
+			if !f(t) {
+				return nil
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// countURLs counts the URLs of a list without keeping them.
+func countURLs(r io.Reader) (int64, error) {
+	var n int64
+	err := eachLine(r, func(string) bool { n++; return true })
+	return n, err
+}
+
+func (b *batch) isDone(key string) bool {
+	b.doneMu.Lock()
+	defer b.doneMu.Unlock()
+	return b.done[key]
+}
+
+// fetchURL fetches one URL with its retries; interrupted reports a fetch
+// cut short by Ctrl-C, which is not logged (a rerun fetches it).
+func (b *batch) fetchURL(ctx context.Context, raw string) (line logLine, interrupted bool) {
+	start := time.Now()
+	line = logLine{URL: redactArg(raw)}
+	finish := func(err error) (logLine, bool) {
+		line.DurationMS = time.Since(start).Milliseconds()
+		if err == nil {
+			line.Outcome = "ok"
+			return line, false
+		}
+		if ctx.Err() != nil {
+			return line, true
+		}
+		err = withURL(raw, err)
+		msg := err.Error()
+		if h := hint(err); h != "" {
+			msg += " (" + h + ")"
+		}
+		line.Outcome, line.Error, line.Exit = "failed", msg, fetch.KindOf(err).ExitCode()
+		line.Bytes, line.SHA256, line.File = 0, "", ""
+		return line, false
+	}
+	u, err := b.c.Parse(raw) // by the grammar of the URL's scheme
+	if err != nil {
+		line.Attempts = 1
+		return finish(err)
+	}
+	rel, err := b.name(u)
+	if err != nil {
+		line.Attempts = 1
+		return finish(err)
+	}
+	dest := filepath.Join(b.root, rel)
+	key := hostKey(b.o.nntpServer, u)
+	for attempt := 1; ; attempt++ {
+		line.Attempts = attempt
+		release, err := b.hosts.acquire(ctx, key)
+		if err != nil {
+			return finish(err)
+		}
+		b.active.Add(1) // a transfer, not a wait for the host
+		n, sum, err := b.fetchOnce(ctx, u, dest)
+		b.active.Add(-1)
+		release()
+		if err == nil {
+			line.Bytes, line.SHA256, line.File = n, sum, dest
+			b.doneMu.Lock()
+			b.done[line.URL] = true
+			b.doneMu.Unlock()
+			return finish(nil)
+		}
+		if ctx.Err() != nil || attempt > b.o.batch.retry || !fetch.Temporary(err) {
+			return finish(err)
+		}
+		wait := backoff(attempt)
+		if d, ok := fetch.RetryAfter(err); ok {
+			wait = min(d, retryAfterMax)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return finish(ctx.Err())
+		}
+	}
+}
+
+// backoff is the wait before attempt+1: exponential, with jitter.
+func backoff(attempt int) time.Duration {
+	d := retryMax
+	if attempt < 30 {
+		d = min(retryBase<<(attempt-1), retryMax)
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// hostKey is what --per-host counts by: host:port, the news server for
+// news: URLs, the scheme alone for file: URLs on this machine.
+func hostKey(nntpServer string, u *fetch.URL) string {
+	switch {
+	case u.Scheme == "news":
+		if nntpServer == "" {
+			nntpServer = os.Getenv("NNTPSERVER")
+		}
+		return "news:" + nntpServer
+	case u.Host == "":
+		return u.Scheme + ":"
+	}
+	return u.HostPort(defaultPort(u.Scheme))
+}
+
+// name is the URL's file, relative to the output directory.
+func (b *batch) name(u *fetch.URL) (string, error) {
+	if b.tmpl != "" {
+		rel, err := templateName(b.tmpl, u)
+		if err != nil {
+			return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-o", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
+		}
+		return rel, nil
+	}
+	name, err := remoteName(u)
+	if err != nil {
+		return "", err
+	}
+	rel, err := safeRelative(name)
+	if err != nil {
+		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-O", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
+	}
+	return rel, nil
+}
+
+// fetchOnce makes one attempt: the document (or listing) goes to a
+// temporary file beside dest, renamed over it once whole and synced.
+func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, dest string) (int64, string, error) {
+	req := fetch.NewRequestURL(u)
+	req.Query, req.Raw = b.o.query, b.o.raw
+	var err error
+	if req.Form, err = formAnswers(b.o); err != nil {
+		return 0, "", err
+	}
+	if b.o.data != "" {
+		req.Body = stringsReader(b.o.data)
+	}
+	res, err := b.c.Do(ctx, req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer res.Close()
+	var fill func(io.Writer) error
+	switch res.Kind {
+	case fetch.KindDocument:
+		fill = func(w io.Writer) error {
+			_, err := io.Copy(localWriter{w}, res.Document.Body)
+			var lw localWriteError
+			if errors.As(err, &lw) {
+				return outputErr("write", dest, lw.err)
+			}
+			return err
+		}
+	case fetch.KindListing:
+		fill = func(w io.Writer) error { return printListing(w, b.o, res) }
+	default:
+		return 0, "", &fetch.Error{Kind: fetch.KindUsage, Op: "batch", Offset: -1,
+			Err: fmt.Errorf("a %s cannot be saved to a file: fetch it on its own", res.Kind)}
+	}
+	return b.writeFile(dest, fill)
+}
+
+// tempPrefix starts the name of every temporary file of a batch, followed
+// by the process id: a later run recognises and removes those of a run
+// that was killed.
+const tempPrefix = ".fetch-part."
+
+// writeFile writes dest through a temporary file: synced, renamed, the
+// directory synced, so that a name in the output directory is always a
+// whole document.
+func (b *batch) writeFile(dest string, fill func(io.Writer) error) (n int64, sum string, err error) {
+	dir := filepath.Dir(dest)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return 0, "", outputErr("create", dir, err)
+	}
+	b.cleanStale(dir)
+	base := filepath.Base(dest)
+	if len(base) > 100 {
+		base = base[:100]
+	}
+	var tmp *os.File
+	for i := 0; ; i++ {
+		name := filepath.Join(dir, fmt.Sprintf("%s%d.%08x.%s", tempPrefix, os.Getpid(), rand.Uint32(), base))
+		tmp, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) || i > 100 {
+			return 0, "", outputErr("create", dest, err)
+		}
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	h := sha256.New()
+	cw := &countWriter{n: &b.bytesDone}
+	if err := fill(io.MultiWriter(tmp, h, cw)); err != nil {
+		return 0, "", err
+	}
+	if err := tmp.Sync(); err != nil {
+		return 0, "", outputErr("write", dest, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return 0, "", outputErr("write", dest, err)
+	}
+	if err := os.Rename(tmp.Name(), dest); err != nil {
+		return 0, "", outputErr("rename to", dest, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // the rename is on disk before the log says ok
+		d.Close()
+	}
+	return cw.total, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// countWriter counts bytes for the progress line.
+type countWriter struct {
+	n     *atomic.Int64
+	total int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	c.n.Add(int64(len(p)))
+	c.total += int64(len(p))
+	return len(p), nil
+}
+
+// cleanStale removes, once per run and directory, the temporary files a
+// killed batch left in dir: ours by their prefix, theirs by a process id
+// that is no longer running.
+func (b *batch) cleanStale(dir string) {
+	b.cleanMu.Lock()
+	defer b.cleanMu.Unlock()
+	if b.cleaned[dir] {
+		return
+	}
+	b.cleaned[dir] = true
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), tempPrefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, ".")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
+// finish counts a logged outcome and reports a failure.
+func (b *batch) finish(line logLine) {
+	if line.Outcome == "ok" {
+		b.ok.Add(1)
+		return
+	}
+	b.failed.Add(1)
+	b.noteFailure(line.Exit)
+	if !b.o.jsonOut {
+		b.printErr("fetch: " + line.Error)
+	}
+}
+
+// fail records a URL that failed after its fetch (the log could not be
+// written).
+func (b *batch) fail(line logLine, err error) {
+	b.failed.Add(1)
+	b.noteFailure(fetch.KindOf(err).ExitCode())
+	b.printErr(fmt.Sprintf("fetch: %s: %v", line.URL, err))
+}
+
+func (b *batch) noteFailure(code int) {
+	v, _ := b.kinds.LoadOrStore(code, new(atomic.Int64))
+	v.(*atomic.Int64).Add(1)
+	for {
+		w := b.worst.Load()
+		if w != 0 && !moreSevere(code, int(w)) || b.worst.CompareAndSwap(w, int64(code)) {
+			return
+		}
+	}
+}
+
+// printErr writes a line on stderr, clearing the progress line first.
+func (b *batch) printErr(msg string) {
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	if b.progressWanted() {
+		fmt.Fprint(b.s.err, "\r\x1b[K")
+	}
+	fmt.Fprintln(b.s.err, msg)
+}
+
+// summary is the line that ends a batch on stderr.
+func (b *batch) summary(d time.Duration, interrupted bool) string {
+	var parts []string
+	for _, code := range severity {
+		if v, ok := b.kinds.Load(code); ok {
+			parts = append(parts, fmt.Sprintf("%d exit %d (%s)", v.(*atomic.Int64).Load(), code, kindName(code)))
+		}
+	}
+	msg := fmt.Sprintf("fetch: %d URLs: %d ok, %d failed", b.read.Load(), b.ok.Load(), b.failed.Load())
+	if len(parts) > 0 {
+		msg += " [" + strings.Join(parts, ", ") + "]"
+	}
+	if n := b.skipped.Load(); n > 0 {
+		msg += fmt.Sprintf(", %d already done", n)
+	}
+	msg += fmt.Sprintf("; %s in %s", sizeText(b.bytesDone.Load()), d.Round(time.Millisecond))
+	if interrupted {
+		msg += "; interrupted: rerun with the same --log to resume"
+	}
+	return msg
+}
+
+func kindName(code int) string {
+	for k := fetch.KindUnknown; k <= fetch.KindLocal; k++ {
+		if k.ExitCode() == code {
+			return k.String()
+		}
+	}
+	return "error"
+}
+
+// sizeText is n bytes in IEC units.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// progressWanted: a status line on a terminal's stderr (or with
+// --progress), never with -q or --no-progress.
+func (b *batch) progressWanted() bool {
+	if b.o.quiet || b.o.noProgress {
+		return false
+	}
+	return b.o.progress || isTerminalWriter(b.s.err)
+}
+
+// startProgress redraws the status line until the returned function is
+// called.
+func (b *batch) startProgress(start time.Time) func() {
+	if !b.progressWanted() {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				b.errMu.Lock()
+				fmt.Fprint(b.s.err, "\r\x1b[K"+b.statusLine(time.Since(start))+"\n")
+				b.errMu.Unlock()
+				return
+			case <-t.C:
+				b.errMu.Lock()
+				fmt.Fprint(b.s.err, "\r\x1b[K"+b.statusLine(time.Since(start)))
+				b.errMu.Unlock()
+			}
+		}
+	}()
+	return func() { close(stop); wg.Wait() }
+}
+
+// statusLine: queued, active, done, failed, bytes, rate, ETA.
+func (b *batch) statusLine(elapsed time.Duration) string {
+	finished := b.ok.Load() + b.failed.Load()
+	queued := "?"
+	eta := "?"
+	if total := b.total.Load(); total >= 0 {
+		// Queued: not yet transferring (waiting for a worker, for a
+		// place at its host, or between retries).
+		left := total - b.skipped.Load() - finished - b.active.Load()
+		queued = strconv.FormatInt(max(left, 0), 10)
+		if finished > 0 {
+			remaining := total - b.skipped.Load() - finished
+			eta = (time.Duration(float64(elapsed) / float64(finished) * float64(remaining))).Round(time.Second).String()
+		}
+	}
+	rate := float64(b.bytesDone.Load()) / max(elapsed.Seconds(), 0.001)
+	return fmt.Sprintf("queued %s  active %d  done %d  failed %d  %s  %s/s  ETA %s",
+		queued, b.active.Load(), b.ok.Load(), b.failed.Load(), sizeText(b.bytesDone.Load()), sizeText(int64(rate)), eta)
+}
+
+// hostLimiter caps the transfers at once to each host and spaces their
+// starts by the delay.
+type hostLimiter struct {
+	perHost int
+	delay   time.Duration
+	mu      sync.Mutex
+	hosts   map[string]*hostSlot
+}
+
+type hostSlot struct {
+	sem   chan struct{}
+	users int
+	next  time.Time // no request starts before this (--delay)
+}
+
+func newHostLimiter(perHost int, delay time.Duration) *hostLimiter {
+	return &hostLimiter{perHost: perHost, delay: delay, hosts: map[string]*hostSlot{}}
+}
+
+// acquire waits for a place among key's transfers (and for the delay
+// since the previous start); release gives it back.
+func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), err error) {
+	h.mu.Lock()
+	s := h.hosts[key]
+	if s == nil {
+		s = &hostSlot{}
+		if h.perHost > 0 {
+			s.sem = make(chan struct{}, h.perHost)
+		}
+		h.hosts[key] = s
+	}
+	s.users++
+	h.mu.Unlock()
+	drop := func() {
+		h.mu.Lock()
+		s.users--
+		if s.users == 0 && !time.Now().Before(s.next) {
+			delete(h.hosts, key) // the map holds only hosts in use
+		}
+		h.mu.Unlock()
+	}
+	if s.sem != nil {
+		select {
+		case s.sem <- struct{}{}:
+		case <-ctx.Done():
+			drop()
+			return nil, ctx.Err()
+		}
+	}
+	release = func() {
+		if s.sem != nil {
+			<-s.sem
+		}
+		drop()
+	}
+	if h.delay > 0 {
+		h.mu.Lock()
+		now := time.Now()
+		at := s.next
+		if at.Before(now) {
+			at = now
+		}
+		s.next = at.Add(h.delay)
+		h.mu.Unlock()
+		if wait := time.Until(at); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				release()
+				return nil, ctx.Err()
+			}
+		}
+	}
+	return release, nil
+}

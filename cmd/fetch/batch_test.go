@@ -1,0 +1,470 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// fastRetries makes the backoff short for a test (the Retry-After a
+// server sends is still honoured as it says).
+func fastRetries(t *testing.T) {
+	old := retryBase
+	retryBase = 10 * time.Millisecond
+	t.Cleanup(func() { retryBase = old })
+}
+
+// readLog reads a --log file's lines by URL (the last line of each).
+func readLog(t *testing.T, name string) (map[string]logLine, []logLine) {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	by := map[string]logLine{}
+	var all []logLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l logLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			if !strings.HasSuffix(sc.Text(), `"outcome":"o`) { // the cut line TestBatchResume writes
+				t.Errorf("log line %q: %v", sc.Text(), err)
+			}
+			continue
+		}
+		by[l.URL] = l
+		all = append(all, l)
+	}
+	return by, all
+}
+
+// resetFirst is a listener that resets its first connection at once (as
+// a server that drops a connection before answering).
+type resetFirst struct {
+	net.Listener
+	n atomic.Int32
+}
+
+func (l *resetFirst) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil || l.n.Add(1) > 1 {
+			return c, err
+		}
+		c.(*net.TCPConn).SetLinger(0)
+		c.Close()
+	}
+}
+
+func sum(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+
+// TestBatchRetriesTransientFailures: a flaky server (the first connection
+// reset, a 503 with Retry-After, a body cut short) is fetched whole with
+// --retry; a 404 is asked exactly once.
+func TestBatchRetriesTransientFailures(t *testing.T) {
+	fastRetries(t)
+	body := bytes.Repeat([]byte("0123456789"), 100)
+	var mu sync.Mutex
+	hits := map[string]int{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		n := hits[r.URL.Path]
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/missing":
+			http.NotFound(w, r)
+		case r.URL.Path == "/busy" && n == 1:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case r.URL.Path == "/drop" && n == 1:
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.Write(body[:10])
+			w.(http.Flusher).Flush()
+			c, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				c.Close()
+			}
+		default:
+			w.Write(body)
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = &resetFirst{Listener: ln}
+	srv.Start()
+	defer srv.Close()
+
+	dir := t.TempDir()
+	list := filepath.Join(dir, "list")
+	urls := []string{srv.URL + "/first", srv.URL + "/busy", srv.URL + "/drop", srv.URL + "/missing"}
+	os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o666)
+	logName := filepath.Join(dir, "log")
+	start := time.Now()
+	code, _, stderr := runFetch(t, "", "-i", list, "-o", "{path}", "--output-dir", filepath.Join(dir, "out"),
+		"--retry", "3", "--log", logName, "-q")
+	if code != 6 {
+		t.Errorf("exit %d, want 6 (the 404); stderr %q", code, stderr)
+	}
+	by, _ := readLog(t, logName)
+	for _, p := range []string{"first", "busy", "drop"} {
+		l := by[srv.URL+"/"+p]
+		got, err := os.ReadFile(filepath.Join(dir, "out", p))
+		if l.Outcome != "ok" || err != nil || !bytes.Equal(got, body) || l.SHA256 != sum(body) || l.Bytes != int64(len(body)) {
+			t.Errorf("%s: log %+v, file %d bytes, %v", p, l, len(got), err)
+		}
+		if l.Attempts < 2 {
+			t.Errorf("%s: %d attempts, want a retry", p, l.Attempts)
+		}
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("the batch took %v: Retry-After: 1 was not waited for", d)
+	}
+	if l := by[srv.URL+"/missing"]; l.Outcome != "failed" || l.Attempts != 1 || l.Exit != 6 {
+		t.Errorf("404: %+v", l)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["/missing"] != 1 {
+		t.Errorf("the 404 was asked %d times", hits["/missing"])
+	}
+}
+
+// TestBatchRefusedIsRetried: a refused connection is temporary (tried
+// 1+N times); a policy refusal is not.
+func TestBatchRefusedIsRetried(t *testing.T) {
+	fastRetries(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	logName := filepath.Join(dir, "log")
+	code, _, stderr := runFetch(t, "", "-O", "--output-dir", dir, "--retry", "2", "--log", logName, "-q",
+		"http://"+addr+"/f", "http://127.0.0.1:25/f")
+	if code != 5 {
+		t.Errorf("exit %d, want 5; stderr %q", code, stderr)
+	}
+	by, _ := readLog(t, logName)
+	if l := by["http://"+addr+"/f"]; l.Attempts != 3 || l.Exit != 5 {
+		t.Errorf("refused: %+v", l)
+	}
+	if l := by["http://127.0.0.1:25/f"]; l.Attempts != 1 || l.Exit != 4 {
+		t.Errorf("policy: %+v", l)
+	}
+	if !strings.Contains(stderr, "2 URLs: 0 ok, 2 failed") {
+		t.Errorf("summary: %q", stderr)
+	}
+}
+
+// TestBatchPerHostCap: with -j 8 and --per-host 2 the server never has
+// more than two requests, nor two connections, at once.
+func TestBatchPerHostCap(t *testing.T) {
+	var active, maxActive, conns, maxConns atomic.Int32
+	raise := func(v *atomic.Int32, n int32) {
+		for m := v.Load(); n > m && !v.CompareAndSwap(m, n); m = v.Load() {
+		}
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raise(&maxActive, active.Add(1))
+		time.Sleep(20 * time.Millisecond)
+		active.Add(-1)
+		io.WriteString(w, r.URL.Path)
+	}))
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			raise(&maxConns, conns.Add(1))
+		case http.StateClosed, http.StateHijacked:
+			conns.Add(-1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	var list strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&list, "%s/f%d\n", srv.URL, i)
+	}
+	dir := t.TempDir()
+	code, _, stderr := runFetch(t, list.String(), "-i", "-", "-j", "8", "--per-host", "2", "-O", "--output-dir", dir, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	if m := maxActive.Load(); m > 2 || m < 1 {
+		t.Errorf("%d requests at once, cap 2", m)
+	}
+	if m := maxConns.Load(); m > 2 {
+		t.Errorf("%d connections at once, cap 2", m)
+	}
+	for i := range 40 {
+		if b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("f%d", i))); err != nil || string(b) != fmt.Sprintf("/f%d", i) {
+			t.Errorf("f%d: %q %v", i, b, err)
+		}
+	}
+}
+
+// TestBatchResume: a rerun with the same log asks only for what failed,
+// removes a killed run's temporary files, and copes with a last log line
+// cut short.
+func TestBatchResume(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		n := hits[r.URL.Path]
+		mu.Unlock()
+		if r.URL.Path == "/later" && n == 1 {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "doc "+r.URL.Path)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	os.MkdirAll(filepath.Join(out, "127.0.0.1"), 0o777)
+	stale := filepath.Join(out, "127.0.0.1", tempPrefix+"999999999.0000abcd.a")
+	os.WriteFile(stale, []byte("half"), 0o666)
+	list := filepath.Join(dir, "list")
+	os.WriteFile(list, []byte("# three\n"+srv.URL+"/a\n\n"+srv.URL+"/b\n"+srv.URL+"/later\n"), 0o666)
+	logName := filepath.Join(dir, "log")
+	args := []string{"-i", list, "-j", "2", "-o", "{host}/{file}", "--output-dir", out, "--log", logName, "-q"}
+	if code, _, stderr := runFetch(t, "", args...); code != 6 {
+		t.Fatalf("first run: exit %d, %q", code, stderr)
+	}
+	// A kill in mid-write leaves a line without its end.
+	f, _ := os.OpenFile(logName, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"url":"` + srv.URL + `/b","outcome":"o`)
+	f.Close()
+	if code, _, stderr := runFetch(t, "", args...); code != 0 {
+		t.Fatalf("rerun: exit %d, %q", code, stderr)
+	}
+	mu.Lock()
+	if hits["/a"] != 1 || hits["/b"] != 1 || hits["/later"] != 2 {
+		t.Errorf("requests: %v", hits)
+	}
+	mu.Unlock()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file left: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(out, "127.0.0.1"))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "a b later" {
+		t.Errorf("output files: %v", names)
+	}
+	by, all := readLog(t, logName)
+	if l := by[srv.URL+"/later"]; l.Outcome != "ok" || l.File != filepath.Join(out, "127.0.0.1", "later") {
+		t.Errorf("later: %+v", l)
+	}
+	if len(all) != 4 {
+		t.Errorf("%d log lines, want 4 (3 + the failed one)", len(all))
+	}
+}
+
+// TestBatchInterrupt: Ctrl-C cancels the transfers in flight, leaves no
+// temporary file, logs nothing for them and exits 130.
+func TestBatchInterrupt(t *testing.T) {
+	u := stallingServer(t)
+	dir := t.TempDir()
+	logName := filepath.Join(dir, "log")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	t.Setenv("FETCH_CONFIG", "")
+	var o, e bytes.Buffer
+	code := run(ctx, []string{"-j", "2", "-o", "{file}{port}", "--output-dir", dir, "--log", logName, u, u + "2"},
+		stdio{in: strings.NewReader(""), out: &o, err: &e})
+	if code != 130 || !strings.Contains(e.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q", code, e.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "log" {
+		t.Errorf("left behind: %v", entries)
+	}
+	if b, _ := os.ReadFile(logName); len(b) != 0 {
+		t.Errorf("log: %q", b)
+	}
+}
+
+// TestBatchExitSeverity: the batch's status is its most severe failure's.
+func TestBatchExitSeverity(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		urls []string
+		code int
+	}{
+		{[]string{srv.URL + "/a", "http://h:99999/"}, 6},
+		{[]string{"http://h:99999/", "http://127.0.0.1:25/x"}, 4},
+		{[]string{"http://127.0.0.1:25/x", srv.URL + "/a"}, 4},
+	} {
+		args := append([]string{"-O", "--output-dir", dir, "-q"}, tt.urls...)
+		if code, _, stderr := runFetch(t, "", args...); code != tt.code {
+			t.Errorf("%v: exit %d, want %d (%q)", tt.urls, code, tt.code, stderr)
+		}
+	}
+	if !moreSevere(7, 5) || !moreSevere(5, 6) || !moreSevere(6, 3) || moreSevere(3, 2) {
+		t.Error("severity order")
+	}
+}
+
+// TestBatchUsage: a batch refuses what cannot work before fetching.
+func TestBatchUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"-i", "-"},                                 // no -O, no -o
+		{"-i", "-", "-o", "plain"},                  // a template without a field
+		{"-i", "-", "-o", "/abs/{path}"},            // outside the output dir
+		{"-i", "-", "-O", "-o", "{path}"},           // both
+		{"-i", "-", "-O", "-j", "0"},                // no worker
+		{"-i", "-", "-O", "-C", "-"},                // resume is per URL
+		{"-j", "2", "-O"},                           // no URL at all
+		{"-i", "-", "-o", "{path}", "-o", "{host}"}, // two templates
+	} {
+		if code, _, stderr := runFetch(t, "http://127.0.0.1:1/x\n", args...); code != 2 || !strings.HasPrefix(stderr, "fetch: ") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+}
+
+// TestTemplateNames: every name the template gives stays inside the
+// output directory and carries no control character, "..", or Gopher
+// search or Gopher+ string.
+func TestTemplateNames(t *testing.T) {
+	for _, tt := range []struct{ tmpl, url, want string }{
+		{"{host}/{path}", "http://example.org/a/b.txt", "example.org/a/b.txt"},
+		{"{host}/{path}", "http://example.org/", "example.org/index"},
+		{"{host}/{path}", "http://example.org/dir/", "example.org/dir/index"},
+		{"{host}/{path}", "http://example.org/%2e%2e/%2e%2e/etc/passwd", "example.org/_/_/etc/passwd"},
+		{"{host}/{path}", "http://example.org/a%2F..%2F..%2Fb", "example.org/a/_/_/b"},
+		{"{host}/{path}", "http://example.org/x%0Ay%1B", "example.org/x_y_"},
+		{"{host}/{path}", "http://example.org/q?a=../b", "example.org/q"},
+		{"{host}_{port}/{path}", "ftp://127.0.0.1/pub/f;type=a", "127.0.0.1_21/pub/f"},
+		{"{host}/{path}", "gopher://127.0.0.1:7070/0/doc.txt%09words%09+", "127.0.0.1/doc.txt"},
+		{"{host}/{path}", "gopher://127.0.0.1:7070/7/search%09x", "127.0.0.1/search"},
+		{"{host}/{file}", "gopher://127.0.0.1:7070/1", "127.0.0.1/index"},
+		{"{scheme}/{host}/{path}", "news:<a/b@example>", "news/news/<a_b@example>"},
+		{"{host}/{path}", "nntp://127.0.0.1/local.test/3", "127.0.0.1/local.test/3"},
+		{"{host}/{path}", "http://[::1]:8080/f", "__1/f"},
+		{"../../{file}", "http://h/f", "_/_/f"},
+		{"{path}/../../x", "http://h/f", "f/_/_/x"},
+		{"{file}", "http://h/" + tempPrefix + "1.2.x", ""},
+	} {
+		u, err := fetch.Parse(tt.url)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.url, err)
+		}
+		got, err := templateName(tt.tmpl, u)
+		if tt.want == "" {
+			if err == nil {
+				t.Errorf("%s %s: %q, want an error", tt.tmpl, tt.url, got)
+			}
+			continue
+		}
+		if err != nil || got != filepath.FromSlash(tt.want) {
+			t.Errorf("%s %s: %q, %v; want %q", tt.tmpl, tt.url, got, err, tt.want)
+		}
+		if !filepath.IsLocal(got) {
+			t.Errorf("%s %s: %q is not inside the output directory", tt.tmpl, tt.url, got)
+		}
+	}
+}
+
+// TestEachLineBounded: a list is read line by line; a line past the
+// limit is an error, not a buffer grown without end.
+func TestEachLineBounded(t *testing.T) {
+	var got []string
+	err := eachLine(strings.NewReader("a\r\n  # c\n\n b \nc"), func(s string) bool { got = append(got, s); return true })
+	if err != nil || strings.Join(got, ",") != "a,b,c" {
+		t.Errorf("%q, %v", got, err)
+	}
+	err = eachLine(strings.NewReader("x\n"+strings.Repeat("y", 200<<10)+"\nz\n"), func(string) bool { return true })
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("long line: %v", err)
+	}
+}
+
+// TestBatchProgressAndJSON: --json puts the log lines on standard output;
+// the status line (forced with --progress) ends with the final counts; -q
+// prints nothing when all went well.
+func TestBatchProgressAndJSON(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") }))
+	defer srv.Close()
+	dir := t.TempDir()
+	urls := []string{srv.URL + "/a", srv.URL + "/b", srv.URL + "/c"}
+	code, stdout, stderr := runFetch(t, strings.Join(urls, "\n"), "-i", "-", "-j", "2", "-O", "--output-dir", dir, "--json", "--progress")
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("stdout: %q", stdout)
+	}
+	for _, l := range lines {
+		var ll logLine
+		if err := json.Unmarshal([]byte(l), &ll); err != nil || ll.Outcome != "ok" || ll.Bytes != 1 || ll.SHA256 != sum([]byte("x")) || ll.Attempts != 1 {
+			t.Errorf("line %q: %v", l, err)
+		}
+	}
+	if !strings.Contains(stderr, "queued 0  active 0  done 3  failed 0  3 B") || !strings.Contains(stderr, "fetch: 3 URLs: 3 ok, 0 failed") {
+		t.Errorf("stderr: %q", stderr)
+	}
+	code, stdout, stderr = runFetch(t, strings.Join(urls, "\n"), "-i", "-", "-o", "{file}.2", "--output-dir", dir, "-q")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("-q: exit %d, %q, %q", code, stdout, stderr)
+	}
+}
+
+// TestBatchDelay: --delay spaces the requests to one host, whatever -j.
+func TestBatchDelay(t *testing.T) {
+	var mu sync.Mutex
+	var starts []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		io.WriteString(w, "x")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	code, _, stderr := runFetch(t, srv.URL+"/a\n"+srv.URL+"/b\n"+srv.URL+"/c\n", "-i", "-", "-j", "3", "--delay", "0.5", "-O", "--output-dir", dir, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(starts) != 3 {
+		t.Fatalf("%d requests", len(starts))
+	}
+	for i := 1; i < len(starts); i++ {
+		if d := starts[i].Sub(starts[i-1]); d < 250*time.Millisecond { // half the delay: slack for the network
+			t.Errorf("request %d came %v after the one before, --delay 0.5", i+1, d)
+		}
+	}
+}

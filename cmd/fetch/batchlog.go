@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// logLine is one URL's outcome in a batch: a line of the --log file and,
+// with --json, of standard output.
+type logLine struct {
+	URL        string `json:"url"`     // as given in the list (password masked)
+	Outcome    string `json:"outcome"` // "ok" or "failed"
+	Error      string `json:"error,omitempty"`
+	Exit       int    `json:"exit"` // the exit status of this URL's outcome
+	Bytes      int64  `json:"bytes"`
+	SHA256     string `json:"sha256,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Attempts   int    `json:"attempts"`
+	File       string `json:"file,omitempty"`
+}
+
+// batchLog appends outcome lines to the --log file, each synced to disk
+// before the next URL is counted done, so a batch killed at any moment
+// finds in its log exactly the URLs whose files are complete.
+type batchLog struct {
+	mu   sync.Mutex
+	f    *os.File // nil without --log
+	json io.Writer
+	err  error // the first write failure; the batch stops on it
+}
+
+// readDone reads an existing log: the URLs it records as ok. A last line
+// cut short by a kill is ignored (its URL is fetched again). It reports
+// whether the file ends in mid-line, so the next line starts afresh.
+func readDone(name string) (done map[string]bool, partial bool, err error) {
+	done = map[string]bool{}
+	f, err := os.Open(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return done, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			return done, len(line) > 0, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		var l logLine
+		if json.Unmarshal(line, &l) == nil && l.Outcome == "ok" {
+			done[l.URL] = true
+		}
+	}
+}
+
+// openLog opens the --log file for appending and returns the URLs it
+// already records as ok.
+func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, error) {
+	l := &batchLog{json: jsonOut}
+	if name == "" {
+		return l, map[string]bool{}, nil
+	}
+	done, partial, err := readDone(name)
+	if err != nil {
+		return nil, nil, outputErr("read", name, err)
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
+	if err != nil {
+		return nil, nil, outputErr("open", name, err)
+	}
+	if partial {
+		if _, err := f.Write([]byte("\n")); err != nil {
+			f.Close()
+			return nil, nil, outputErr("write", name, err)
+		}
+	}
+	l.f = f
+	return l, done, nil
+}
+
+// write appends one line and syncs it.
+func (l *batchLog) write(line logLine) error {
+	b, err := json.Marshal(line)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.json != nil {
+		l.json.Write(b)
+	}
+	if l.f == nil || l.err != nil {
+		return l.err
+	}
+	if _, err := l.f.Write(b); err != nil {
+		l.err = outputErr("write", l.f.Name(), err)
+	} else if err := l.f.Sync(); err != nil {
+		l.err = outputErr("sync", l.f.Name(), err)
+	}
+	return l.err
+}
+
+func (l *batchLog) close() error {
+	if l.f == nil {
+		return nil
+	}
+	if err := l.f.Close(); err != nil {
+		return &fetch.Error{Kind: fetch.KindLocal, Op: "close " + l.f.Name(), Offset: -1, Err: err}
+	}
+	return nil
+}

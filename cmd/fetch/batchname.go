@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/schemes"
+	"github.com/fetchproject/fetch/schemes/gopher"
+)
+
+// moduleSchemes are the records of this module's schemes, for their
+// default ports (a URL naming none is keyed and named by its port).
+var moduleSchemes = sync.OnceValue(schemes.Registry)
+
+// defaultPort is scheme's port when a URL names none, 0 when it has none.
+func defaultPort(scheme string) int { return moduleSchemes().DefaultPort(scheme) }
+
+// A batch's -o is a template naming each URL's file inside the output
+// directory. Its placeholders:
+//
+//	{scheme} the URL's scheme
+//	{host}   the host (IPv6 literal without brackets, ":" as "_"); for
+//	         news: URLs, "news"
+//	{port}   the port, the scheme's default when the URL names none
+//	{path}   the decoded path, "/" kept between segments; the selector for
+//	         gopher (never its search or Gopher+ string); "index" when
+//	         empty or ending in "/"
+//	{file}   the last segment of {path}, as -O names it
+//
+// Every segment of the result is made safe: control and format
+// characters, "\" and invalid UTF-8 become "_", "." and ".." become "_",
+// empty segments are dropped, each is cut to 200 bytes, so a name never
+// leaves the output directory whatever the URL says.
+var templateFields = []string{"{scheme}", "{host}", "{port}", "{path}", "{file}"}
+
+// checkTemplate refuses a template that would write every URL to one file
+// or name a place outside the output directory.
+func checkTemplate(t string) error {
+	has := false
+	for _, f := range templateFields {
+		has = has || strings.Contains(t, f)
+	}
+	if !has {
+		return fmt.Errorf("-o %q in a batch is a template and names no field: use %s", t, strings.Join(templateFields, " "))
+	}
+	if filepath.IsAbs(t) || strings.HasPrefix(t, "/") {
+		return fmt.Errorf("-o %q: a batch template is relative to --output-dir", t)
+	}
+	return nil
+}
+
+// templateName is the file name (relative to the output directory) the
+// template t gives u.
+func templateName(t string, u *fetch.URL) (string, error) {
+	segs, err := urlSegments(u)
+	if err != nil {
+		return "", err
+	}
+	p := strings.Join(segs, "/")
+	file := segs[len(segs)-1]
+	host := strings.ReplaceAll(u.Host, ":", "_")
+	if u.Scheme == "news" {
+		host = "news"
+	}
+	r := strings.NewReplacer(
+		"{scheme}", u.Scheme,
+		"{host}", host,
+		"{port}", strconv.Itoa(u.PortOr(defaultPort(u.Scheme))),
+		"{path}", p,
+		"{file}", file,
+	)
+	return safeRelative(r.Replace(t))
+}
+
+// urlSegments is the URL's path decoded into segments, never empty: a
+// path that is empty or ends in "/" ends in "index".
+func urlSegments(u *fetch.URL) ([]string, error) {
+	var p string
+	switch u.Scheme {
+	case "gopher":
+		g, err := gopher.ParseURL(u)
+		if err != nil {
+			return nil, err
+		}
+		p = g.Selector
+		if i := strings.IndexByte(p, '\t'); i >= 0 {
+			p = p[:i] // never a search or Gopher+ string in a name
+		}
+	case "news":
+		var err error
+		if p, err = fetch.Unescape(u.Opaque); err != nil {
+			return nil, err
+		}
+		p = strings.ReplaceAll(p, "/", "_") // a message-id is one name
+	default:
+		raw := u.Path
+		if i := strings.IndexAny(raw, ";?"); i >= 0 {
+			raw = raw[:i]
+		}
+		var err error
+		if p, err = fetch.Unescape(raw); err != nil {
+			return nil, err
+		}
+	}
+	var segs []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	if len(segs) == 0 || strings.HasSuffix(p, "/") {
+		segs = append(segs, "index")
+	}
+	return segs, nil
+}
+
+// safeRelative makes every segment of name safe and checks the result
+// stays inside the directory it is relative to.
+func safeRelative(name string) (string, error) {
+	var out []string
+	for _, s := range strings.Split(name, "/") {
+		s = strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\\' || r == utf8.RuneError {
+				return '_'
+			}
+			return r
+		}, s)
+		if len(s) > 200 {
+			s = strings.ToValidUTF8(s[:200], "_")
+		}
+		switch s {
+		case "":
+			continue
+		case ".", "..":
+			s = "_"
+		}
+		out = append(out, s)
+	}
+	rel := filepath.Join(out...)
+	if rel == "" || !filepath.IsLocal(rel) || strings.HasPrefix(filepath.Base(rel), tempPrefix) {
+		return "", errors.New("the template gives this URL no file name inside the output directory")
+	}
+	return rel, nil
+}

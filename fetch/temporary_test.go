@@ -1,0 +1,60 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestTemporary(t *testing.T) {
+	srv := func(url string, code int) error {
+		return &Error{Kind: KindServer, URL: url, Op: "X", Offset: -1, Code: code}
+	}
+	for _, tt := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"refused", &Error{Kind: KindNetwork, Op: "dial", Offset: -1, Err: syscall.ECONNREFUSED}, true},
+		{"reset, unclassified", fmt.Errorf("read: %w", &timeoutishErr{}), true},
+		{"truncated", ErrTruncated, true},
+		{"cancelled", &Error{Kind: KindNetwork, Offset: -1, Err: canceledError{context.Canceled}}, false},
+		{"too large", &Error{Kind: KindPolicy, Offset: -1, Err: ErrTooLarge}, false},
+		{"port policy", ErrPortRefused, false},
+		{"malformed", &Error{Kind: KindMalformed, Offset: 0}, false},
+		{"local", &Error{Kind: KindLocal, Offset: -1}, false},
+		{"FTP 421", srv("ftp://h/f", 421), true},
+		{"FTP 450", srv("ftp://h/f", 450), true},
+		{"FTP 550", srv("ftp://h/f", 550), false},
+		{"NNTP 400", srv("news:<a@b>", 400), true},
+		{"NNTP 430 no such article", srv("news:<a@b>", 430), false},
+		{"NNTP 411 no such group", srv("nntp://h/g/1", 411), false},
+		{"HTTP 503", srv("http://h/", 503), true},
+		{"HTTP 429", srv("https://h/", 429), true},
+		{"HTTP 404", srv("http://h/", 404), false},
+		{"HTTP 403", srv("http://h/", 403), false},
+		{"gopher error item", srv("gopher://h/", 0), false},
+	} {
+		if got := Temporary(tt.err); got != tt.want {
+			t.Errorf("%s: Temporary(%v) = %v", tt.name, tt.err, got)
+		}
+	}
+	e := &Error{Kind: KindServer, URL: "http://h/", Code: 503, Offset: -1, Err: &RetryLater{After: 7 * time.Second}}
+	if d, ok := RetryAfter(fmt.Errorf("wrapped: %w", e)); !ok || d != 7*time.Second {
+		t.Errorf("RetryAfter: %v %v", d, ok)
+	}
+	if _, ok := RetryAfter(errors.New("x")); ok {
+		t.Error("RetryAfter without one")
+	}
+}
+
+// timeoutishErr is a net.Error as a reset connection gives.
+type timeoutishErr struct{}
+
+func (*timeoutishErr) Error() string   { return "connection reset by peer" }
+func (*timeoutishErr) Timeout() bool   { return false }
+func (*timeoutishErr) Temporary() bool { return false }
