@@ -304,7 +304,12 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 		}
 		j := fmt.Sprint(b.jobs)
 		fetchPar := func() *tool {
-			return b.stdoutTool("fetch", b.fetchArgv(append([]string{"-j", j}, us...)...), "fetch-parallel", 1, checkSorted, pwant, true)
+			// A batch writes files, not standard output: the documents go
+			// to a fresh directory and are printed from there for the
+			// check. -j's transfers all go to one server, so --per-host
+			// lets them run at once as curl's do.
+			argv := append([]string{"sh", "-c", parallelScript, b.fetch, "-j", j, "--per-host", j}, us...)
+			return b.stdoutTool("fetch", argv, "fetch-parallel", 1, checkSorted, pwant, true)
 		}
 		curlZ := b.stdoutTool("curl -Z", b.curlArgv(append([]string{"-Z", "--parallel-max", j}, us...)...), "curlz-parallel", 1, checkSorted, pwant, false)
 		xargs := b.stdoutTool("xargs curl", append([]string{"xargs", "-P", j, "-n", "1"}, b.curlArgv()...), "xargs-parallel", 1, checkSorted, pwant, false)
@@ -323,6 +328,13 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 	}
 	return rows, nil
 }
+
+// parallelScript runs "fetch -O" into a temporary directory ($0 is fetch,
+// "$@" its flags and URLs) and prints the files it wrote.
+const parallelScript = `d=$(mktemp -d) || exit 1
+"$0" -q -O --output-dir "$d" "$@" || { rm -rf "$d"; exit 1; }
+cat "$d"/*
+rm -rf "$d"`
 
 func peerLabel(name, j string) string {
 	switch name {
