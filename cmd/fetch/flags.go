@@ -67,6 +67,8 @@ type options struct {
 	insecure   bool
 	configFile string
 
+	warc warcFlags // --warc, --warc-max-size
+
 	urls []string
 	set  map[string]bool // flags given on the command line
 	fs   *flag.FlagSet
@@ -198,6 +200,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "")
 	fs.BoolVar(&o.allowBcc, "allow-bcc", false, "")
 	fs.StringVar(&o.userAgent, "user-agent", "", "")
+	addWARCFlags(fs, &o.warc)
 	fs.Var(&o.headers, "H", "")
 	fs.Var(&o.headers, "header", "")
 	fs.IntVar(&o.maxRedirs, "max-redirs", 0, "")

@@ -21,7 +21,7 @@ import (
 
 // fetchOne dereferences one URL, the i-th of the command line, and
 // delivers its result.
-func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string, i int) error {
+func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string, i int) (err error) {
 	u, err := fetch.Parse(raw)
 	if err != nil {
 		return err
@@ -41,11 +41,14 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			return err
 		}
 	}
+	rec := beginWARC(o, c, req)
+	defer rec.end(o, &err)
 	res, err := c.Do(ctx, req)
 	if err != nil {
 		return err
 	}
 	defer res.Close()
+	rec.result(res)
 
 	switch res.Kind {
 	case fetch.KindDocument:

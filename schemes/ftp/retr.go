@@ -90,6 +90,7 @@ func (s *session) retrieve(ctx context.Context, fu *fetch.FTPURL) (doc *fetch.Do
 		dc.close()
 		return nil, false, err
 	}
+	data = s.req.CaptureReads(data) // the file as sent, before ASCII conversion
 	t := &transfer{s: s, data: data, want: -1, final: r.Class() == 2}
 	if size >= 0 {
 		t.want = size - offset
@@ -382,6 +383,7 @@ func (s *session) transferLines(ctx context.Context, verb, arg string) ([]string
 		dc.close()
 		return nil, err
 	}
+	data = s.req.CaptureReads(data) // the listing as sent, before parsing
 	defer data.Close()
 	lr := wire.NewReader(data, 0, nil)
 	var lines []string
