@@ -23,7 +23,9 @@ import (
 //     WARC-Concurrent-To the resource: the convention of Heritrix and
 //     wpull for FTP, applied to every protocol.
 //   - A failed transfer: only the metadata record, ending with a line
-//     "* fetch failed: …"; no response or resource record.
+//     "* fetch failed: …"; no response or resource record. A result whose
+//     raw bytes the driver does not hand over (a file: directory, a WAIS
+//     search) gets the same with "* content not recorded: …".
 type Transfer struct {
 	w      *Writer
 	scheme string
@@ -121,14 +123,15 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 	if finalURL == "" {
 		finalURL = t.target
 	}
+	note := "fetch failed"
 	if failure == nil && t.scheme != "http" && t.payload == nil {
-		failure = fmt.Errorf("the driver captured no content for this scheme")
+		note, failure = "content not recorded", fmt.Errorf("the driver hands no raw bytes for this result (a listing it builds itself)")
 	}
 	if failure == nil && t.scheme == "http" && len(t.exchanges) == 0 {
-		failure = fmt.Errorf("no exchange was captured (https is not recorded)")
+		note, failure = "content not recorded", fmt.Errorf("no plain-text exchange was captured (https is not recorded)")
 	}
 	if failure != nil {
-		fmt.Fprintf(t.convo, "* fetch failed: %s\r\n", failure)
+		fmt.Fprintf(t.convo, "* %s: %s\r\n", note, failure)
 		h := Header{Type: "metadata", Date: t.start, TargetURI: finalURL,
 			ContentType: "text/x-" + t.scheme + "-control-conversation"}
 		b := t.convo
