@@ -309,6 +309,15 @@ Limits and safety
   --proxy URL           send every URL whole to this HTTP gateway (else <scheme>_proxy env)
   --socks5 HOST:PORT    connect through a SOCKS5 proxy
 
+Archiving
+  --warc FILE.warc.gz   record every fetch in a WARC 1.1 file: HTTP as request and response
+                        records of the bytes on the wire, other schemes as a resource record
+                        of the raw document or listing and a metadata record of the protocol
+                        conversation (see README, "WARC"); a failed fetch leaves only a
+                        metadata record saying so
+  --warc-max-size N     start a new WARC file after N bytes (suffixes K, M, G); the files
+                        are then NAME-00000.warc.gz, NAME-00001.warc.gz, …
+
 Scheme settings
   --query WORDS         search words for gopher type 7 and wais when the URL has none
   --form NAME=VALUE     an answer to a Gopher+ ASK form (repeatable)
