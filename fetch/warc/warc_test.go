@@ -120,7 +120,7 @@ func fixed() (func() time.Time, func() string) {
 	return func() time.Time { return base }, func() string { return fmt.Sprintf("<urn:uuid:00000000-0000-4000-8000-%012d>", n.Add(1)) }
 }
 
-func newWriter(t *testing.T, name string, maxSize int64) *warc.Writer {
+func newWriter(t testing.TB, name string, maxSize int64) *warc.Writer {
 	t.Helper()
 	now, id := fixed()
 	w, err := warc.Create(filepath.Join(t.TempDir(), name), warc.Options{MaxSize: maxSize, Software: "fetch/test", CommandLine: "fetch --warc x.warc.gz URL", Now: now, NewID: id})
