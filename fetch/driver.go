@@ -154,6 +154,9 @@ type Request struct {
 	MaxSize int64         // largest document accepted
 	MaxTime time.Duration // the whole fetch
 	Tracer  Tracer        // the protocol conversation of this request
+	// Capture, when set, receives the raw bytes of this fetch for an
+	// archive (see Capture); nil captures nothing.
+	Capture Capture
 
 	// Options is set by the client: its own options with this request's
 	// overrides applied. Drivers read the settings in force here.

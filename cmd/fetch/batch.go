@@ -112,7 +112,7 @@ type batch struct {
 }
 
 // runBatch fetches every URL of -i and the command line into files.
-func runBatch(ctx context.Context, s stdio, o *options) int {
+func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	usage := func(format string, args ...any) int {
 		fmt.Fprintf(s.err, "fetch: "+format+"\n", args...)
 		return fetch.KindUsage.ExitCode()
@@ -179,6 +179,12 @@ func runBatch(ctx context.Context, s stdio, o *options) int {
 		return report(s, o, err)
 	}
 	defer b.c.Close()
+	// One WARC writer for every transfer of the batch; each record is
+	// written whole, so concurrent transfers never interleave in it.
+	if err := openWARC(o, args); err != nil {
+		b.log.close()
+		return report(s, o, err)
+	}
 	b.hosts = newHostLimiter(bo.perHost, bo.delay)
 	if f, ok := in.(*os.File); ok && bo.input != "-" {
 		// A list in a file is counted first (streaming), for the ETA.
@@ -249,6 +255,10 @@ func runBatch(ctx context.Context, s stdio, o *options) int {
 		report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
 	}
 	if err := b.log.close(); err != nil {
+		b.noteFailure(fetch.KindLocal.ExitCode())
+		report(s, o, err)
+	}
+	if err := closeWARC(o); err != nil {
 		b.noteFailure(fetch.KindLocal.ExitCode())
 		report(s, o, err)
 	}
@@ -421,21 +431,23 @@ func (b *batch) name(u *fetch.URL) (string, error) {
 
 // fetchOnce makes one attempt: the document (or listing) goes to a
 // temporary file beside dest, renamed over it once whole and synced.
-func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, dest string) (int64, string, error) {
+func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, dest string) (n int64, sum string, err error) {
 	req := fetch.NewRequestURL(u)
 	req.Query, req.Raw = b.o.query, b.o.raw
-	var err error
 	if req.Form, err = formAnswers(b.o); err != nil {
 		return 0, "", err
 	}
 	if b.o.data != "" {
 		req.Body = stringsReader(b.o.data)
 	}
+	rec := beginWARC(b.o, b.c, req) // every attempt is recorded, a failed one as failed
+	defer rec.end(b.o, &err)
 	res, err := b.c.Do(ctx, req)
 	if err != nil {
 		return 0, "", err
 	}
 	defer res.Close()
+	rec.result(res)
 	var fill func(io.Writer) error
 	switch res.Kind {
 	case fetch.KindDocument:

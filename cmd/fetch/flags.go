@@ -69,6 +69,8 @@ type options struct {
 	configFile string
 	batch      batchOptions // -i, -j, --per-host, --delay, --output-dir, --retry, --log
 
+	warc warcFlags // --warc, --warc-max-size
+
 	urls []string
 	set  map[string]bool // flags given on the command line
 	fs   *flag.FlagSet
@@ -201,6 +203,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.dryRun, "dry-run", false, "")
 	fs.BoolVar(&o.allowBcc, "allow-bcc", false, "")
 	fs.StringVar(&o.userAgent, "user-agent", "", "")
+	addWARCFlags(fs, &o.warc)
 	fs.Var(&o.headers, "H", "")
 	fs.Var(&o.headers, "header", "")
 	fs.IntVar(&o.maxRedirs, "max-redirs", 0, "")
@@ -337,6 +340,15 @@ Limits and safety
   -C, --continue-at N   resume from byte N; "-C -" continues the existing output file
   --proxy URL           send every URL whole to this HTTP gateway (else <scheme>_proxy env)
   --socks5 HOST:PORT    connect through a SOCKS5 proxy
+
+Archiving
+  --warc FILE.warc.gz   record every fetch in a WARC 1.1 file: HTTP as request and response
+                        records of the bytes on the wire, other schemes as a resource record
+                        of the raw document or listing and a metadata record of the protocol
+                        conversation (see README, "WARC"); a failed fetch leaves only a
+                        metadata record saying so
+  --warc-max-size N     start a new WARC file after N bytes (suffixes K, M, G); the files
+                        are then NAME-00000.warc.gz, NAME-00001.warc.gz, …
 
 Scheme settings
   --query WORDS         search words for gopher type 7 and wais when the URL has none

@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, s stdio) int {
 		return report(s, o, err)
 	}
 	if o.batchMode() {
-		return runBatch(ctx, s, o)
+		return runBatch(ctx, s, o, args)
 	}
 	if err := o.check(); err != nil {
 		fmt.Fprintf(s.err, "fetch: %v\n", err)
@@ -86,7 +86,14 @@ func run(ctx context.Context, args []string, s stdio) int {
 		return report(s, o, err)
 	}
 	defer client.Close()
-	return each(ctx, s, o, func(i int, raw string) error { return fetchOne(ctx, client, o, s, raw, i) })
+	if err := openWARC(o, args); err != nil {
+		return report(s, o, err)
+	}
+	code := each(ctx, s, o, func(i int, raw string) error { return fetchOne(ctx, client, o, s, raw, i) })
+	if err := closeWARC(o); err != nil && code == 0 {
+		return report(s, o, err)
+	}
+	return code
 }
 
 // exitInterrupted is the status after Ctrl-C (128 + SIGINT), as shells

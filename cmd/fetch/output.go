@@ -24,7 +24,7 @@ import (
 
 // fetchOne dereferences one URL, the i-th of the command line, and
 // delivers its result.
-func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string, i int) error {
+func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string, i int) (err error) {
 	u, err := c.Parse(raw)
 	if err != nil {
 		return err
@@ -49,11 +49,14 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			return err
 		}
 	}
+	rec := beginWARC(o, c, req)
+	defer rec.end(o, &err)
 	res, err := c.Do(ctx, req)
 	if err != nil {
 		return err
 	}
 	defer res.Close()
+	rec.result(res)
 	if err := outputApplies(o, res.Kind); err != nil {
 		return err
 	}

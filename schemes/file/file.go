@@ -84,7 +84,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			return nil, openError(req, err)
 		}
 	}
-	br := bufio.NewReader(f)
+	br := bufio.NewReader(req.CapturePayload(f, nil)) // the bytes read, for an archive
 	doc := &fetch.Document{
 		Body:     readCloser{ctxReader{ctx, br}, f},
 		MIMEType: mimeType(name, br),

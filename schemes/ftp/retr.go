@@ -90,6 +90,7 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 		dc.close()
 		return nil, false, err
 	}
+	data = s.req.CaptureReads(data) // the file as sent, before ASCII conversion
 	t := &transfer{s: s, data: data, want: -1, final: r.Class() == 2}
 	if size >= 0 {
 		t.want = size - offset
@@ -433,6 +434,7 @@ func (s *session) transferLines(ctx context.Context, verb, arg string) (*listLin
 		dc.close()
 		return nil, err
 	}
+	data = s.req.CaptureReads(data) // the listing as sent, before parsing
 	return &listLines{s: s, verb: verb, r: r, data: data, lr: wire.NewReader(data, 0, nil)}, nil
 }
 

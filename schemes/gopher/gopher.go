@@ -270,6 +270,7 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 		}
 		return nil, nil, annotate(req, err)
 	}
+	rep.body = req.CapturePayload(rep.body, conn.RemoteAddr()) // the item as sent, before conversion or parsing
 	return conn, rep, nil
 }
 

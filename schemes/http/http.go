@@ -16,6 +16,7 @@ import (
 	"io"
 	"net"
 	nethttp "net/http"
+	"net/http/httptrace"
 	neturl "net/url"
 	"sort"
 	"strconv"
@@ -91,7 +92,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err != nil {
 		return nil, err
 	}
-	hreq, err := nethttp.NewRequestWithContext(context.WithValue(ctx, requestKey{}, req), nethttp.MethodGet, "", nil)
+	hop := target.String()
+	hctx := httptrace.WithClientTrace(context.WithValue(ctx, requestKey{}, req), withCaptureTrace(req, func() string { return hop }))
+	hreq, err := nethttp.NewRequestWithContext(hctx, nethttp.MethodGet, "", nil)
 	if err != nil {
 		return nil, fetch.Wrap(fetch.KindMalformed, "request", err)
 	}
@@ -116,6 +119,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			// Like curl, no Referer: a fetcher does not tell one site
 			// where it came from.
 			next.Header.Del("Referer")
+			hop = next.URL.String()
 			req.Trace(fetch.DirInfo, "redirected to "+next.URL.Redacted())
 			return nil
 		},
@@ -250,7 +254,7 @@ func (d *Driver) newTransport(opts fetch.Options) *nethttp.Transport {
 				}
 				return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "dial " + addr, URL: where, Offset: -1, Err: err}
 			}
-			return fetch.NewDeadlineConn(context.Background(), c, opts.Idle()), nil
+			return &tapConn{Conn: fetch.NewDeadlineConn(context.Background(), c, opts.Idle())}, nil
 		},
 		TLSClientConfig:    &tls.Config{InsecureSkipVerify: d.cfg.Insecure},
 		DisableCompression: true, // bytes arrive as the server stores them

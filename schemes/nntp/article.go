@@ -89,7 +89,8 @@ func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part)
 	if !ended {
 		rest = s.data.DotReader(raw)
 	}
-	var r io.Reader = io.MultiReader(&head, rest)
+	// An archive gets the article before line-end conversion.
+	var r io.Reader = s.req.CapturePayload(io.MultiReader(&head, rest), s.conn.RemoteAddr())
 	if !raw {
 		r = fetch.LocalLines(r) // an article in local line ends (LF), as a news reader saves it
 	}

@@ -258,6 +258,11 @@ func (d *Driver) ask(ctx context.Context, req *fetch.Request, s *session, comman
 		}
 		return nil, err
 	}
+	if req.Capture != nil {
+		// An archive gets each reply's text as received; the last one
+		// asked (the directory) is what a listing holds.
+		req.Capture.Payload(s.server).Write(raw)
+	}
 	lines, err := splitReply(raw)
 	if err != nil {
 		return nil, req.Errorf(fetch.KindServer, "reply", "%v", err)
@@ -477,7 +482,7 @@ func (d *Driver) readContents(ctx context.Context, req *fetch.Request, t target)
 		}
 		for _, a := range rep.Attrs {
 			if a.Name == "CONTENTS" && len(a.Value) == 2 && a.Value[0] == "DATA" {
-				return strings.NewReader(a.Value[1]), nil
+				return req.CapturePayload(strings.NewReader(a.Value[1]), s.server), nil // the file's bytes for an archive
 			}
 		}
 		return nil, req.Errorf(fetch.KindServer, "GET-OBJECT-INFO CONTENTS", "the reply carries no CONTENTS DATA attribute")

@@ -408,7 +408,15 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, w *URL) (*fet
 		s.conn.Close()
 		return nil, err
 	}
-	doc := &fetch.Document{Body: b, MIMEType: MIMEType(w.WType), Size: -1, Meta: map[string]string{
+	var rc io.ReadCloser = b
+	if req.Capture != nil {
+		// An archive gets the document's bytes as the slices carried them.
+		rc = struct {
+			io.Reader
+			io.Closer
+		}{req.CapturePayload(b, s.conn.RemoteAddr()), b}
+	}
+	doc := &fetch.Document{Body: rc, MIMEType: MIMEType(w.WType), Size: -1, Meta: map[string]string{
 		"wais-database": w.Database,
 		"wais-type":     w.WType,
 		"wais-docid":    fetch.Escape(w.WPath, ""),

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/warc"
+)
+
+// warcFlags are --warc FILE.warc.gz and --warc-max-size N: record every
+// fetch of the run in a WARC file (package fetch/warc). The writer is
+// safe for concurrent transfers, so a batch run shares the one writer.
+type warcFlags struct {
+	path    string
+	maxSize byteSize
+	w       *warc.Writer
+}
+
+func addWARCFlags(fs *flag.FlagSet, o *warcFlags) {
+	fs.StringVar(&o.path, "warc", "", "")
+	fs.Var(&o.maxSize, "warc-max-size", "")
+}
+
+// openWARC creates the WARC file when --warc was given; args is the
+// command line, recorded in warcinfo with passwords masked.
+func openWARC(o *options, args []string) error {
+	if o.warc.path == "" {
+		return nil
+	}
+	if o.warc.maxSize > 0 && !strings.HasSuffix(o.warc.path, ".warc.gz") {
+		return &fetch.Error{Kind: fetch.KindUsage, Op: "--warc-max-size", Offset: -1,
+			Err: errors.New("rotation needs a --warc name ending in .warc.gz (files become NAME-00000.warc.gz, …)")}
+	}
+	w, err := warc.Create(o.warc.path, warc.Options{
+		MaxSize:     int64(o.warc.maxSize),
+		Software:    "fetch/" + version,
+		CommandLine: maskedCommandLine(args),
+	})
+	if err != nil {
+		return outputErr("create", o.warc.path, err)
+	}
+	o.warc.w = w
+	return nil
+}
+
+func closeWARC(o *options) error {
+	if o.warc.w == nil {
+		return nil
+	}
+	if err := o.warc.w.Close(); err != nil {
+		return outputErr("write", o.warc.path, err)
+	}
+	return nil
+}
+
+// maskedCommandLine is the command line with the password of any URL in
+// it (an argument, or a --flag=URL value) replaced by ****.
+func maskedCommandLine(args []string) string {
+	out := []string{"fetch"}
+	for _, a := range args {
+		prefix, val := "", a
+		if strings.HasPrefix(a, "-") {
+			if k, v, ok := strings.Cut(a, "="); ok {
+				prefix, val = k+"=", v
+			}
+		}
+		if u, err := fetch.Parse(val); err == nil && u.HasPassword {
+			val = u.Redacted()
+		}
+		out = append(out, prefix+val)
+	}
+	return strings.Join(out, " ")
+}
+
+// warcRecord is the recording of one fetch of the command; its methods do
+// nothing without --warc.
+type warcRecord struct {
+	t   *warc.Transfer
+	res *fetch.Result
+	eof *eofBody
+}
+
+// beginWARC makes req recorded: its Capture and Tracer are the transfer's
+// (which passes trace lines on to the client's tracer).
+func beginWARC(o *options, c *fetch.Client, req *fetch.Request) *warcRecord {
+	if o.warc.w == nil {
+		return nil
+	}
+	next := req.Tracer
+	if next == nil {
+		next = c.Options.Tracer
+	}
+	t := o.warc.w.Begin(req.URL.Scheme, req.URL.Redacted(), next)
+	req.Capture, req.Tracer = t, t
+	return &warcRecord{t: t}
+}
+
+// result notes what the fetch produced; a document is complete in the
+// archive only if its body is read to the end.
+func (r *warcRecord) result(res *fetch.Result) {
+	if r == nil {
+		return
+	}
+	r.res = res
+	if res.Document != nil && res.Document.Body != nil {
+		r.eof = &eofBody{ReadCloser: res.Document.Body}
+		res.Document.Body = r.eof
+	}
+}
+
+// end writes the records; a WARC failure becomes the fetch's error when
+// it had none.
+func (r *warcRecord) end(o *options, errp *error) {
+	if r == nil {
+		return
+	}
+	failure := *errp
+	final, ctype := "", ""
+	if res := r.res; res != nil {
+		final = res.URL.Redacted()
+		switch {
+		case res.Document != nil:
+			ctype = res.Document.MIMEType
+			if failure == nil && r.eof != nil && !r.eof.done {
+				failure = errors.New("the document was not read to its end")
+			}
+		case res.Listing != nil:
+			ctype = listingType(res.URL.Scheme)
+		default:
+			failure = errors.New("a " + string(res.Kind) + " has no content to record")
+		}
+	}
+	if err := r.t.End(final, ctype, failure); err != nil && *errp == nil {
+		*errp = outputErr("write", filepath.Clean(o.warc.path), err)
+	}
+}
+
+// listingType is the Content-Type of a listing's raw bytes.
+func listingType(scheme string) string {
+	if scheme == "gopher" {
+		return "application/gopher-menu"
+	}
+	return "text/plain"
+}
+
+// eofBody notes that a body was read to its end.
+type eofBody struct {
+	io.ReadCloser
+	done bool
+}
+
+func (b *eofBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.done = true
+	}
+	return n, err
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestWARCCommand runs --warc over a file that is read, one that is only
+// described (--info: not read, so not recorded as complete) and an FTP
+// URL with a password that fails to connect: the file holds warcinfo with
+// the password masked, a resource and its metadata, then two metadata
+// records saying why the others are not there.
+func TestWARCCommand(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "doc.txt")
+	os.WriteFile(doc, []byte("line one\r\nline two\r\n"), 0o644)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // nothing listens there now
+	out := filepath.Join(dir, "run.warc.gz")
+	ftpURL := "ftp://user:hunter2@127.0.0.1:" + strconv.Itoa(port) + "/f"
+	code, _, stderr := runFetch(t, "", "--warc", out, "-q", "--allow-port", strconv.Itoa(port), "-o", filepath.Join(dir, "copy"), "file://"+doc, ftpURL)
+	if code == 0 {
+		t.Fatalf("the FTP fetch did not fail: %s", stderr)
+	}
+	code, _, stderr = runFetch(t, "", "--warc", filepath.Join(dir, "info.warc.gz"), "--info", "file://"+doc)
+	if code != 0 {
+		t.Fatalf("--info: exit %d: %s", code, stderr)
+	}
+
+	all := members(t, out)
+	if len(all) != 4 {
+		t.Fatalf("%d records, want warcinfo, resource, metadata, metadata", len(all))
+	}
+	if !strings.Contains(all[0], "WARC-Type: warcinfo") || !strings.Contains(all[0], "ftp://user:****@127.0.0.1") {
+		t.Errorf("warcinfo: %q", all[0])
+	}
+	if !strings.Contains(all[1], "WARC-Type: resource") || !strings.HasSuffix(all[1], "\r\n\r\nline one\r\nline two\r\n\r\n\r\n") {
+		t.Errorf("resource not the raw file (CR LF kept): %q", all[1])
+	}
+	if !strings.Contains(all[2], "Content-Type: text/x-file-control-conversation") {
+		t.Errorf("metadata: %q", all[2])
+	}
+	if !strings.Contains(all[3], "WARC-Type: metadata") || !strings.Contains(all[3], "* fetch failed: ") || !strings.Contains(all[3], "text/x-ftp-control-conversation") {
+		t.Errorf("failure record: %q", all[3])
+	}
+	for _, r := range all {
+		if strings.Contains(r, "hunter2") {
+			t.Errorf("the password is in the WARC: %q", r)
+		}
+	}
+	info := members(t, filepath.Join(dir, "info.warc.gz"))
+	if len(info) != 2 || strings.Contains(info[1], "WARC-Type: resource") || !strings.Contains(info[1], "not read to its end") {
+		t.Errorf("--info recorded %d records: %q", len(info), info)
+	}
+}
+
+// members returns each gzip member of a file as text.
+func members(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bytes.NewReader(b)
+	var out []string
+	for r.Len() > 0 {
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z.Multistream(false)
+		m, err := io.ReadAll(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(m))
+	}
+	return out
+}
+
+// A batch records every transfer in the one WARC, each resource whole with
+// its conversation, and a failed URL as a failure record only.
+func TestWARCBatch(t *testing.T) {
+	dir := t.TempDir()
+	var urls []string
+	for i := range 6 {
+		f := filepath.Join(dir, "doc"+strconv.Itoa(i)+".txt")
+		os.WriteFile(f, []byte(strings.Repeat("document "+strconv.Itoa(i)+"\n", 200)), 0o644)
+		urls = append(urls, "file://"+f)
+	}
+	urls = append(urls, "file://"+filepath.Join(dir, "missing.txt"))
+	out := filepath.Join(dir, "batch.warc.gz")
+	args := append([]string{"-q", "-j", "3", "-O", "--output-dir", filepath.Join(dir, "out"), "--warc", out}, urls...)
+	code, _, stderr := runFetch(t, "", args...)
+	if code != 6 {
+		t.Fatalf("exit %d, want 6 for the missing file: %s", code, stderr)
+	}
+	resources, failures := map[string]bool{}, 0
+	for _, r := range members(t, out)[1:] {
+		switch {
+		case strings.Contains(r, "WARC-Type: resource"):
+			for i := range 6 {
+				if strings.Contains(r, "doc"+strconv.Itoa(i)+".txt\r\n") && strings.HasSuffix(r, strings.Repeat("document "+strconv.Itoa(i)+"\n", 200)+"\r\n\r\n") {
+					resources["doc"+strconv.Itoa(i)] = true
+				}
+			}
+		case strings.Contains(r, "* fetch failed: "):
+			failures++
+		}
+	}
+	if len(resources) != 6 || failures != 1 {
+		t.Errorf("%d whole resources of 6, %d failure records of 1", len(resources), failures)
+	}
+}

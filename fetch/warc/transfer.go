@@ -1,0 +1,204 @@
+package warc
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// Transfer records one fetch. It is the fetch.Capture and the
+// fetch.Tracer of the request (set both), and End writes its records:
+//
+//   - HTTP: for each exchange (each redirect hop), a response record of
+//     the bytes received and a request record of the bytes sent, the
+//     request WARC-Concurrent-To the response.
+//   - Any other scheme: a resource record of the document's or listing's
+//     raw bytes, WARC-Target-URI the canonical URL, and a metadata record
+//     "text/x-SCHEME-control-conversation" of the traced conversation
+//     (commands sent, replies received, passwords masked by the drivers),
+//     WARC-Concurrent-To the resource: the convention of Heritrix and
+//     wpull for FTP, applied to every protocol.
+//   - A failed transfer: only the metadata record, ending with a line
+//     "* fetch failed: …"; no response or resource record. A result whose
+//     raw bytes the driver does not hand over (a file: directory, a WAIS
+//     search) gets the same with "* content not recorded: …".
+type Transfer struct {
+	w      *Writer
+	scheme string
+	target string
+	start  time.Time
+
+	mu        sync.Mutex
+	exchanges []*exchange
+	payload   *Block
+	remote    net.Addr
+	convo     *Block
+	err       error
+	next      fetch.Tracer
+}
+
+type exchange struct {
+	target         string
+	remote         net.Addr
+	date           time.Time
+	sent, received *Block
+}
+
+var (
+	_ fetch.Capture = (*Transfer)(nil)
+	_ fetch.Tracer  = (*Transfer)(nil)
+)
+
+// Begin starts recording a fetch of target (its redacted URL); next, if
+// not nil, gets the trace lines too (fetch -v).
+func (w *Writer) Begin(scheme, target string, next fetch.Tracer) *Transfer {
+	t := &Transfer{w: w, scheme: scheme, target: target, start: w.opts.Now(), next: next}
+	t.convo, t.err = w.NewBlock(false)
+	return t
+}
+
+// Exchange implements fetch.Capture for HTTP.
+func (t *Transfer) Exchange(target string, remote net.Addr) (io.Writer, io.Writer) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := &exchange{target: target, remote: remote, date: t.w.opts.Now()}
+	var err error
+	if e.sent, err = t.w.NewBlock(false); err == nil {
+		e.received, err = t.w.NewBlock(true)
+	}
+	if err != nil {
+		t.err = err
+		return io.Discard, io.Discard
+	}
+	t.exchanges = append(t.exchanges, e)
+	return e.sent, e.received
+}
+
+// Payload implements fetch.Capture for every other scheme. A second call
+// (a driver that retried) starts the payload again.
+func (t *Transfer) Payload(remote net.Addr) io.Writer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.payload != nil {
+		t.payload.Close()
+	}
+	b, err := t.w.NewBlock(false)
+	if err != nil {
+		t.err = err
+		return io.Discard
+	}
+	t.payload, t.remote = b, remote
+	return b
+}
+
+// Trace implements fetch.Tracer: each line goes into the conversation
+// record as the command prints it with -v ("> " sent, "< " received,
+// "* " a note of fetch's own).
+func (t *Transfer) Trace(dir fetch.Direction, line string) {
+	t.mu.Lock()
+	if t.convo != nil {
+		fmt.Fprintf(t.convo, "%c %s\r\n", dir, line)
+	}
+	t.mu.Unlock()
+	if t.next != nil {
+		t.next.Trace(dir, line)
+	}
+}
+
+// End writes the transfer's records: complete ones if failure is nil
+// and the content was captured, else the metadata record saying why not.
+// finalURL is the canonical URL of what was fetched (redacted), contentType
+// the document's type.
+func (t *Transfer) End(finalURL, contentType string, failure error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	defer t.release()
+	if t.err != nil {
+		return t.err
+	}
+	if finalURL == "" {
+		finalURL = t.target
+	}
+	note := "fetch failed"
+	if failure == nil && t.scheme != "http" && t.payload == nil {
+		note, failure = "content not recorded", fmt.Errorf("the driver hands no raw bytes for this result (a listing it builds itself)")
+	}
+	if failure == nil && t.scheme == "http" && len(t.exchanges) == 0 {
+		note, failure = "content not recorded", fmt.Errorf("no plain-text exchange was captured (https is not recorded)")
+	}
+	if failure != nil {
+		fmt.Fprintf(t.convo, "* %s: %s\r\n", note, failure)
+		h := Header{Type: "metadata", Date: t.start, TargetURI: finalURL,
+			ContentType: "text/x-" + t.scheme + "-control-conversation"}
+		b := t.convo
+		t.convo = nil
+		return t.w.Write(&h, b)
+	}
+	if t.scheme == "http" {
+		for _, e := range t.exchanges {
+			resp := Header{Type: "response", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote),
+				ContentType: "application/http; msgtype=response", ID: t.w.opts.NewID()}
+			req := Header{Type: "request", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote),
+				ContentType: "application/http; msgtype=request", ConcurrentTo: resp.ID}
+			rb, sb := e.received, e.sent
+			e.received, e.sent = nil, nil
+			if err := t.w.Write(&resp, rb); err != nil {
+				sb.Close()
+				return err
+			}
+			if err := t.w.Write(&req, sb); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if contentType == "" {
+		contentType = "application/octet-stream"
+	}
+	res := Header{Type: "resource", Date: t.start, TargetURI: finalURL, IPAddress: ipOf(t.remote),
+		ContentType: contentType, ID: t.w.opts.NewID()}
+	meta := Header{Type: "metadata", Date: t.start, TargetURI: finalURL, ConcurrentTo: res.ID,
+		ContentType: "text/x-" + t.scheme + "-control-conversation"}
+	pb, cb := t.payload, t.convo
+	t.payload, t.convo = nil, nil
+	if err := t.w.Write(&res, pb); err != nil {
+		cb.Close()
+		return err
+	}
+	return t.w.Write(&meta, cb)
+}
+
+// release frees the spools not written; t.mu is held.
+func (t *Transfer) release() {
+	for _, e := range t.exchanges {
+		for _, b := range []*Block{e.sent, e.received} {
+			if b != nil {
+				b.Close()
+			}
+		}
+	}
+	for _, b := range []*Block{t.payload, t.convo} {
+		if b != nil {
+			b.Close()
+		}
+	}
+}
+
+func ipOf(a net.Addr) string {
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		return a.IP.String()
+	case *net.UDPAddr:
+		return a.IP.String()
+	case nil:
+		return ""
+	}
+	if h, _, err := net.SplitHostPort(a.String()); err == nil {
+		return h
+	}
+	return ""
+}
