@@ -1,34 +1,15 @@
 package http
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
-// urlMustParse parses s with the grammar of this package's schemes.
 func urlMustParse(t *testing.T, s string) *fetch.URL {
 	t.Helper()
-	u, err := fetch.NewRegistry(Schemes(Config{})...).Parse(s)
-	if err != nil {
-		t.Fatalf("Parse(%q): %v", s, err)
-	}
-	return u
-}
-
-// urlWantViewErr checks err is a Malformed *fetch.Error for part at offset
-// (an offset in the URL's Redacted form).
-func urlWantViewErr(t *testing.T, in string, err error, part string, offset int) {
-	t.Helper()
-	var e *fetch.Error
-	if !errors.As(err, &e) {
-		t.Errorf("%q: got %v, want a %s error", in, err, part)
-		return
-	}
-	if e.Kind != fetch.KindMalformed || e.Part != part || e.Offset != offset {
-		t.Errorf("%q: got part %q offset %d (%v), want part %q offset %d", in, e.Part, e.Offset, err, part, offset)
-	}
+	return fetchtest.MustParse(t, s, Schemes(Config{})...)
 }
 
 func TestParseURL(t *testing.T) {
@@ -65,7 +46,7 @@ func TestParseURL(t *testing.T) {
 	}
 	// RFC 1738 §3.3: "No user name or password is allowed."
 	_, err := ParseURL(urlMustParse(t, "http://u:p@h/"))
-	urlWantViewErr(t, "http://u:p@h/", err, "user", 7)
+	fetchtest.WantViewError(t, "http://u:p@h/", err, "user", 7)
 	_, err = ParseURL(urlMustParse(t, "http:/x"))
-	urlWantViewErr(t, "http:/x", err, "host", 5)
+	fetchtest.WantViewError(t, "http:/x", err, "host", 5)
 }

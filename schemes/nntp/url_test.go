@@ -1,34 +1,15 @@
 package nntp
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
-// urlMustParse parses s with the grammar of this package's schemes.
 func urlMustParse(t *testing.T, s string) *fetch.URL {
 	t.Helper()
-	u, err := fetch.NewRegistry(Schemes(Config{})...).Parse(s)
-	if err != nil {
-		t.Fatalf("Parse(%q): %v", s, err)
-	}
-	return u
-}
-
-// urlWantViewErr checks err is a Malformed *fetch.Error for part at offset
-// (an offset in the URL's Redacted form).
-func urlWantViewErr(t *testing.T, in string, err error, part string, offset int) {
-	t.Helper()
-	var e *fetch.Error
-	if !errors.As(err, &e) {
-		t.Errorf("%q: got %v, want a %s error", in, err, part)
-		return
-	}
-	if e.Kind != fetch.KindMalformed || e.Part != part || e.Offset != offset {
-		t.Errorf("%q: got part %q offset %d (%v), want part %q offset %d", in, e.Part, e.Offset, err, part, offset)
-	}
+	return fetchtest.MustParse(t, s, Schemes(Config{})...)
 }
 
 func TestParseNewsURL(t *testing.T) {
@@ -72,7 +53,7 @@ func TestParseNewsURL(t *testing.T) {
 	}
 	for _, c := range bad {
 		_, err := ParseNewsURL(urlMustParse(t, c.in))
-		urlWantViewErr(t, c.in, err, c.part, c.offset)
+		fetchtest.WantViewError(t, c.in, err, c.part, c.offset)
 	}
 }
 
@@ -111,6 +92,6 @@ func TestParseURL(t *testing.T) {
 	}
 	for _, c := range bad {
 		_, err := ParseURL(urlMustParse(t, c.in))
-		urlWantViewErr(t, c.in, err, c.part, c.offset)
+		fetchtest.WantViewError(t, c.in, err, c.part, c.offset)
 	}
 }

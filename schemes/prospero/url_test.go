@@ -1,20 +1,16 @@
 package prospero
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
 func urlMustParse(t *testing.T, s string) *fetch.URL {
 	t.Helper()
-	u, err := fetch.NewRegistry(Schemes(Config{})...).Parse(s)
-	if err != nil {
-		t.Fatalf("Parse(%q): %v", s, err)
-	}
-	return u
+	return fetchtest.MustParse(t, s, Schemes(Config{})...)
 }
 
 func TestParseURL(t *testing.T) {
@@ -59,9 +55,6 @@ func TestParseURL(t *testing.T) {
 	}
 	for _, c := range bad {
 		_, err := ParseURL(urlMustParse(t, c.in))
-		var e *fetch.Error
-		if !errors.As(err, &e) || e.Kind != fetch.KindMalformed || e.Part != c.part || e.Offset != c.offset {
-			t.Errorf("%q: got %v (%+v), want a malformed %s at %d", c.in, err, e, c.part, c.offset)
-		}
+		fetchtest.WantViewError(t, c.in, err, c.part, c.offset)
 	}
 }
