@@ -330,10 +330,14 @@ func checkLineUnsafe(t testing.TB, h *Harness, wp WirePart, bad string) {
 		c := h.client(fetch.Options{IdleTimeout: 2 * time.Second, Dialer: dialer}, srv.Addr)
 		defer c.Close() // pooled sessions end with the check
 		_, _, err := fetchAll(context.Background(), c, u)
-		// Every connection the driver made must reach the server's handler
-		// before its bytes are counted: under load, Accept can lag behind.
-		srv.WaitAccepted(dialer.count(), time.Second)
-		srv.WaitGone(time.Second)
+		c.CloseIdle() // a pooled session would keep its peer from going
+		// Every connection the driver made must reach the server's handler,
+		// and the handler read what was sent, before the bytes are counted:
+		// under load Accept and the reads lag behind. Both waits end as soon
+		// as that is so (at once for a driver that made no connection); the
+		// bound only stops a handler that never ends.
+		srv.WaitAccepted(dialer.count(), 20*time.Second)
+		srv.WaitGone(20 * time.Second)
 		srv.Close()
 		got := srv.Received()
 		if wp.Escaped {
