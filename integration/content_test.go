@@ -100,6 +100,11 @@ func fetchBinary(t testing.TB) string {
 		}
 		binPath = filepath.Join(dir, "fetch")
 		out, err := exec.Command("go", "build", "-o", binPath, "github.com/fetchproject/fetch/cmd/fetch").CombinedOutput()
+		if err == nil {
+			// rsswrap (the command's memory tests' runner) beside it, for
+			// tests that measure the command's own resident memory.
+			out, err = exec.Command("go", "build", "-o", filepath.Join(dir, "rsswrap"), "../cmd/fetch/testdata/rsswrap").CombinedOutput()
+		}
 		if err != nil {
 			buildErr = &buildError{string(out), err}
 		}

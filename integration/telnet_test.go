@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -34,11 +35,15 @@ func telnetSession(t *testing.T, u, in string) (string, string) {
 		fmt.Fprintf(&trace, "%c %s\n", d, line)
 		mu.Unlock()
 	})}
-	c := schemes.NewClient(opts, schemes.Config{})
+	// Every case ends with the server closing the session (after "exit",
+	// or "Login incorrect"), so a long linger costs nothing and keeps a
+	// slow machine's pauses from ending the session early.
+	tc := telnet.Config{Linger: 20 * time.Second}
+	c := schemes.NewClient(opts, schemes.Config{Telnet: tc})
 	if !slices.Contains(c.Schemes(), "telnet") {
-		c.Register("telnet", telnet.New(telnet.Config{}))
+		c.Register("telnet", telnet.New(tc))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	res, err := c.Fetch(ctx, u)
 	if err != nil {
@@ -48,13 +53,64 @@ func telnetSession(t *testing.T, u, in string) (string, string) {
 	if res.Kind != fetch.KindSession {
 		t.Fatalf("%s: a %v, want a session", u, res.Kind)
 	}
-	var out bytes.Buffer
-	if err := res.Session.Run(ctx, strings.NewReader(in), &out); err != nil {
+	// What the user types after logging in ("hello", "exit") waits until
+	// the login program has answered, as a person would: typed earlier, a
+	// busy machine's login program may not have read it yet when it is
+	// gone.
+	out := &gatedOutput{open: make(chan struct{})}
+	before, after, found := strings.Cut(in, "hello\n")
+	if found {
+		after = "hello\n" + after
+	}
+	input := io.MultiReader(strings.NewReader(before), &gatedInput{ctx: ctx, open: out.open, r: strings.NewReader(after)})
+	if err := res.Session.Run(ctx, input, out); err != nil {
 		t.Fatalf("%s: Run: %v\noutput: %q\ntrace:\n%s", u, err, out.String(), trace.String())
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	return out.String(), trace.String()
+}
+
+// gatedOutput collects a session's output and opens its gate once the
+// login program has answered the login (either way).
+type gatedOutput struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	open chan struct{}
+	done bool
+}
+
+func (g *gatedOutput) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.buf.Write(p)
+	if !g.done && (strings.Contains(g.buf.String(), "Welcome to fetch-test") || strings.Contains(g.buf.String(), "Login incorrect")) {
+		g.done = true
+		close(g.open)
+	}
+	return len(p), nil
+}
+
+func (g *gatedOutput) String() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.buf.String()
+}
+
+// gatedInput reads r once open is closed (or fails when ctx ends).
+type gatedInput struct {
+	ctx  context.Context
+	open chan struct{}
+	r    io.Reader
+}
+
+func (g *gatedInput) Read(p []byte) (int, error) {
+	select {
+	case <-g.open:
+		return g.r.Read(p)
+	case <-g.ctx.Done():
+		return 0, g.ctx.Err()
+	}
 }
 
 func TestTelnetLogin(t *testing.T) {
