@@ -303,20 +303,28 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 			return nil, err
 		}
 		j := fmt.Sprint(b.jobs)
+		// -j's transfers all go to one server, so --per-host lets them
+		// run at once as curl's do; but gopher servers answer one request
+		// at a time and reset connections when flooded, so there fetch
+		// keeps its per-host default and the peers run 4 at once (issue
+		// #17's comparison).
+		fetchFlags, pj := []string{"-j", j, "--per-host", j}, j
+		if t.proto == "Gopher" {
+			fetchFlags, pj = []string{"-j", j}, "4"
+		}
 		fetchPar := func() *tool {
 			// A batch writes files, not standard output: the documents go
 			// to a fresh directory and are printed from there for the
-			// check. -j's transfers all go to one server, so --per-host
-			// lets them run at once as curl's do.
-			argv := append([]string{"sh", "-c", parallelScript, b.fetch, "-j", j, "--per-host", j}, us...)
+			// check.
+			argv := append(append([]string{"sh", "-c", parallelScript, b.fetch}, fetchFlags...), us...)
 			return b.stdoutTool("fetch", argv, "fetch-parallel", 1, checkSorted, pwant, true)
 		}
-		curlZ := b.stdoutTool("curl -Z", b.curlArgv(append([]string{"-Z", "--parallel-max", j}, us...)...), "curlz-parallel", 1, checkSorted, pwant, false)
-		xargs := b.stdoutTool("xargs curl", append([]string{"xargs", "-P", j, "-n", "1"}, b.curlArgv()...), "xargs-parallel", 1, checkSorted, pwant, false)
+		curlZ := b.stdoutTool("curl -Z", b.curlArgv(append([]string{"-Z", "--parallel-max", pj}, us...)...), "curlz-parallel", 1, checkSorted, pwant, false)
+		xargs := b.stdoutTool("xargs curl", append([]string{"xargs", "-P", pj, "-n", "1"}, b.curlArgv()...), "xargs-parallel", 1, checkSorted, pwant, false)
 		xargs.stdin = list
 		for _, peer := range []*tool{curlZ, xargs} {
 			r := &row{
-				label: fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s vs %s", t.proto, t.name, parallel, j, peerLabel(peer.name, j)),
+				label: fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s vs %s", t.proto, t.name, parallel, j, peerLabel(peer.name, pj)),
 				fetch: fetchPar(),
 				peer:  peer,
 			}
