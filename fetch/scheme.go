@@ -182,3 +182,16 @@ func (c *Client) Parse(raw string) (*URL, error) { return c.registry.Parse(raw) 
 // View is the typed view of u by the record of its scheme in c; nil, nil
 // for a scheme without one.
 func (c *Client) View(u *URL) (any, error) { return c.registry.View(u) }
+
+// ViewOf makes a Scheme's View from a scheme package's typed parser
+// (ftp.ParseURL, ...): a failure is a nil any, never a typed nil pointer,
+// which "fetch --parse" would print as null.
+func ViewOf[T any](parse func(*URL) (*T, error)) func(*URL) (any, error) {
+	return func(u *URL) (any, error) {
+		v, err := parse(u)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+}

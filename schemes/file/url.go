@@ -11,7 +11,7 @@ import (
 // ParseURL, and a driver configured by cfg.
 func Schemes(cfg Config) []fetch.Scheme {
 	return []fetch.Scheme{{Name: "file",
-		View: func(u *fetch.URL) (any, error) { return urlView(ParseURL(u)) }, Driver: New(cfg)}}
+		View: fetch.ViewOf(ParseURL), Driver: New(cfg)}}
 }
 
 // URL is a file URL (RFC 1738 §3.10).
@@ -54,13 +54,4 @@ func ParseURL(u *fetch.URL) (*URL, error) {
 	}
 	f.Path = "/" + v
 	return f, nil
-}
-
-// urlView returns v as an any, or a nil any when err is set (never a typed
-// nil pointer, which --parse would print as null).
-func urlView[T any](v *T, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
 }

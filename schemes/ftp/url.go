@@ -11,7 +11,7 @@ import (
 // required, the view ParseURL, and a driver configured by cfg.
 func Schemes(cfg Config) []fetch.Scheme {
 	return []fetch.Scheme{{Name: "ftp", DefaultPort: DefaultPort, Grammar: fetch.Grammar{HostRequired: true},
-		View: func(u *fetch.URL) (any, error) { return urlView(ParseURL(u)) }, Driver: New(cfg)}}
+		View: fetch.ViewOf(ParseURL), Driver: New(cfg)}}
 }
 
 // DefaultPort is the FTP control port (RFC 1738 §3.2).
@@ -107,13 +107,4 @@ func urlTypeString(t byte) string {
 		return ""
 	}
 	return string(rune(t))
-}
-
-// urlView returns v as an any, or a nil any when err is set (never a typed
-// nil pointer, which --parse would print as null).
-func urlView[T any](v *T, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
 }

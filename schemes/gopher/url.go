@@ -12,7 +12,7 @@ import (
 // host required, the view ParseURL, and a driver configured by cfg.
 func Schemes(cfg Config) []fetch.Scheme {
 	return []fetch.Scheme{{Name: "gopher", DefaultPort: DefaultPort, Grammar: fetch.Grammar{HostRequired: true},
-		View: func(u *fetch.URL) (any, error) { return urlView(ParseURL(u)) }, Driver: New(cfg)}}
+		View: fetch.ViewOf(ParseURL), Driver: New(cfg)}}
 }
 
 // URL is a Gopher URL's gopher-path (RFC 1738 §3.4):
@@ -138,13 +138,4 @@ func urlTypeString(t byte) string {
 		return ""
 	}
 	return string(rune(t))
-}
-
-// urlView returns v as an any, or a nil any when err is set (never a typed
-// nil pointer, which --parse would print as null).
-func urlView[T any](v *T, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
 }

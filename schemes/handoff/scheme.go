@@ -11,13 +11,7 @@ import (
 // session to the programs cfg names.
 func Schemes(cfg Config) []fetch.Scheme {
 	g := fetch.Grammar{HostRequired: true}
-	view := func(u *fetch.URL) (any, error) {
-		v, err := telnet.ParseURL(u)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	}
+	view := fetch.ViewOf(telnet.ParseURL)
 	return []fetch.Scheme{
 		{Name: "rlogin", DefaultPort: RloginPort, Grammar: g, View: view, Driver: NewRlogin(cfg)},
 		{Name: "tn3270", DefaultPort: TN3270Port, Grammar: g, View: view, Driver: NewTN3270(cfg)},

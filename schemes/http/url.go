@@ -23,7 +23,7 @@ func Schemes(cfg Config) []fetch.Scheme {
 // urlSchemes are the records of http and https without a driver.
 func urlSchemes() []fetch.Scheme {
 	g := fetch.Grammar{HostRequired: true, QueryEndsHost: true, PlusInQuery: true}
-	view := func(u *fetch.URL) (any, error) { return urlView(ParseURL(u)) }
+	view := fetch.ViewOf(ParseURL)
 	return []fetch.Scheme{
 		{Name: "http", DefaultPort: 80, LowPorts: true, Grammar: g, View: view},
 		{Name: "https", DefaultPort: 443, LowPorts: true, Grammar: g, View: view},
@@ -81,13 +81,4 @@ func (h *URL) RequestURI() string {
 		p += "?" + fetch.EscapeUnsafe(h.Search)
 	}
 	return p
-}
-
-// urlView returns v as an any, or a nil any when err is set (never a typed
-// nil pointer, which --parse would print as null).
-func urlView[T any](v *T, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
 }

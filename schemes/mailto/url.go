@@ -13,7 +13,7 @@ import (
 // a driver configured by cfg.
 func Schemes(cfg Config) []fetch.Scheme {
 	return []fetch.Scheme{{Name: "mailto",
-		View: func(u *fetch.URL) (any, error) { return urlView(ParseURL(u)) }, Driver: New(cfg)}}
+		View: fetch.ViewOf(ParseURL), Driver: New(cfg)}}
 }
 
 // URL is a mailto URL: RFC 1738 §3.5's encoded addr-spec, read
@@ -253,12 +253,3 @@ func urlCheckAddrSpec(a string) (int, string) {
 
 func urlIsAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func urlIsDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// urlView returns v as an any, or a nil any when err is set (never a typed
-// nil pointer, which --parse would print as null).
-func urlView[T any](v *T, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
-}

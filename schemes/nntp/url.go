@@ -14,9 +14,9 @@ func Schemes(cfg Config) []fetch.Scheme {
 	d := New(cfg)
 	return []fetch.Scheme{
 		{Name: "nntp", DefaultPort: DefaultPort, Grammar: fetch.Grammar{HostRequired: true},
-			View: func(u *fetch.URL) (any, error) { return urlView(ParseURL(u)) }, Driver: d},
+			View: fetch.ViewOf(ParseURL), Driver: d},
 		{Name: "news", DefaultPort: DefaultPort, Grammar: fetch.Grammar{HostRequired: true},
-			View: func(u *fetch.URL) (any, error) { return urlView(ParseNewsURL(u)) }, Driver: d},
+			View: fetch.ViewOf(ParseNewsURL), Driver: d},
 	}
 }
 
@@ -138,12 +138,3 @@ func ParseNewsURL(u *fetch.URL) (*NewsURL, error) {
 
 func urlIsAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func urlIsDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// urlView returns v as an any, or a nil any when err is set (never a typed
-// nil pointer, which --parse would print as null).
-func urlView[T any](v *T, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
-}

@@ -11,14 +11,8 @@ import (
 func Schemes(cfg Config) []fetch.Scheme {
 	return []fetch.Scheme{{Name: "prospero", DefaultPort: DefaultPort,
 		Grammar: fetch.Grammar{HostRequired: true},
-		View: func(u *fetch.URL) (any, error) {
-			p, err := ParseURL(u)
-			if err != nil {
-				return nil, err // not a typed nil pointer
-			}
-			return p, nil
-		},
-		Driver: New(cfg)}}
+		View:    fetch.ViewOf(ParseURL),
+		Driver:  New(cfg)}}
 }
 
 // URL is a prospero URL (RFC 1738 §3.11): <hsoname>;<field>=<value>, with

@@ -10,7 +10,7 @@ import (
 // host required, the view ParseURL, and a driver configured by cfg.
 func Schemes(cfg Config) []fetch.Scheme {
 	return []fetch.Scheme{{Name: "telnet", DefaultPort: DefaultPort, Grammar: fetch.Grammar{HostRequired: true},
-		View: func(u *fetch.URL) (any, error) { return urlView(ParseURL(u)) }, Driver: New(cfg)}}
+		View: fetch.ViewOf(ParseURL), Driver: New(cfg)}}
 }
 
 // URL is a telnet URL's advisory login (RFC 1738 §3.8).
@@ -43,13 +43,4 @@ func ParseURL(u *fetch.URL) (*URL, error) {
 		return nil, u.ViewError("path", u.PathOffset(), "a telnet URL has no path beyond the final \"/\"")
 	}
 	return &URL{User: u.User, Password: u.Password, HasUser: u.HasUser, HasPassword: u.HasPassword}, nil
-}
-
-// urlView returns v as an any, or a nil any when err is set (never a typed
-// nil pointer, which --parse would print as null).
-func urlView[T any](v *T, err error) (any, error) {
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
 }

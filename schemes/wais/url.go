@@ -12,14 +12,8 @@ import (
 func Schemes(cfg Config) []fetch.Scheme {
 	return []fetch.Scheme{{Name: "wais", DefaultPort: 210,
 		Grammar: fetch.Grammar{HostRequired: true, PlusInQuery: true},
-		View: func(u *fetch.URL) (any, error) {
-			w, err := ParseURL(u)
-			if err != nil {
-				return nil, err // not a typed nil pointer
-			}
-			return w, nil
-		},
-		Driver: New(cfg)}}
+		View:    fetch.ViewOf(ParseURL),
+		Driver:  New(cfg)}}
 }
 
 // URL is a WAIS URL's path (RFC 1738 §3.9): <database>,
