@@ -42,6 +42,15 @@ func TestEqual(t *testing.T) {
 		{"<URL:news:*>", "news:*", true},
 	}
 	for _, c := range cases {
+		// Key agrees with Equal: a seen set of Keys de-duplicates by
+		// the same rules.
+		if ua, err := testSchemes.Parse(c.a); err == nil {
+			if ub, err := testSchemes.Parse(c.b); err == nil {
+				if same := testSchemes.Key(ua) == testSchemes.Key(ub); same != c.want {
+					t.Errorf("Key(%q) == Key(%q) is %v, want %v", c.a, c.b, same, c.want)
+				}
+			}
+		}
 		got, err := testSchemes.Equal(c.a, c.b)
 		if err != nil {
 			t.Errorf("Equal(%q, %q): %v", c.a, c.b, err)

@@ -150,6 +150,13 @@ func (r *Registry) Equal(a, b string) (bool, error) {
 	return equalWith(r, a, b)
 }
 
+// Key is u's canonical text for de-duplication: two URLs have the same
+// Key exactly when r.Equal says they are equal. A crawl's seen set and a
+// shared frontier keep Keys, never the URLs as written.
+func (r *Registry) Key(u *URL) string {
+	return urlEquivKey(r, u)
+}
+
 // Resolve is the package function Resolve parsing the result with r.
 func (r *Registry) Resolve(base *URL, ref string) (*URL, error) {
 	return resolveWith(r, base, ref)
