@@ -1,0 +1,613 @@
+// Package redisq is a Frontier shared by many processes, on many machines,
+// through a Redis stream and a consumer group: the way Browsertrix Crawler
+// and Archive Team's tools share a crawl, on a maintained engine rather
+// than a coordinator of our own.
+//
+// A queue named NAME is four keys on the server:
+//
+//	NAME         the stream of tasks: one entry {url, depth} per task
+//	NAME:seen    the set of canonical keys ever queued (the de-duplication)
+//	NAME:done    the count of tasks finished with success
+//	NAME:failed  the count of tasks finished with a failure
+//
+// and the consumer group "fetch" on the stream. A worker reads new entries
+// with XREADGROUP under its own consumer name; an entry stays pending
+// (in the group's pending list) until the worker's Lease.Done acknowledges
+// it, which happens only after the outcome is durable. A worker keeps its
+// leases fresh (XCLAIM ... JUSTID resets their idle time) while it works;
+// entries of a worker that died go idle, and after the claim timeout any
+// other worker takes them over with XAUTOCLAIM. Done is one Lua script:
+// the tasks found are added (SADD to the seen set, XADD when new), the
+// entry acknowledged, deleted from the stream and counted, all at once, so
+// a worker killed at any point leaves either the whole step or none of it.
+// Because acknowledged entries are deleted, the stream holds exactly the
+// queued and the pending tasks.
+//
+// The de-duplication key is computed by the client (fetch's canonical URL
+// text), so every worker must use the same key function. The keys are not
+// hash-tagged: the queue needs a single Redis server (or a primary with
+// replicas), not a cluster.
+package redisq
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fetchproject/fetch/fetch/frontier"
+)
+
+// Group is the consumer group every worker reads through.
+const Group = "fetch"
+
+// PasswordEnv names the environment variable that supplies the password
+// when the queue URL has none (so that it stays out of process listings).
+const PasswordEnv = "FETCH_REDIS_PASSWORD"
+
+// Addr is a parsed queue URL: redis://[user[:password]@]host[:port]/NAME,
+// or rediss:// for TLS. A query may select a database: ?db=N.
+type Addr struct {
+	TLS      bool
+	Host     string // host:port
+	User     string
+	Password string
+	Name     string // the stream's name
+	DB       int
+	raw      *url.URL
+}
+
+// ParseAddr parses a queue URL. The password comes from the URL, else
+// from $FETCH_REDIS_PASSWORD.
+func ParseAddr(raw string) (*Addr, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("queue URL: %w", redactErr(err))
+	}
+	a := &Addr{raw: u}
+	switch u.Scheme {
+	case "redis":
+	case "rediss":
+		a.TLS = true
+	default:
+		return nil, fmt.Errorf("queue URL %s: the scheme must be redis or rediss", a.Redacted())
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("queue URL %s: no host", a.Redacted())
+	}
+	port := u.Port()
+	if port == "" {
+		port = "6379"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return nil, fmt.Errorf("queue URL %s: port %q", a.Redacted(), port)
+	}
+	a.Host = net.JoinHostPort(u.Hostname(), port)
+	a.Name = strings.TrimPrefix(u.Path, "/")
+	if a.Name == "" || strings.Contains(a.Name, "/") {
+		return nil, fmt.Errorf("queue URL %s: the path must name the queue, as in redis://host:6379/crawl", a.Redacted())
+	}
+	if u.User != nil {
+		a.User = u.User.Username()
+		a.Password, _ = u.User.Password()
+	}
+	if a.Password == "" {
+		a.Password = os.Getenv(PasswordEnv)
+	}
+	q := u.Query()
+	if db := q.Get("db"); db != "" {
+		if a.DB, err = strconv.Atoi(db); err != nil || a.DB < 0 {
+			return nil, fmt.Errorf("queue URL %s: db=%q is not a database number", a.Redacted(), db)
+		}
+	}
+	for k := range q {
+		if k != "db" {
+			return nil, fmt.Errorf("queue URL %s: unknown parameter %q (only db)", a.Redacted(), k)
+		}
+	}
+	return a, nil
+}
+
+// Redacted is the URL with its password, if any, replaced by "xxxxx".
+func (a *Addr) Redacted() string {
+	if a.raw == nil {
+		return ""
+	}
+	return a.raw.Redacted()
+}
+
+// redactErr drops the URL that net/url puts in its errors (it may hold a
+// password), keeping what is wrong with it.
+func redactErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// Options configure a Queue.
+type Options struct {
+	// Key is the canonical de-duplication key of a URL; every worker of
+	// a queue must use the same. Nil: the URL as written.
+	Key func(url string) string
+	// Consumer is this worker's name in the group (default host:pid).
+	Consumer string
+	// ClaimTimeout is how long a task may go without its worker's sign
+	// of life before another worker takes it over (default 1 minute).
+	ClaimTimeout time.Duration
+	// IdleExit: Next reports io.EOF once the queue has been empty, with
+	// nothing pending anywhere, for this long (default 5 s).
+	IdleExit time.Duration
+	// RetryFor bounds how long a call keeps retrying while the server is
+	// unreachable (a restart): default 2 minutes.
+	RetryFor time.Duration
+	// OnRetry, if set, is told of each failed attempt that will be
+	// retried.
+	OnRetry func(error)
+	// TLS is the configuration for rediss:// (nil: the system's roots,
+	// the URL's host as the server name).
+	TLS *tls.Config
+	// PoolSize is the most connections to the server: at least the
+	// number of goroutines calling Next at once, plus a few (default 32).
+	PoolSize int
+}
+
+// Queue is a Frontier on a Redis stream. Its methods are safe for
+// concurrent use.
+type Queue struct {
+	rdb  *redis.Client
+	addr *Addr
+	opt  Options
+	keys struct{ stream, seen, done, failed string }
+
+	mu         sync.Mutex
+	emptySince time.Time // when Next first found the queue empty with nothing pending; zero otherwise
+	closed     bool
+}
+
+// Open connects to the queue at raw, creating its stream and group when
+// missing.
+func Open(ctx context.Context, raw string, opt Options) (*Queue, error) {
+	a, err := ParseAddr(raw)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Key == nil {
+		opt.Key = func(s string) string { return s }
+	}
+	if opt.Consumer == "" {
+		host, _ := os.Hostname()
+		opt.Consumer = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
+	if opt.ClaimTimeout <= 0 {
+		opt.ClaimTimeout = time.Minute
+	}
+	if opt.IdleExit <= 0 {
+		opt.IdleExit = 5 * time.Second
+	}
+	if opt.RetryFor <= 0 {
+		opt.RetryFor = 2 * time.Minute
+	}
+	if opt.PoolSize <= 0 {
+		opt.PoolSize = 32
+	}
+	ro := &redis.Options{
+		Addr:     a.Host,
+		Username: a.User,
+		Password: a.Password,
+		DB:       a.DB,
+		PoolSize: opt.PoolSize,
+		// A blocked XREADGROUP holds its connection; the pool must not
+		// time out waiting for one behind them.
+		PoolTimeout:  time.Minute,
+		DialTimeout:  10 * time.Second,
+		ReadTimeout:  30 * time.Second,
+		WriteTimeout: 30 * time.Second,
+		// retries are ours (retry), bounded in time rather than count
+		MaxRetries:            -1,
+		ContextTimeoutEnabled: true,
+		DisableIdentity:       true,
+	}
+	if a.TLS {
+		tc := opt.TLS
+		if tc == nil {
+			tc = &tls.Config{}
+		} else {
+			tc = tc.Clone()
+		}
+		if tc.ServerName == "" {
+			tc.ServerName = a.raw.Hostname()
+		}
+		tc.MinVersion = tls.VersionTLS12
+		ro.TLSConfig = tc
+	}
+	q := &Queue{rdb: redis.NewClient(ro), addr: a, opt: opt}
+	q.keys.stream = a.Name
+	q.keys.seen = a.Name + ":seen"
+	q.keys.done = a.Name + ":done"
+	q.keys.failed = a.Name + ":failed"
+	err = q.retry(ctx, func(ctx context.Context) error {
+		err := q.rdb.XGroupCreateMkStream(ctx, q.keys.stream, Group, "0").Err()
+		if err != nil && strings.HasPrefix(err.Error(), "BUSYGROUP") {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		q.rdb.Close()
+		return nil, q.wrap("connect", err)
+	}
+	return q, nil
+}
+
+// Name is the queue's name (its stream's key).
+func (q *Queue) Name() string { return q.addr.Name }
+
+// Consumer is this worker's name in the group.
+func (q *Queue) Consumer() string { return q.opt.Consumer }
+
+// wrap names the queue (without its password) in an error.
+func (q *Queue) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("queue %s: %s: %w", q.addr.Redacted(), op, err)
+}
+
+// retryable reports an error that a retry may cure: the server gone away
+// or restarting (connection refused or reset, EOF, LOADING while it reads
+// its append-only file), as opposed to a refusal (wrong password, wrong
+// type).
+func retryable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return true
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "client is closed") {
+		return false
+	}
+	for _, p := range []string{"LOADING", "TRYAGAIN", "MASTERDOWN", "connection refused", "connection reset", "broken pipe"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// retry runs f until it succeeds, fails for good, or the server has been
+// unreachable for RetryFor; the waits grow from 100 ms to 5 s.
+func (q *Queue) retry(ctx context.Context, f func(context.Context) error) error {
+	start := time.Now()
+	wait := 100 * time.Millisecond
+	for {
+		err := f(ctx)
+		if !retryable(err) || time.Since(start) > q.opt.RetryFor {
+			return err
+		}
+		if q.opt.OnRetry != nil {
+			q.opt.OnRetry(err)
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// addScript queues the tasks whose keys are new to the seen set.
+// KEYS: stream, seen. ARGV: key, url, depth, key, url, depth...
+var addScript = redis.NewScript(`
+local added = 0
+for i = 1, #ARGV, 3 do
+	if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
+		redis.call('XADD', KEYS[1], '*', 'url', ARGV[i+1], 'depth', ARGV[i+2])
+		added = added + 1
+	end
+end
+return added
+`)
+
+// doneScript adds the tasks found, then acknowledges, deletes and counts
+// the entry. KEYS: stream, seen, counter. ARGV: group, id, then triples.
+var doneScript = redis.NewScript(`
+local added = 0
+for i = 3, #ARGV, 3 do
+	if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
+		redis.call('XADD', KEYS[1], '*', 'url', ARGV[i+1], 'depth', ARGV[i+2])
+		added = added + 1
+	end
+end
+if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+	redis.call('XDEL', KEYS[1], ARGV[2])
+	redis.call('INCR', KEYS[3])
+	return added
+end
+return -1 - added
+`)
+
+// addBatch is how many tasks one script call adds: a call blocks the
+// server while it runs, so long lists go in slices.
+const addBatch = 512
+
+func (q *Queue) taskArgs(args []any, tasks []frontier.Task) []any {
+	for _, t := range tasks {
+		args = append(args, q.opt.Key(t.URL), t.URL, strconv.Itoa(t.Depth))
+	}
+	return args
+}
+
+// Add queues the tasks whose keys the queue has not seen, and reports how
+// many it queued.
+func (q *Queue) Add(ctx context.Context, tasks ...frontier.Task) (int, error) {
+	total := 0
+	for len(tasks) > 0 {
+		n := min(len(tasks), addBatch)
+		args := q.taskArgs(nil, tasks[:n])
+		var added int
+		err := q.retry(ctx, func(ctx context.Context) error {
+			var err error
+			added, err = addScript.Run(ctx, q.rdb, []string{q.keys.stream, q.keys.seen}, args...).Int()
+			return err
+		})
+		if err != nil {
+			return total, q.wrap("add", err)
+		}
+		total += added
+		tasks = tasks[n:]
+	}
+	return total, nil
+}
+
+// Next implements frontier.Frontier: a task another worker abandoned
+// (idle past the claim timeout) first, else a new one; io.EOF once the
+// queue has been empty with nothing pending for IdleExit.
+func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
+	// Block in short slices so that the idle-exit and claim checks run
+	// even while nothing arrives.
+	block := min(time.Second, q.opt.IdleExit/2, q.opt.ClaimTimeout/2)
+	block = max(block, 10*time.Millisecond)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		q.mu.Lock()
+		closed := q.closed
+		q.mu.Unlock()
+		if closed {
+			return nil, frontier.ErrClosed
+		}
+		var msgs []redis.XMessage
+		err := q.retry(ctx, func(ctx context.Context) error {
+			var err error
+			msgs, _, err = q.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+				Stream: q.keys.stream, Group: Group, Consumer: q.opt.Consumer,
+				MinIdle: q.opt.ClaimTimeout, Start: "0-0", Count: 1,
+			}).Result()
+			return err
+		})
+		if err != nil {
+			return nil, q.wrap("claim", err)
+		}
+		if len(msgs) == 0 {
+			err = q.retry(ctx, func(ctx context.Context) error {
+				streams, err := q.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+					Group: Group, Consumer: q.opt.Consumer,
+					Streams: []string{q.keys.stream, ">"}, Count: 1, Block: block,
+				}).Result()
+				if errors.Is(err, redis.Nil) {
+					return nil
+				}
+				if err == nil && len(streams) > 0 {
+					msgs = streams[0].Messages
+				}
+				return err
+			})
+			if err != nil {
+				return nil, q.wrap("read", err)
+			}
+		}
+		if len(msgs) > 0 {
+			q.mu.Lock()
+			q.emptySince = time.Time{}
+			q.mu.Unlock()
+			return q.lease(msgs[0]), nil
+		}
+		// Nothing new: drained once nothing is pending anywhere (a
+		// pending task may still add more) for IdleExit.
+		var pending int64
+		err = q.retry(ctx, func(ctx context.Context) error {
+			p, err := q.rdb.XPending(ctx, q.keys.stream, Group).Result()
+			if err == nil {
+				pending = p.Count
+			}
+			return err
+		})
+		if err != nil {
+			return nil, q.wrap("pending", err)
+		}
+		q.mu.Lock()
+		now := time.Now()
+		switch {
+		case pending > 0:
+			q.emptySince = time.Time{}
+		case q.emptySince.IsZero():
+			q.emptySince = now
+		case now.Sub(q.emptySince) >= q.opt.IdleExit:
+			q.mu.Unlock()
+			return nil, io.EOF
+		}
+		q.mu.Unlock()
+	}
+}
+
+// lease turns a stream entry into a Lease and keeps it fresh until Done.
+func (q *Queue) lease(m redis.XMessage) *Lease {
+	l := &Lease{q: q, id: m.ID, stop: make(chan struct{}), ok: true}
+	l.task.URL, _ = m.Values["url"].(string)
+	if d, ok := m.Values["depth"].(string); ok {
+		l.task.Depth, _ = strconv.Atoi(d)
+	}
+	go l.keepAlive()
+	return l
+}
+
+// Close implements frontier.Frontier: leases not Done stay pending and are
+// taken over by other workers after the claim timeout.
+func (q *Queue) Close() error {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return nil
+	}
+	q.closed = true
+	q.mu.Unlock()
+	return q.rdb.Close()
+}
+
+// Lease is a task read from the queue.
+type Lease struct {
+	q    *Queue
+	id   string
+	task frontier.Task
+	stop chan struct{}
+	once sync.Once
+	ok   bool
+}
+
+// Task implements frontier.Lease.
+func (l *Lease) Task() frontier.Task { return l.task }
+
+// ID is the task's stream entry id.
+func (l *Lease) ID() string { return l.id }
+
+// Outcome implements frontier.Outcomer: a failed task is counted in
+// NAME:failed rather than NAME:done.
+func (l *Lease) Outcome(ok bool) { l.ok = ok }
+
+// keepAlive resets the entry's idle time a few times per claim timeout,
+// so that no other worker takes over a task that is merely long.
+func (l *Lease) keepAlive() {
+	t := time.NewTicker(l.q.opt.ClaimTimeout / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), l.q.opt.ClaimTimeout/3)
+			// an error here is not fatal: the next tick tries again,
+			// and at worst another worker takes the task over
+			_ = l.q.rdb.XClaimJustID(ctx, &redis.XClaimArgs{
+				Stream: l.q.keys.stream, Group: Group, Consumer: l.q.opt.Consumer,
+				Messages: []string{l.id},
+			}).Err()
+			cancel()
+		}
+	}
+}
+
+// ErrLost is returned by Done when the task was no longer this worker's:
+// it had been acknowledged already (another worker took it over after
+// the claim timeout and finished it).
+var ErrLost = errors.New("redisq: the task had been taken over by another worker")
+
+// Done implements frontier.Lease.
+func (l *Lease) Done(ctx context.Context, found []frontier.Task) error {
+	var err error
+	l.once.Do(func() {
+		close(l.stop)
+		counter := l.q.keys.done
+		if !l.ok {
+			counter = l.q.keys.failed
+		}
+		keys := []string{l.q.keys.stream, l.q.keys.seen, counter}
+		// Found tasks beyond one script call's share go first, through
+		// Add; the last slice goes with the acknowledgement.
+		for len(found) > addBatch {
+			if _, err = l.q.Add(ctx, found[:addBatch]...); err != nil {
+				return
+			}
+			found = found[addBatch:]
+		}
+		args := l.q.taskArgs([]any{Group, l.id}, found)
+		var r int
+		err = l.q.retry(ctx, func(ctx context.Context) error {
+			var err error
+			r, err = doneScript.Run(ctx, l.q.rdb, keys, args...).Int()
+			return err
+		})
+		if err != nil {
+			err = l.q.wrap("done", err)
+			return
+		}
+		if r < 0 {
+			err = ErrLost
+		}
+	})
+	return err
+}
+
+// Status is a snapshot of a queue.
+type Status struct {
+	Queued  int64            // in the stream, not yet handed to a worker
+	Pending map[string]int64 // handed out, not yet done, per worker
+	Done    int64            // finished with success
+	Failed  int64            // finished with a failure
+	Seen    int64            // distinct URLs ever queued
+}
+
+// Status reads the queue's counts.
+func (q *Queue) Status(ctx context.Context) (Status, error) {
+	var s Status
+	err := q.retry(ctx, func(ctx context.Context) error {
+		pipe := q.rdb.Pipeline()
+		xlen := pipe.XLen(ctx, q.keys.stream)
+		pend := pipe.XPending(ctx, q.keys.stream, Group)
+		done := pipe.Get(ctx, q.keys.done)
+		failed := pipe.Get(ctx, q.keys.failed)
+		seen := pipe.SCard(ctx, q.keys.seen)
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		p := pend.Val()
+		s = Status{Pending: map[string]int64{}}
+		if p != nil {
+			s.Pending = p.Consumers
+			s.Queued = xlen.Val() - p.Count
+		} else {
+			s.Queued = xlen.Val()
+		}
+		s.Done, _ = done.Int64()
+		s.Failed, _ = failed.Int64()
+		s.Seen = seen.Val()
+		return nil
+	})
+	return s, q.wrap("status", err)
+}

@@ -1,0 +1,297 @@
+//go:build integration
+
+// These tests talk to the harness's real Redis (integration/servers/redis.sh:
+// FETCH_REDIS_ADDR, FETCH_REDIS_USER, FETCH_REDIS_PASSWORD); run them with
+// integration/test.sh, which starts it. There is no mock Redis.
+package redisq_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fetchproject/fetch/fetch/frontier"
+	"github.com/fetchproject/fetch/fetch/frontier/frontiertest"
+	"github.com/fetchproject/fetch/fetch/frontier/redisq"
+)
+
+func env(t *testing.T, name string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		t.Fatalf("%s is not set: run the tests with integration/test.sh, which starts Redis", name)
+	}
+	return v
+}
+
+// queueURL is a new queue's URL on the harness's server, with the user
+// and password in it; the queue's keys are removed when the test ends.
+func queueURL(t *testing.T) string {
+	t.Helper()
+	var b [6]byte
+	rand.Read(b[:])
+	name := "test-" + strings.NewReplacer("/", "-").Replace(t.Name()) + "-" + hex.EncodeToString(b[:])
+	u := &url.URL{Scheme: "redis", Host: env(t, "FETCH_REDIS_ADDR"), Path: "/" + name,
+		User: url.UserPassword(env(t, "FETCH_REDIS_USER"), env(t, "FETCH_REDIS_PASSWORD"))}
+	t.Cleanup(func() {
+		rdb := admin(t)
+		defer rdb.Close()
+		rdb.Del(context.Background(), name, name+":seen", name+":done", name+":failed")
+	})
+	return u.String()
+}
+
+func admin(t *testing.T) *redis.Client {
+	return redis.NewClient(&redis.Options{Addr: env(t, "FETCH_REDIS_ADDR"),
+		Username: env(t, "FETCH_REDIS_USER"), Password: env(t, "FETCH_REDIS_PASSWORD"), DisableIdentity: true})
+}
+
+func open(t *testing.T, raw string, opt redisq.Options) *redisq.Queue {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q, err := redisq.Open(ctx, raw, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	return q
+}
+
+func TestConformance(t *testing.T) {
+	frontiertest.Run(t, func(t *testing.T, seeds []frontier.Task) frontier.Frontier {
+		q := open(t, queueURL(t), redisq.Options{IdleExit: 300 * time.Millisecond, ClaimTimeout: time.Minute})
+		if _, err := q.Add(context.Background(), seeds...); err != nil {
+			t.Fatal(err)
+		}
+		return q
+	})
+}
+
+// A task whose worker died (its lease never Done, its keep-alive gone) is
+// taken over by another worker once idle past the claim timeout, and
+// finished once.
+func TestClaimAfterWorkerDies(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	const claim = 500 * time.Millisecond
+	dead := open(t, raw, redisq.Options{Consumer: "dead", ClaimTimeout: claim, IdleExit: time.Second})
+	if _, err := dead.Add(ctx, frontier.Task{URL: "gopher://h.test/0/a"}, frontier.Task{URL: "gopher://h.test/0/b"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := dead.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abandoned := l.Task().URL
+	dead.Close() // the worker is gone: no Done, no keep-alive
+
+	live := open(t, raw, redisq.Options{Consumer: "live", ClaimTimeout: claim, IdleExit: 500 * time.Millisecond})
+	start := time.Now()
+	var got []string
+	for {
+		l, err := live.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Task().URL == abandoned && time.Since(start) < claim {
+			t.Errorf("the abandoned task was taken over after %v, before the claim timeout %v", time.Since(start), claim)
+		}
+		got = append(got, l.Task().URL)
+		if err := l.Done(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("live worker finished %v, want both tasks", got)
+	}
+	st, err := live.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Queued != 0 || st.Done != 2 || len(nonZero(st.Pending)) != 0 || st.Seen != 2 {
+		t.Errorf("status %+v, want nothing queued or pending, 2 done, 2 seen", st)
+	}
+}
+
+func nonZero(m map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range m {
+		if v != 0 {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// A long task is not taken over while its worker lives: the lease's
+// keep-alive resets its idle time.
+func TestKeepAlive(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	const claim = 300 * time.Millisecond
+	a := open(t, raw, redisq.Options{Consumer: "a", ClaimTimeout: claim, IdleExit: time.Second})
+	b := open(t, raw, redisq.Options{Consumer: "b", ClaimTimeout: claim, IdleExit: 10 * claim})
+	if _, err := a.Add(ctx, frontier.Task{URL: "ftp://h.test/big"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := a.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b looks for work for several claim timeouts while a holds the task.
+	bctx, cancel := context.WithTimeout(ctx, 8*claim)
+	defer cancel()
+	if got, err := b.Next(bctx); err == nil {
+		t.Fatalf("b took over %v while a's lease was alive", got.Task())
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("b.Next: %v, want its deadline (a still holds the task)", err)
+	}
+	if err := l.Done(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Outcomes are counted apart; a status names the pending work per worker.
+func TestStatus(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	q := open(t, raw, redisq.Options{Consumer: "w1", IdleExit: 200 * time.Millisecond})
+	var tasks []frontier.Task
+	for i := range 5 {
+		tasks = append(tasks, frontier.Task{URL: fmt.Sprintf("gopher://h.test/0/%d", i)})
+	}
+	// de-duplication by key: a second spelling of the same URL is not new
+	n, err := q.Add(ctx, append(tasks, tasks[0])...)
+	if err != nil || n != 5 {
+		t.Fatalf("Add = %d, %v; want 5", n, err)
+	}
+	var leases []frontier.Lease
+	for range 3 {
+		l, err := q.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leases = append(leases, l)
+	}
+	leases[0].(frontier.Outcomer).Outcome(false)
+	leases[0].Done(ctx, nil)
+	leases[1].Done(ctx, []frontier.Task{{URL: "gopher://h.test/0/new", Depth: 1}, tasks[2]})
+	st, err := q.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := redisq.Status{Queued: 3, Pending: map[string]int64{"w1": 1}, Done: 1, Failed: 1, Seen: 6}
+	if st.Queued != want.Queued || st.Done != want.Done || st.Failed != want.Failed || st.Seen != want.Seen ||
+		len(st.Pending) != 1 || st.Pending["w1"] != 1 {
+		t.Errorf("status %+v, want %+v", st, want)
+	}
+	leases[2].Done(ctx, nil)
+}
+
+// Concurrent producers and consumers in several "processes" (queues with
+// their own connections): every task finished exactly once.
+func TestManyWorkers(t *testing.T) {
+	raw := queueURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	seed := open(t, raw, redisq.Options{})
+	var seeds []frontier.Task
+	for i := range 20 {
+		seeds = append(seeds, frontier.Task{URL: fmt.Sprintf("gopher://h.test/1/%d", i)})
+	}
+	if _, err := seed.Add(ctx, seeds...); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	count := map[string]int{}
+	var wg sync.WaitGroup
+	for w := range 3 {
+		q := open(t, raw, redisq.Options{Consumer: fmt.Sprintf("w%d", w), IdleExit: time.Second})
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					l, err := q.Next(ctx)
+					if err == io.EOF {
+						return
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					task := l.Task()
+					mu.Lock()
+					count[task.URL]++
+					mu.Unlock()
+					var found []frontier.Task
+					if task.Depth == 0 {
+						// every menu links to the same ten documents
+						for k := range 10 {
+							found = append(found, frontier.Task{URL: fmt.Sprintf("gopher://h.test/0/doc%d", k), Depth: 1})
+						}
+					}
+					if err := l.Done(ctx, found); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if len(count) != 30 {
+		t.Errorf("%d distinct tasks finished, want 30", len(count))
+	}
+	for u, n := range count {
+		if n != 1 {
+			t.Errorf("%s finished %d times", u, n)
+		}
+	}
+}
+
+// The password never shows: not in errors, not in Redacted.
+func TestPasswordNotShown(t *testing.T) {
+	a, err := redisq.ParseAddr("redis://fetch:hunter2@127.0.0.1:1/q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(a.Redacted(), "hunter2") {
+		t.Errorf("Redacted() = %q", a.Redacted())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = redisq.Open(ctx, "redis://fetch:hunter2@127.0.0.1:1/q", redisq.Options{RetryFor: 200 * time.Millisecond})
+	if err == nil {
+		t.Fatal("Open of a closed port succeeded")
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("error shows the password: %v", err)
+	}
+	// a wrong password is refused at once, not retried for RetryFor
+	u, _ := url.Parse(queueURL(t))
+	u.User = url.UserPassword(env(t, "FETCH_REDIS_USER"), "wrong-pw")
+	start := time.Now()
+	_, err = redisq.Open(ctx, u.String(), redisq.Options{RetryFor: time.Minute})
+	if err == nil || strings.Contains(err.Error(), "wrong-pw") {
+		t.Errorf("Open with a wrong password: %v", err)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("a wrong password was retried for %v", time.Since(start))
+	}
+}
