@@ -71,6 +71,8 @@ type options struct {
 
 	warc warcFlags // --warc, --warc-max-size
 
+	queueOpts queueOptions // --enqueue, --queue, --queue-status, --worker, --claim-timeout, --idle-exit
+
 	urls []string
 	set  map[string]bool // flags given on the command line
 	fs   *flag.FlagSet
@@ -210,6 +212,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.insecure, "insecure", false, "")
 	fs.StringVar(&o.configFile, "config", "", "")
 	o.batch.register(fs)
+	o.queueOpts.register(fs)
 	return fs
 }
 
@@ -330,6 +333,22 @@ Batch (many URLs into files; a rerun with the same --log resumes)
   and ETA (-q: none); --json writes the log lines to standard output. The exit status is
   the most severe among the failures, in the order 7, 1, 5, 4, 6, 2, 3; a summary line
   goes to stderr.
+
+Shared queue (many workers, many machines, through Redis; see README, "Distributed crawls")
+  --enqueue URL         add the URLs of -i and the command line to the queue at URL,
+                        redis://[USER[:PASSWORD]@]HOST[:PORT]/NAME (rediss:// for TLS; the
+                        password else from FETCH_REDIS_PASSWORD), each unless the queue has
+                        seen it (the same canonical URL), then exit
+  --queue URL           be a worker: fetch what the queue holds with the batch flags (-j,
+                        --per-host, -O/-o, --log, --warc, --recursive); each URL is
+                        acknowledged once its file, WARC record and log line are on disk,
+                        and with --recursive the links found are queued for every worker
+  --queue-status URL    print the queue's counts: queued, pending per worker, done, failed
+  --worker NAME         this worker's name in the queue (default host:pid)
+  --claim-timeout D     take over a task whose worker gave no sign of life for D (default
+                        60s): a worker that died loses its tasks to the others
+  --idle-exit D         a worker exits once the queue has been empty, with nothing pending
+                        anywhere, for D (default 10s)
 
 Limits and safety
   --allow-port N        permit port N though the port policy refuses it (repeatable, or N,M)

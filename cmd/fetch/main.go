@@ -59,12 +59,21 @@ func run(ctx context.Context, args []string, s stdio) int {
 		fmt.Fprintln(s.out, "fetch", version)
 		return 0
 	}
-	if len(o.urls) == 0 && !o.batchMode() {
+	if len(o.urls) == 0 && !o.batchMode() && !o.queueMode() {
 		fmt.Fprint(s.err, "fetch: no URL given\nUsage: fetch [flags] URL...   (fetch --help for more)\n")
 		return fetch.KindUsage.ExitCode()
 	}
 	if err := applyConfig(o); err != nil {
 		return report(s, o, err)
+	}
+	switch qo := o.queueOpts; {
+	case qo.enqueue != "" && qo.queue != "", qo.enqueue != "" && qo.status != "", qo.queue != "" && qo.status != "":
+		fmt.Fprintln(s.err, "fetch: --enqueue, --queue and --queue-status go one at a time")
+		return fetch.KindUsage.ExitCode()
+	case qo.enqueue != "":
+		return runEnqueue(ctx, s, o)
+	case qo.status != "":
+		return runQueueStatus(ctx, s, o)
 	}
 	if o.batchMode() {
 		return runBatch(ctx, s, o, args)

@@ -237,7 +237,9 @@ func Open(ctx context.Context, raw string, opt Options) (*Queue, error) {
 	q.keys.seen = a.Name + ":seen"
 	q.keys.done = a.Name + ":done"
 	q.keys.failed = a.Name + ":failed"
-	err = q.retry(ctx, func(ctx context.Context) error {
+	// A first connection that fails is not retried for long: a wrong
+	// address is more likely than a restart just then.
+	err = q.retryFor(ctx, min(opt.RetryFor, 5*time.Second), func(ctx context.Context) error {
 		err := q.rdb.XGroupCreateMkStream(ctx, q.keys.stream, Group, "0").Err()
 		if err != nil && strings.HasPrefix(err.Error(), "BUSYGROUP") {
 			return nil
@@ -302,11 +304,15 @@ func retryable(err error) bool {
 // retry runs f until it succeeds, fails for good, or the server has been
 // unreachable for RetryFor; the waits grow from 100 ms to 5 s.
 func (q *Queue) retry(ctx context.Context, f func(context.Context) error) error {
+	return q.retryFor(ctx, q.opt.RetryFor, f)
+}
+
+func (q *Queue) retryFor(ctx context.Context, budget time.Duration, f func(context.Context) error) error {
 	start := time.Now()
 	wait := 100 * time.Millisecond
 	for {
 		err := f(ctx)
-		if !retryable(err) || time.Since(start) > q.opt.RetryFor {
+		if !retryable(err) || time.Since(start) > budget {
 			return err
 		}
 		if q.opt.OnRetry != nil {
