@@ -368,6 +368,8 @@ Archiving
                         metadata record saying so
   --warc-max-size N     start a new WARC file after N bytes (suffixes K, M, G); the files
                         are then NAME-00000.warc.gz, NAME-00001.warc.gz, …
+  With --log, a rerun adds to the WARC file (or starts the next of the series) rather
+  than replacing it, first cutting away a record that a killed run left half-written.
 
 Scheme settings
   --query WORDS         search words for gopher type 7 and wais when the URL has none

@@ -25,8 +25,9 @@ func addWARCFlags(fs *flag.FlagSet, o *warcFlags) {
 	fs.Var(&o.maxSize, "warc-max-size", "")
 }
 
-// openWARC creates the WARC file when --warc was given; args is the
-// command line, recorded in warcinfo with passwords masked.
+// openWARC creates the WARC file when --warc was given, or appends to it
+// when the run has a --log; args is the command line, recorded in
+// warcinfo with passwords masked.
 func openWARC(o *options, args []string) error {
 	if o.warc.path == "" {
 		return nil
@@ -35,11 +36,18 @@ func openWARC(o *options, args []string) error {
 		return &fetch.Error{Kind: fetch.KindUsage, Op: "--warc-max-size", Offset: -1,
 			Err: errors.New("rotation needs a --warc name ending in .warc.gz (files become NAME-00000.warc.gz, …)")}
 	}
-	w, err := warc.Create(o.warc.path, warc.Options{
+	wo := warc.Options{
 		MaxSize:     int64(o.warc.maxSize),
 		Software:    "fetch/" + version,
 		CommandLine: maskedCommandLine(args),
-	})
+	}
+	open := warc.Create
+	if o.batch.log != "" {
+		// A run with a log may be a rerun that resumes: it skips what
+		// the log says is done, so the records of those must stay.
+		open = warc.Append
+	}
+	w, err := open(o.warc.path, wo)
 	if err != nil {
 		return outputErr("create", o.warc.path, err)
 	}

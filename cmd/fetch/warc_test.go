@@ -123,3 +123,38 @@ func TestWARCBatch(t *testing.T) {
 		t.Errorf("%d whole resources of 6, %d failure records of 1", len(resources), failures)
 	}
 }
+
+// TestWARCResume: a batch rerun with the same --log keeps the first run's
+// records and adds the second's (it does not empty the file it skips the
+// URLs of).
+func TestWARCResume(t *testing.T) {
+	dir := t.TempDir()
+	doc := func(i int) string {
+		f := filepath.Join(dir, "doc"+strconv.Itoa(i)+".txt")
+		os.WriteFile(f, []byte("document "+strconv.Itoa(i)+"\n"), 0o644)
+		return "file://" + f
+	}
+	out := filepath.Join(dir, "crawl.warc.gz")
+	common := []string{"-q", "-O", "--output-dir", filepath.Join(dir, "out"), "--log", filepath.Join(dir, "log"), "--warc", out}
+	if code, _, stderr := runFetch(t, "", append(common, doc(0), doc(1))...); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runFetch(t, "", append(common, doc(0), doc(1), doc(2))...); code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, stderr)
+	}
+	var types []string
+	resources := 0
+	for _, r := range members(t, out) {
+		for _, ty := range []string{"warcinfo", "resource", "metadata"} {
+			if strings.Contains(r, "WARC-Type: "+ty+"\r\n") {
+				types = append(types, ty)
+				if ty == "resource" {
+					resources++
+				}
+			}
+		}
+	}
+	if resources != 3 || types[0] != "warcinfo" || strings.Count(strings.Join(types, " "), "warcinfo") != 2 {
+		t.Errorf("records %v: want both runs' warcinfo and three resources", types)
+	}
+}

@@ -108,6 +108,12 @@ func (w *Writer) open() error {
 	w.f, w.size = f, 0
 	w.serial++
 	w.files = append(w.files, name)
+	return w.writeInfo(name)
+}
+
+// writeInfo writes the warcinfo record that opens a file (or the part of
+// it that Append adds).
+func (w *Writer) writeInfo(name string) error {
 	info := fmt.Sprintf("software: %s\r\nformat: WARC File Format 1.1\r\nconformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\ncommand-line: %s\r\n",
 		w.opts.Software, strings.NewReplacer("\r", " ", "\n", " ").Replace(w.opts.CommandLine))
 	b, err := w.NewBlock(false)

@@ -1,0 +1,156 @@
+package warc
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Append opens path to add records after the ones it holds, as a batch
+// resumed from its log does: what the earlier run recorded stays. A file
+// that a killed run left ending in part of a record is first cut back to
+// its last whole record. The appended part begins with a warcinfo record of
+// its own (the new run's command line). With MaxSize, the existing series
+// NAME-00000.warc.gz, … is kept, its last file repaired, and the next file
+// of the series started. A path that does not exist is created.
+func Append(path string, opts Options) (*Writer, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = newUUID
+	}
+	w := &Writer{opts: opts, path: path, dir: filepath.Dir(path)}
+	w.base = strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".warc")
+	if opts.MaxSize > 0 {
+		last := -1
+		names, _ := filepath.Glob(w.base + "-[0-9][0-9][0-9][0-9][0-9].warc.gz")
+		for _, n := range names {
+			s := strings.TrimSuffix(strings.TrimPrefix(n, w.base+"-"), ".warc.gz")
+			if i, err := strconv.Atoi(s); err == nil && i > last {
+				last = i
+			}
+		}
+		if last >= 0 {
+			if _, err := Repair(fmt.Sprintf("%s-%05d.warc.gz", w.base, last)); err != nil {
+				return nil, err
+			}
+			w.serial = last + 1
+		}
+		if err := w.open(); err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	good, err := Repair(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := w.open(); err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.f, w.size = f, good
+	w.serial = 1
+	w.files = append(w.files, path)
+	if err := w.writeInfo(path); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Repair cuts the file at path back to its last whole gzip member (a
+// record, in a file this package wrote) and reports the length it keeps.
+// A file that does not begin with a whole member is an error rather than
+// emptied: it may not be a WARC file at all.
+func Repair(path string) (int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	good, err := wholeMembers(f)
+	if err != nil {
+		return 0, err
+	}
+	if good == 0 && st.Size() > 0 {
+		return 0, fmt.Errorf("warc: %s does not begin with a whole gzip member: not appending to it", path)
+	}
+	if good < st.Size() {
+		if err := f.Truncate(good); err != nil {
+			return 0, err
+		}
+		if err := f.Sync(); err != nil {
+			return 0, err
+		}
+	}
+	return good, nil
+}
+
+// wholeMembers reads r as a series of gzip members and returns the offset
+// just after the last one that is whole (its trailer's checksum and length
+// match).
+func wholeMembers(r io.Reader) (int64, error) {
+	cr := &countReader{r: r}
+	// bufio.Reader is an io.ByteReader, so the decompressor reads no
+	// further than each member's end; the buffer's unread bytes are not
+	// yet consumed.
+	br := bufio.NewReaderSize(cr, 64<<10)
+	consumed := func() int64 { return cr.n - int64(br.Buffered()) }
+	var good int64
+	var z *gzip.Reader
+	for {
+		if _, err := br.Peek(1); err == io.EOF {
+			return good, nil
+		} else if err != nil {
+			return good, err
+		}
+		var err error
+		if z == nil {
+			z, err = gzip.NewReader(br)
+		} else {
+			err = z.Reset(br)
+		}
+		if err != nil {
+			return good, nil // a torn or foreign header: the end of what is whole
+		}
+		z.Multistream(false)
+		if _, err := io.Copy(io.Discard, z); err != nil {
+			return good, nil
+		}
+		good = consumed()
+	}
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,134 @@
+package warc_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/warc"
+)
+
+// A resumed run appends: the records of the first run stay, a record torn
+// by a kill is cut away, and the new part opens with its own warcinfo.
+func TestAppendAfterKill(t *testing.T) {
+	w := newWriter(t, "a.warc.gz", 0)
+	name := w.Files()[0]
+	c := fetch.NewClient(fetch.Options{})
+	c.Register("ftp", fake(func() io.Reader { return strings.NewReader("first run\r\n") }, nil))
+	if err := recordFetch(t, w, c, "ftp://127.0.0.1/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	whole, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A killed run's last record, half written.
+	var torn bytes.Buffer
+	z := gzip.NewWriter(&torn)
+	z.Write([]byte("WARC/1.1\r\nWARC-Type: resource\r\n" + strings.Repeat("x", 5000)))
+	z.Close()
+	if err := os.WriteFile(name, append(whole, torn.Bytes()[:torn.Len()/2]...), 0o666); err != nil {
+		t.Fatal(err)
+	}
+
+	w2, err := warc.Append(name, warc.Options{Software: "fetch/test", CommandLine: "fetch --log l --warc a.warc.gz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = fetch.NewClient(fetch.Options{})
+	c.Register("ftp", fake(func() io.Reader { return strings.NewReader("second run\r\n") }, nil))
+	if err := recordFetch(t, w2, c, "ftp://127.0.0.1/b.txt"); err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	recs := readWARC(t, name) // fails on a torn member
+	var types, bodies []string
+	for _, r := range recs {
+		types = append(types, r.fields["WARC-Type"])
+		if r.fields["WARC-Type"] == "resource" {
+			bodies = append(bodies, string(r.block))
+		}
+	}
+	want := "warcinfo resource metadata warcinfo resource metadata"
+	if strings.Join(types, " ") != want {
+		t.Errorf("records %v, want %s", types, want)
+	}
+	if strings.Join(bodies, "|") != "first run\r\n|second run\r\n" {
+		t.Errorf("resources %q", bodies)
+	}
+}
+
+// With rotation, Append continues the series after its last file.
+func TestAppendRotation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.warc.gz")
+	opts := warc.Options{MaxSize: 1 << 20, Software: "fetch/test"}
+	w, err := warc.Create(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	w2, err := warc.Append(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	got := w2.Files()
+	if len(got) != 1 || filepath.Base(got[0]) != "r-00001.warc.gz" {
+		t.Errorf("appended files %v, want r-00001.warc.gz", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r-00000.warc.gz")); err != nil {
+		t.Errorf("the first file is gone: %v", err)
+	}
+}
+
+// Append refuses a file that is not a series of gzip members rather than
+// cutting it to nothing.
+func TestAppendRefusesForeignFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.warc.gz")
+	os.WriteFile(path, []byte("not a WARC file\n"), 0o666)
+	if _, err := warc.Append(path, warc.Options{}); err == nil {
+		t.Fatal("Append to a foreign file succeeded")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "not a WARC file\n" {
+		t.Errorf("the file was changed: %q", b)
+	}
+}
+
+// FuzzRepair: whatever the file holds, Repair keeps a prefix that is a
+// series of whole members, never panics, and a second Repair keeps it all.
+func FuzzRepair(f *testing.F) {
+	var b bytes.Buffer
+	for _, s := range []string{"one", "two", strings.Repeat("three", 1000)} {
+		z := gzip.NewWriter(&b)
+		z.Write([]byte(s))
+		z.Close()
+	}
+	f.Add(b.Bytes())
+	f.Add(b.Bytes()[:b.Len()-3])
+	f.Add([]byte{0x1f, 0x8b, 8, 0})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "f.warc.gz")
+		if err := os.WriteFile(path, data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		n, err := warc.Repair(path)
+		if err != nil {
+			return
+		}
+		if n > int64(len(data)) {
+			t.Fatalf("kept %d of %d bytes", n, len(data))
+		}
+		n2, err := warc.Repair(path)
+		if err != nil || n2 != n {
+			t.Fatalf("second Repair = %d, %v; want %d", n2, err, n)
+		}
+	})
+}
