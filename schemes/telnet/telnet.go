@@ -130,4 +130,3 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	return &fetch.Result{Kind: fetch.KindSession, Session: s}, nil
 }
-
