@@ -359,6 +359,7 @@ func checkLineUnsafe(t testing.TB, h *Harness, wp WirePart, bad string) {
 		if fetch.KindOf(err) != fetch.KindPolicy || !errors.Is(err, fetch.ErrUnsafeLine) {
 			t.Errorf("%s: error %v (kind %v), want a line-safety refusal (exit 4, ErrUnsafeLine)", u, err, fetch.KindOf(err))
 		}
+		wantURLOnce(t, u, err)
 		if len(got) != 0 {
 			t.Errorf("%s: refused, but only after sending the server %q", u, clip(got))
 		}
@@ -395,6 +396,34 @@ func wantTimeout(t testing.TB, u string, err error, took, bound time.Duration) {
 	}
 	if took > bound {
 		t.Errorf("%s: took %v, bound %v", u, took.Round(time.Millisecond), bound)
+	}
+	wantURLOnce(t, u, err)
+}
+
+// wantURLOnce fails t unless err is a *fetch.Error naming u (as the client
+// fills it in, password masked, fragment removed) and its message names u
+// exactly once: drivers leave the URL to the client.
+func wantURLOnce(t testing.TB, u string, err error) {
+	t.Helper()
+	var fe *fetch.Error
+	if err == nil {
+		return
+	}
+	if !errors.As(err, &fe) {
+		t.Errorf("%s: error %v is not a *fetch.Error", u, err)
+		return
+	}
+	p, perr := fetch.Parse(u)
+	if perr != nil {
+		return
+	}
+	p.Fragment, p.HasFragment = "", false
+	want := p.Redacted()
+	if fe.URL != want {
+		t.Errorf("%s: error names URL %q, want %q", u, fe.URL, want)
+	}
+	if n := strings.Count(err.Error(), want); n != 1 {
+		t.Errorf("%s: the message names the URL %d times: %v", u, n, err)
 	}
 }
 
@@ -598,6 +627,7 @@ func wantTruncated(t testing.TB, u string, err error, body []byte) {
 	case !errors.Is(err, fetch.ErrTruncated):
 		t.Errorf("%s: error %v (kind %v), want one wrapping fetch.ErrTruncated", u, err, fetch.KindOf(err))
 	}
+	wantURLOnce(t, u, err)
 }
 
 func checkTruncShort(t testing.TB, h *Harness) { checkTruncAfter(t, h, truncatedSent) }

@@ -58,7 +58,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return d.remote(ctx, req, fu)
 	}
 	if strings.IndexByte(fu.Path, 0) >= 0 {
-		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1, Err: fetch.ErrUnsafeLine}
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "open", Part: "path", Offset: -1, Err: fetch.ErrUnsafeLine}
 	}
 	name := filepath.FromSlash(fu.Path)
 	// Looked at before opening: opening a FIFO waits for a writer.
@@ -98,7 +98,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 // remote handles file://host/path for a host other than this one.
 func (d *Driver) remote(ctx context.Context, req *fetch.Request, fu *URL) (*fetch.Result, error) {
 	if !d.cfg.FTPFallback {
-		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "file", URL: req.URL.Redacted(), Part: "host", Offset: -1,
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "file", Part: "host", Offset: -1,
 			Setting: "file.Config.FTPFallback",
 			Err: errors.New("file: URLs name files on " + fu.Host + ", which is not this machine; " +
 				"the FTP fallback fetches it as ftp://" + fu.Host + "/… as classic clients did")}
@@ -133,10 +133,10 @@ func (c ctxReader) Read(p []byte) (int, error) {
 func openError(req *fetch.Request, err error) error {
 	k := fetch.KindLocal
 	if errors.Is(err, fs.ErrNotExist) {
-		return &fetch.Error{Kind: fetch.KindServer, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1,
+		return &fetch.Error{Kind: fetch.KindServer, Op: "open", Part: "path", Offset: -1,
 			Err: errors.Join(fetch.ErrNotFound, err)}
 	}
-	return &fetch.Error{Kind: k, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1, Err: err}
+	return &fetch.Error{Kind: k, Op: "open", Part: "path", Offset: -1, Err: err}
 }
 
 // mimeType goes by the name's extension, then by sniffing the first bytes.
@@ -210,11 +210,11 @@ func (d *Driver) special(ctx context.Context, req *fetch.Request, name string, m
 		what = "a socket"
 	}
 	if !d.cfg.Special {
-		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1,
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "open", Part: "path", Offset: -1,
 			Err: fmt.Errorf("%s is %s, not a file or directory: reading it may wait or never end (--file-special opens it, with the timeouts applied)", name, what)}
 	}
 	if req.Offset > 0 {
-		return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "open", URL: req.URL.Redacted(), Part: "path", Offset: -1,
+		return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "open", Part: "path", Offset: -1,
 			Err: fmt.Errorf("%s is %s: there is no offset to resume from", name, what)}
 	}
 	idle := req.Options.Idle()
@@ -301,7 +301,7 @@ func specialError(req *fetch.Request, op string, err error) error {
 	if errors.Is(err, fetch.ErrTimeout) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 		k = fetch.KindNetwork
 	}
-	return &fetch.Error{Kind: k, Op: op, URL: req.URL.Redacted(), Part: "path", Offset: -1, Err: err}
+	return &fetch.Error{Kind: k, Op: op, Part: "path", Offset: -1, Err: err}
 }
 
 type closerFunc func() error

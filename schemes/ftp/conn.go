@@ -286,7 +286,7 @@ func (s *session) refused(op string, r reply, cause error) *fetch.Error {
 			cause = fmt.Errorf("%s refused", op)
 		}
 	}
-	return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+	return &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1,
 		Code: r.Code, Reply: clip(r.Text()), Err: cause}
 }
 

@@ -74,7 +74,7 @@ func (s *session) passive(ctx context.Context) (net.Conn, error) {
 }
 
 func (s *session) badData(op string, r reply, err error) *fetch.Error {
-	return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+	return &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1,
 		Code: r.Code, Reply: clip(r.Text()), Err: err}
 }
 

@@ -178,7 +178,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	for _, c := range checks {
 		if err := fetch.CheckLine(c[0], c[1]); err != nil {
-			return nil, withURL(err, req)
+			return nil, err
 		}
 	}
 	if req.Offset < 0 {
@@ -203,21 +203,12 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	if err != nil {
 		s.done(reusable(err))
-		return nil, withURL(err, req)
+		return nil, err
 	}
 	if res.Document == nil && !res.Listing.Streaming() {
 		s.done(true) // a streaming listing gives the session back when it is closed
 	}
 	return res, nil
-}
-
-// withURL fills in the URL of a fetch.Error that has none.
-func withURL(err error, req *fetch.Request) error {
-	var fe *fetch.Error
-	if errors.As(err, &fe) && fe.URL == "" {
-		fe.URL = req.URL.Redacted()
-	}
-	return err
 }
 
 // access runs the commands after login: CWDs, then a listing or a RETR.

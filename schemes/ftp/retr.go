@@ -146,7 +146,7 @@ func (t *transfer) Read(p []byte) (int, error) {
 			t.err = io.EOF
 		}
 	default:
-		t.err = &fetch.Error{Kind: fetch.KindNetwork, Op: "RETR", URL: t.s.req.URL.Redacted(), Offset: -1,
+		t.err = &fetch.Error{Kind: fetch.KindNetwork, Op: "RETR", Offset: -1,
 			Err: fmt.Errorf("data connection after %d bytes: %w", t.n, err)}
 	}
 	return n, t.err
@@ -172,7 +172,7 @@ func (t *transfer) finish() error {
 }
 
 func (t *transfer) truncated(msg string, r reply) error {
-	return &fetch.Error{Kind: fetch.KindNetwork, Op: "RETR", URL: t.s.req.URL.Redacted(), Offset: -1,
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: "RETR", Offset: -1,
 		Code: r.Code, Reply: clip(r.Text()), Err: fmt.Errorf("%w: %s", fetch.ErrTruncated, msg)}
 }
 

@@ -129,7 +129,7 @@ func (d *Driver) askBlock(ctx context.Context, req *fetch.Request, g *URL) ([]As
 			}
 		}
 	}
-	return nil, &fetch.Error{Kind: fetch.KindServer, Op: "gopher+ +ASK", URL: req.URL.Redacted(), Offset: -1, Err: errNoForm}
+	return nil, &fetch.Error{Kind: fetch.KindServer, Op: "gopher+ +ASK", Offset: -1, Err: errNoForm}
 }
 
 // answerForm collects one answer line (or, for AskL, a count and lines)

@@ -37,7 +37,7 @@ func (d *Driver) attributes(ctx context.Context, req *fetch.Request, rq *request
 		}
 	}
 	if !ok {
-		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "gopher+ " + kind, URL: req.URL.Redacted(), Offset: -1,
+		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "gopher+ " + kind, Offset: -1,
 			Err: errors.New("the server answered with something other than Gopher+ attribute blocks: it does not serve this item's attributes")}
 	}
 	if len(names) == 0 {

@@ -283,7 +283,7 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 	if rep.empty {
 		if d.cfg.FailEmpty {
 			conn.Close()
-			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "gopher", URL: req.URL.Redacted(), Offset: -1, Err: ErrEmpty}
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "gopher", Offset: -1, Err: ErrEmpty}
 		}
 		req.Trace(fetch.DirInfo, "warning: "+req.URL.Redacted()+": the server sent nothing (gopher.Config.FailEmpty makes this an error)")
 	}

@@ -110,7 +110,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		CheckRedirect: func(next *nethttp.Request, via []*nethttp.Request) error {
 			hops++
 			if hops > d.maxRedirects() {
-				return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", URL: req.URL.Redacted(), Offset: -1,
+				return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", Offset: -1,
 					Err: fmt.Errorf("more than %d redirects (last to %s)", d.maxRedirects(), next.URL.Redacted())}
 			}
 			if err := d.checkHop(req, next.URL); err != nil {
@@ -137,7 +137,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			// closed the connection; the client reports the limit.
 			cause = fmt.Errorf("%w: %v", fetch.ErrTimeout, cause)
 		}
-		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "GET", URL: req.URL.Redacted(), Offset: -1, Err: cause}
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "GET", Offset: -1, Err: cause}
 	}
 	return d.result(req, resp, hops > 0)
 }
@@ -189,7 +189,7 @@ func (d *Driver) setHeaders(req *fetch.Request, h *nethttp.Request) {
 // checkHop refuses a redirect to another scheme or to a refused port.
 func (d *Driver) checkHop(req *fetch.Request, next *neturl.URL) error {
 	if next.Scheme != "http" && next.Scheme != "https" {
-		return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", URL: req.URL.Redacted(), Part: "scheme", Offset: -1,
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", Part: "scheme", Offset: -1,
 			Err: fmt.Errorf("redirect to %s refused: only http and https redirects are followed", next.Redacted())}
 	}
 	port := defaultPort(next.Scheme)
@@ -484,12 +484,12 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 	w.WriteString("\r\n")
 	if err := w.Flush(); err != nil {
 		conn.Close()
-		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", URL: req.URL.Redacted(), Offset: -1, Err: err}
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", Offset: -1, Err: err}
 	}
 	resp, err := nethttp.ReadResponse(bufio.NewReader(conn), hreq)
 	if err != nil {
 		conn.Close()
-		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", URL: req.URL.Redacted(), Offset: -1, Err: err}
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", Offset: -1, Err: err}
 	}
 	resp.Body = closeBoth{resp.Body, conn}
 	return d.result(req, resp, false)

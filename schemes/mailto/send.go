@@ -65,7 +65,7 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 			if rerr := raw.readErr(); rerr != nil && fetch.KindOf(err) != fetch.KindNetwork {
 				err = smtpError("STARTTLS", "", rerr)
 			}
-			return "", withURL(req, err)
+			return "", err
 		}
 		// go-smtp expects a greeting first; the server's own came before
 		// STARTTLS, so it is replayed, untraced, above the TLS layer.
@@ -85,7 +85,7 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 			// close as if complete; the connection's own error tells.
 			err = fmt.Errorf("%w (the reply was cut short: %v)", rerr, err)
 		}
-		return "", withURL(req, smtpError(op, part, err))
+		return "", smtpError(op, part, err)
 	}
 
 	if err := c.Hello(hello); err != nil {
@@ -133,15 +133,6 @@ func serverHost(req *fetch.Request, server string) (string, error) {
 		return "", e
 	}
 	return host, nil
-}
-
-// withURL fills in the request's URL on an error that lacks one.
-func withURL(req *fetch.Request, err error) error {
-	var fe *fetch.Error
-	if errors.As(err, &fe) && fe.URL == "" {
-		fe.URL = req.URL.Redacted()
-	}
-	return err
 }
 
 // smtpError turns a go-smtp failure into a fetch.Error: a server reply

@@ -75,14 +75,14 @@ func (o *overviewStream) Next() (fetch.Entry, error) {
 		return fetch.Entry{}, err
 	}
 	if o.n++; o.n > o.last-o.first+1 {
-		return fetch.Entry{}, &fetch.Error{Kind: fetch.KindPolicy, Op: o.b.op, URL: o.s.req.URL.Redacted(), Offset: -1,
+		return fetch.Entry{}, &fetch.Error{Kind: fetch.KindPolicy, Op: o.b.op, Offset: -1,
 			Err: fmt.Errorf("%w: the overview of %d-%d ran past the %d articles the range can hold", fetch.ErrTooLarge, o.first, o.last, o.last-o.first+1)}
 	}
 	ov, perr := parseOverview(line)
 	if perr != nil {
 		ov = overview{raw: line}
 	} else if ov.Number < o.first || ov.Number > o.last {
-		return fetch.Entry{}, &fetch.Error{Kind: fetch.KindServer, Op: o.b.op, URL: o.s.req.URL.Redacted(), Offset: -1,
+		return fetch.Entry{}, &fetch.Error{Kind: fetch.KindServer, Op: o.b.op, Offset: -1,
 			Reply: clip(line), Err: fmt.Errorf("the overview ran past the requested range %d-%d (article %d)", o.first, o.last, ov.Number)}
 	}
 	ov.line = line
@@ -240,7 +240,7 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 			names.add(g.Name)
 		}
 		if names.size+bad.size > maxGroupNames {
-			return &fetch.Error{Kind: fetch.KindPolicy, Op: "LIST ACTIVE", URL: s.req.URL.Redacted(), Offset: -1,
+			return &fetch.Error{Kind: fetch.KindPolicy, Op: "LIST ACTIVE", Offset: -1,
 				Err: fmt.Errorf("%w: a group list is limited to %d bytes of names", fetch.ErrTooLarge, maxGroupNames)}
 		}
 		return nil

@@ -98,7 +98,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 // NUL on a command line (RFC 1738 §6), before the scheme view judges its
 // syntax, so such a URL is a policy refusal (exit 4) and not merely
 // malformed.
-func checkDecoded(req *fetch.Request, escaped string) error {
+func checkDecoded(escaped string) error {
 	v, err := fetch.Unescape(escaped)
 	if err != nil {
 		return nil // the view reports the bad escape with its offset
@@ -107,11 +107,7 @@ func checkDecoded(req *fetch.Request, escaped string) error {
 	if strings.IndexByte(v, '@') >= 0 {
 		part = "message-id"
 	}
-	if err := fetch.CheckLine(part, v); err != nil {
-		err.(*fetch.Error).URL = req.URL.Redacted()
-		return err
-	}
-	return nil
+	return fetch.CheckLine(part, v)
 }
 
 func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
@@ -120,7 +116,7 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 	if u.Slashes {
 		part = u.Path
 	}
-	if err := checkDecoded(req, part); err != nil {
+	if err := checkDecoded(part); err != nil {
 		return nil, err
 	}
 	nu, err := ParseNewsURL(u)
@@ -137,7 +133,7 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 		return nil, err
 	}
 	creds := d.configCreds(addr)
-	if err := creds.check(req); err != nil {
+	if err := creds.check(); err != nil {
 		return nil, err
 	}
 	s, err := d.session(ctx, req, addr, creds)
@@ -176,7 +172,7 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 
 func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
 	u := req.URL
-	if err := checkDecoded(req, u.Path); err != nil {
+	if err := checkDecoded(u.Path); err != nil {
 		return nil, err
 	}
 	// RFC 1738 §3.7's grammar has no login, and the view refuses one; this
@@ -212,7 +208,7 @@ func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Resu
 			creds.pass, creds.hasPass = cfgCreds.pass, true
 		}
 	}
-	if err := creds.check(req); err != nil {
+	if err := creds.check(); err != nil {
 		return nil, err
 	}
 	s, err := d.session(ctx, req, addr, creds)
@@ -337,10 +333,9 @@ func escapeMessageID(id string) string {
 
 // check refuses credentials that would put CR, LF or NUL on the AUTHINFO
 // lines (RFC 1738 §6), before any connection is made.
-func (c credentials) check(req *fetch.Request) error {
+func (c credentials) check() error {
 	for _, p := range []struct{ part, v string }{{"user", c.user}, {"password", c.pass}} {
 		if err := fetch.CheckLine(p.part, p.v); err != nil {
-			err.(*fetch.Error).URL = req.URL.Redacted()
 			return err
 		}
 	}

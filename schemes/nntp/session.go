@@ -189,7 +189,7 @@ func (s *session) do(ctx context.Context, op string, parts ...wire.Part) (int, s
 func (s *session) authenticate(ctx context.Context, op string, code int, text string) error {
 	s.authTried = true
 	fail := func(cause error) error {
-		return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Code: code, Reply: text,
+		return &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1, Code: code, Reply: text,
 			Err: fmt.Errorf("%w: the server wants AUTHINFO and no credentials were given: %w", fetch.ErrAuth, cause)}
 	}
 	if !s.creds.hasUser {
@@ -219,7 +219,7 @@ func (s *session) authenticate(ctx context.Context, op string, code int, text st
 	if c != 281 {
 		if c < 400 {
 			// 381 after the password, or anything else that is not success.
-			return &fetch.Error{Kind: fetch.KindServer, Op: "AUTHINFO", URL: s.req.URL.Redacted(), Offset: -1, Code: c, Reply: t,
+			return &fetch.Error{Kind: fetch.KindServer, Op: "AUTHINFO", Offset: -1, Code: c, Reply: t,
 				Err: fmt.Errorf("%w: unexpected reply to AUTHINFO", fetch.ErrAuth)}
 		}
 		return s.replyErr("AUTHINFO", "user", c, t)
@@ -243,9 +243,6 @@ func (s *session) send(_ context.Context, op string, parts ...wire.Part) error {
 	if err := s.w.WriteLine(parts...); err != nil {
 		var fe *fetch.Error
 		if errors.As(err, &fe) {
-			if fe.URL == "" {
-				fe.URL = s.req.URL.Redacted()
-			}
 			return fe
 		}
 		return s.ioErr(op, err)
@@ -264,7 +261,7 @@ func (s *session) status(_ context.Context, op string) (int, string, error) {
 	}
 	code, text, perr := parseStatus(line)
 	if perr != nil {
-		return 0, "", &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+		return 0, "", &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1,
 			Reply: clip(line), Err: perr}
 	}
 	return code, text, nil
@@ -324,7 +321,7 @@ func (b *blockReader) next() (string, error) {
 		line = line[1:]
 	}
 	if b.size += int64(len(line)) + 2; b.n >= maxBlockLines || b.size > b.limit {
-		return "", &fetch.Error{Kind: fetch.KindPolicy, Op: b.op, URL: b.s.req.URL.Redacted(), Offset: -1,
+		return "", &fetch.Error{Kind: fetch.KindPolicy, Op: b.op, Offset: -1,
 			Err: fmt.Errorf("%w: the reply passed %d lines or %d bytes", fetch.ErrTooLarge, maxBlockLines, b.limit)}
 	}
 	b.n++
@@ -337,7 +334,7 @@ func (s *session) ioErr(op string, err error) error {
 	if errors.As(err, &fe) {
 		return err
 	}
-	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Err: err}
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, Offset: -1, Err: err}
 }
 
 // replyErr turns an unwanted reply into an error that names what it
@@ -374,7 +371,7 @@ func (s *session) replyErr(op, part string, code int, text string) error {
 	default:
 		cause = errors.New("unexpected reply")
 	}
-	return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Part: part, Offset: -1,
+	return &fetch.Error{Kind: fetch.KindServer, Op: op, Part: part, Offset: -1,
 		Code: code, Reply: clip(text), Err: cause}
 }
 
@@ -389,7 +386,7 @@ func (s *session) selectGroup(ctx context.Context, group string, g *groupInfo) e
 	}
 	info, err := parseGroupReply(text)
 	if err != nil {
-		return &fetch.Error{Kind: fetch.KindServer, Op: "GROUP", URL: s.req.URL.Redacted(), Offset: -1, Code: code, Reply: clip(text), Err: err}
+		return &fetch.Error{Kind: fetch.KindServer, Op: "GROUP", Offset: -1, Code: code, Reply: clip(text), Err: err}
 	}
 	if g != nil {
 		*g = info

@@ -145,7 +145,7 @@ func readURL(req *fetch.Request) (target, error) {
 }
 
 func fieldErr(req *fetch.Request, part, format string, args ...any) error {
-	return &fetch.Error{Kind: fetch.KindMalformed, Op: "prospero URL", URL: req.URL.Redacted(), Part: part, Offset: -1,
+	return &fetch.Error{Kind: fetch.KindMalformed, Op: "prospero URL", Part: part, Offset: -1,
 		Err: fmt.Errorf(format, args...)}
 }
 
@@ -217,7 +217,7 @@ func (d *Driver) open(ctx context.Context, req *fetch.Request) (*session, error)
 			if lerr == nil {
 				lerr = fmt.Errorf("no address for %s", host)
 			}
-			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "resolve " + host, URL: req.URL.Redacted(), Offset: -1, Err: lerr}
+			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "resolve " + host, Offset: -1, Err: lerr}
 		}
 		addr = ips[0]
 		for _, ip := range ips {
@@ -231,7 +231,7 @@ func (d *Driver) open(ctx context.Context, req *fetch.Request) (*session, error)
 	req.Trace(fetch.DirInfo, "ARDP over UDP to "+server.String())
 	s, err := openSession(ctx, server, req.Options.Idle(), d.cfg.RetransmitInterval, maxReply, req.Trace)
 	if err != nil {
-		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "open UDP socket", URL: req.URL.Redacted(), Offset: -1, Err: err}
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "open UDP socket", Offset: -1, Err: err}
 	}
 	s.first = dialTimeout(req)
 	return s, nil
@@ -253,9 +253,6 @@ func (d *Driver) ask(ctx context.Context, req *fetch.Request, s *session, comman
 	}
 	raw, err := s.do(ctx, []byte(text))
 	if err != nil {
-		if fe, ok := err.(*fetch.Error); ok && fe.URL == "" {
-			fe.URL = req.URL.Redacted()
-		}
 		return nil, err
 	}
 	if req.Capture != nil {
@@ -300,7 +297,7 @@ func (d *Driver) failure(req *fetch.Request, op string, t target, err error) err
 	if !ok {
 		return err
 	}
-	e := &fetch.Error{Kind: fetch.KindServer, Op: op, URL: req.URL.Redacted(), Part: "hsoname", Offset: -1, Reply: re.Error()}
+	e := &fetch.Error{Kind: fetch.KindServer, Op: op, Part: "hsoname", Offset: -1, Reply: re.Error()}
 	switch {
 	case re.Word == "FAILURE" && re.Code == "NOT-FOUND":
 		e.Err = fmt.Errorf("%w: the server has no object %q", fetch.ErrNotFound, t.hsoname)

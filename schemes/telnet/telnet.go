@@ -81,12 +81,12 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return nil, err
 	}
 	if v.HasUser {
-		if err := lineSafe(req, "user", v.User); err != nil {
+		if err := fetch.CheckLine("user", v.User); err != nil {
 			return nil, err
 		}
 	}
 	if v.HasPassword {
-		if err := lineSafe(req, "password", v.Password); err != nil {
+		if err := fetch.CheckLine("password", v.Password); err != nil {
 			return nil, err
 		}
 	}
@@ -129,15 +129,4 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		}
 	}
 	return &fetch.Result{Kind: fetch.KindSession, Session: s}, nil
-}
-
-// lineSafe refuses a login value that would break out of its line.
-func lineSafe(req *fetch.Request, part, value string) error {
-	if err := fetch.CheckLine(part, value); err != nil {
-		if fe, ok := err.(*fetch.Error); ok {
-			fe.URL = req.URL.Redacted()
-		}
-		return err
-	}
-	return nil
 }

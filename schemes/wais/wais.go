@@ -167,7 +167,7 @@ func searchWords(ctx context.Context, req *fetch.Request, w *URL) (string, error
 	}
 	q, err := req.Prompt(ctx, fetch.Question{Field: "query", Label: "Search " + w.Database + " for"})
 	if errors.Is(err, fetch.ErrNoAnswer) {
-		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "search", URL: req.URL.Redacted(), Part: "search", Offset: -1,
+		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "search", Part: "search", Offset: -1,
 			Err: fmt.Errorf("%w: the URL names the database %q to search: add ?words to it or give --query", fetch.ErrNoAnswer, w.Database)}
 	}
 	return q, err
@@ -177,7 +177,7 @@ func searchWords(ctx context.Context, req *fetch.Request, w *URL) (string, error
 // string.
 func checkText(req *fetch.Request, part, s string) error {
 	if i := strings.IndexAny(s, "\r\n\x00"); i >= 0 {
-		return &fetch.Error{Kind: fetch.KindPolicy, Op: "wais", URL: req.URL.Redacted(), Part: part, Offset: -1,
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: "wais", Part: part, Offset: -1,
 			Err: fmt.Errorf("%w (byte %d of the decoded %s)", fetch.ErrUnsafeLine, i, part)}
 	}
 	return nil
@@ -203,7 +203,7 @@ func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error)
 func (s *session) exchange(op string, q *apdu.Search) (*apdu.SearchResponse, error) {
 	b, err := q.Marshal()
 	if err != nil {
-		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Err: err}
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: op, Offset: -1, Err: err}
 	}
 	s.req.Trace(fetch.DirSent, fmt.Sprintf("%s: SearchAPDU, query type %s, %d bytes", op, q.QueryType, len(b)))
 	if _, err := s.conn.Write(apdu.AppendMessage(nil, serverName, b)); err != nil {
@@ -226,7 +226,7 @@ func (s *session) exchange(op string, q *apdu.Search) (*apdu.SearchResponse, err
 }
 
 func (s *session) netErr(op string, err error) error {
-	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Err: err}
+	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, Offset: -1, Err: err}
 }
 
 // readErr classifies a failure to send a request or read its response: a
@@ -241,17 +241,17 @@ func (s *session) readErr(op string, err error) error {
 	case errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET):
 		return s.netErr(op, fmt.Errorf("%w: the server closed the connection: %w", fetch.ErrTruncated, err))
 	case errors.As(err, &tl):
-		return &fetch.Error{Kind: fetch.KindPolicy, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: op, Offset: -1,
 			Err: fmt.Errorf("%w: %v", fetch.ErrTooLarge, err)}
 	case errors.Is(err, apdu.ErrMalformed):
-		return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1, Err: err}
+		return &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1, Err: err}
 	}
 	return s.netErr(op, err)
 }
 
 // diagErr is the error a diagnostic record becomes.
 func (s *session) diagErr(op string, d apdu.Diagnostic) error {
-	return &fetch.Error{Kind: fetch.KindServer, Op: op, URL: s.req.URL.Redacted(), Offset: -1,
+	return &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1,
 		Reply: clip(strings.TrimSpace(d.Code + " " + d.Info)), Err: &Diagnostic{Code: d.Code, Text: d.Info}}
 }
 
@@ -447,7 +447,7 @@ type body struct {
 func (b *body) fetchChunk() error {
 	start, end := b.next, b.next+b.chunk
 	if end > maxPosition {
-		return &fetch.Error{Kind: fetch.KindPolicy, Op: "retrieve", URL: b.s.req.URL.Redacted(), Offset: -1,
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: "retrieve", Offset: -1,
 			Err: fmt.Errorf("%w: the document goes on past byte %d, the last a WAIS request can address", fetch.ErrTooLarge, start)}
 	}
 	// A slice's response holds the slice and a little framing: anything
