@@ -2,50 +2,75 @@ package frontier
 
 import (
 	"context"
+	"crypto/sha256"
 	"io"
 	"sync"
 )
 
+// Adder is implemented by frontiers that take tasks outside a lease's
+// Done: the seeds, and the links a crawl finds, which a worker adds before
+// it records the task's outcome, so that a worker killed between the two
+// loses none of them (the task is then fetched again, or skipped as done
+// with its links already queued).
+type Adder interface {
+	// Add queues the tasks whose keys the frontier has not seen and
+	// reports how many it queued.
+	Add(ctx context.Context, tasks ...Task) (int, error)
+}
+
+// digest is what a seen set keeps of a key: 16 bytes of its SHA-256,
+// whatever the URL's length (a collision needs about 2^64 URLs).
+type digest [16]byte
+
+func digestOf(key string) digest {
+	s := sha256.Sum256([]byte(key))
+	return digest(s[:16])
+}
+
 // Memory is a Frontier in one process's memory: a FIFO queue and a seen
-// set of keys. A batch whose list is on the command line reads from one;
-// a crawl that must survive its process keeps its state elsewhere.
+// set. A batch reads its list through one; a crawl that must survive its
+// process keeps its state in a Journal.
 type Memory struct {
-	key func(string) string
+	key func(string) string // nil: no de-duplication
 
 	mu      sync.Mutex
 	wake    chan struct{} // closed and replaced when the queue or the lease count changes
 	queue   []Task
-	seen    map[string]bool
+	head    int // queue[head:] is waiting
+	seen    map[digest]struct{}
 	leased  int
 	closed  bool
 	pending int // producers that may still Add (see Hold)
 }
 
-// NewMemory returns an empty frontier that de-duplicates by key (nil: the
-// URL as written).
+// NewMemory returns an empty frontier that de-duplicates tasks by key, a
+// URL's canonical text; with a nil key it keeps every task it is given
+// (a list fetched as written, duplicates included).
 func NewMemory(key func(url string) string) *Memory {
-	if key == nil {
-		key = func(s string) string { return s }
+	m := &Memory{key: key, wake: make(chan struct{})}
+	if key != nil {
+		m.seen = map[digest]struct{}{}
 	}
-	return &Memory{key: key, seen: map[string]bool{}, wake: make(chan struct{})}
+	return m
 }
 
-// Add queues tasks whose keys were not seen before and reports how many
-// it queued.
-func (m *Memory) Add(tasks ...Task) int {
+// Add implements Adder.
+func (m *Memory) Add(_ context.Context, tasks ...Task) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.addLocked(tasks)
+	return m.addLocked(tasks), nil
 }
 
 func (m *Memory) addLocked(tasks []Task) int {
 	n := 0
 	for _, t := range tasks {
-		k := m.key(t.URL)
-		if m.seen[k] {
-			continue
+		if m.key != nil {
+			d := digestOf(m.key(t.URL))
+			if _, ok := m.seen[d]; ok {
+				continue
+			}
+			m.seen[d] = struct{}{}
 		}
-		m.seen[k] = true
 		m.queue = append(m.queue, t)
 		n++
 	}
@@ -77,7 +102,26 @@ func (m *Memory) Hold() (release func()) {
 func (m *Memory) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.queue)
+	return len(m.queue) - m.head
+}
+
+// WaitBelow blocks until fewer than n tasks are queued: a producer reading
+// a long list keeps only a little of it in memory.
+func (m *Memory) WaitBelow(ctx context.Context, n int) error {
+	for {
+		m.mu.Lock()
+		if len(m.queue)-m.head < n || m.closed {
+			m.mu.Unlock()
+			return nil
+		}
+		wake := m.wake
+		m.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (m *Memory) broadcastLocked() {
@@ -93,11 +137,18 @@ func (m *Memory) Next(ctx context.Context) (Lease, error) {
 		case m.closed:
 			m.mu.Unlock()
 			return nil, ErrClosed
-		case len(m.queue) > 0:
-			t := m.queue[0]
-			m.queue[0] = Task{}
-			m.queue = m.queue[1:]
+		case m.head < len(m.queue):
+			t := m.queue[m.head]
+			m.queue[m.head] = Task{}
+			m.head++
+			if m.head == len(m.queue) {
+				m.queue, m.head = m.queue[:0], 0
+			} else if m.head > 1024 && m.head > len(m.queue)/2 {
+				m.queue = append(m.queue[:0], m.queue[m.head:]...)
+				m.head = 0
+			}
 			m.leased++
+			m.broadcastLocked() // a producer may be waiting for room
 			m.mu.Unlock()
 			return &memLease{m: m, t: t}, nil
 		case m.leased == 0 && m.pending == 0:

@@ -1,6 +1,7 @@
 package frontier_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch/frontier"
@@ -9,8 +10,8 @@ import (
 
 func TestMemory(t *testing.T) {
 	frontiertest.Run(t, func(t *testing.T, seeds []frontier.Task) frontier.Frontier {
-		m := frontier.NewMemory(nil)
-		m.Add(seeds...)
+		m := frontier.NewMemory(func(s string) string { return s })
+		m.Add(context.Background(), seeds...)
 		return m
 	})
 }

@@ -1,0 +1,261 @@
+package frontier
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Journal is a Frontier kept in an append-only file, so that a crawl
+// killed at any moment resumes where it stopped: its seen set, what is
+// still queued, and the tasks that were leased and not done (they are
+// handed out again). Each line of the file is one JSON event:
+//
+//	{"add":"URL","depth":N}   a task queued (its key was new)
+//	{"done":"URL"}            a task finished
+//
+// Opening the file replays it; a line torn by a kill (the last, without
+// its newline or not JSON) is cut away. Tasks added (Add, Done's found) are
+// synced to disk before the call returns; a done event is written but not
+// synced, since losing one only means the task is handed out again and
+// the worker finds its outcome in its own log.
+//
+// The seen set keeps 16 bytes of each key's SHA-256 and the queue the
+// tasks themselves: memory grows with the crawl's size, about 100 bytes a
+// URL.
+type Journal struct {
+	m    *Memory
+	f    *os.File
+	w    *bufio.Writer
+	werr error // a failed write: the journal no longer matches the crawl
+}
+
+type journalEvent struct {
+	Add   string `json:"add,omitempty"`
+	Depth int    `json:"depth,omitempty"`
+	Done  string `json:"done,omitempty"`
+}
+
+// maxJournalLine bounds one event: a URL longer than this is refused
+// when added, and a longer line in a file is damage.
+const maxJournalLine = 128 << 10
+
+// OpenJournal opens (creating it if need be) the journal at path; key is
+// the de-duplication key of a URL (nil: the URL as written).
+func OpenJournal(path string, key func(url string) string) (*Journal, error) {
+	if key == nil {
+		key = func(s string) string { return s }
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	m := NewMemory(key)
+	good, err := replay(f, m)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("frontier journal %s: %w", path, err)
+	}
+	if err := f.Truncate(good); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Journal{m: m, f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// replay rebuilds m from the events in r and returns the length of the
+// whole lines read (a torn tail is not counted).
+func replay(r io.Reader, m *Memory) (int64, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var good int64
+	pending := map[digest]int{} // key → index in m.queue of a task not done
+	removed := map[int]bool{}
+	for {
+		line, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(line) > maxJournalLine {
+				break
+			}
+			var more []byte
+			more, err = br.ReadSlice('\n')
+			line = append(append([]byte(nil), line...), more...)
+		}
+		if err != nil || len(line) > maxJournalLine {
+			break // the end, or a torn or damaged tail
+		}
+		var ev journalEvent
+		if json.Unmarshal(line, &ev) != nil || (ev.Add == "") == (ev.Done == "") {
+			break
+		}
+		good += int64(len(line))
+		if ev.Add != "" {
+			d := digestOf(m.key(ev.Add))
+			if _, ok := m.seen[d]; ok {
+				continue
+			}
+			m.seen[d] = struct{}{}
+			pending[d] = len(m.queue)
+			m.queue = append(m.queue, Task{URL: ev.Add, Depth: ev.Depth})
+			continue
+		}
+		d := digestOf(m.key(ev.Done))
+		if i, ok := pending[d]; ok {
+			removed[i] = true
+			delete(pending, d)
+		}
+	}
+	if len(removed) > 0 {
+		kept := m.queue[:0]
+		for i, t := range m.queue {
+			if !removed[i] {
+				kept = append(kept, t)
+			}
+		}
+		clear(m.queue[len(kept):])
+		m.queue = kept
+	}
+	return good, nil
+}
+
+// Len is the number of tasks queued and not leased.
+func (j *Journal) Len() int { return j.m.Len() }
+
+// Seen is the number of distinct URLs the journal has queued, ever.
+func (j *Journal) Seen() int {
+	j.m.mu.Lock()
+	defer j.m.mu.Unlock()
+	return len(j.m.seen)
+}
+
+// Add implements Adder: the new tasks are on disk when it returns.
+func (j *Journal) Add(_ context.Context, tasks ...Task) (int, error) {
+	m := j.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fresh, err := j.appendLocked(tasks, "")
+	if err != nil {
+		return 0, err
+	}
+	return m.addLocked(fresh), nil
+}
+
+// appendLocked writes the add events of the tasks whose keys are new
+// (returning those tasks) and, if done is not empty, its done event.
+func (j *Journal) appendLocked(tasks []Task, done string) ([]Task, error) {
+	if j.werr != nil {
+		return nil, j.werr
+	}
+	m := j.m
+	var fresh []Task
+	batch := map[digest]bool{}
+	for _, t := range tasks {
+		if len(t.URL) > maxJournalLine-64 {
+			continue // no URL this long is fetched (the list reader refuses it)
+		}
+		d := digestOf(m.key(t.URL))
+		if _, ok := m.seen[d]; ok || batch[d] {
+			continue
+		}
+		batch[d] = true
+		fresh = append(fresh, t)
+		if err := j.event(journalEvent{Add: t.URL, Depth: t.Depth}); err != nil {
+			return nil, err
+		}
+	}
+	if done != "" {
+		if err := j.event(journalEvent{Done: done}); err != nil {
+			return nil, err
+		}
+	}
+	if err := j.w.Flush(); err != nil {
+		j.werr = err
+		return nil, err
+	}
+	if len(fresh) > 0 {
+		if err := j.f.Sync(); err != nil {
+			j.werr = err
+			return nil, err
+		}
+	}
+	return fresh, nil
+}
+
+func (j *Journal) event(ev journalEvent) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if _, err := j.w.Write(b); err != nil {
+		j.werr = err
+		return err
+	}
+	return nil
+}
+
+// Next implements Frontier.
+func (j *Journal) Next(ctx context.Context) (Lease, error) {
+	l, err := j.m.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &journalLease{j: j, l: l.(*memLease)}, nil
+}
+
+// Close implements Frontier: the file is synced and closed; leases not
+// Done are handed out again by the journal opened next on the file.
+func (j *Journal) Close() error {
+	j.m.Close()
+	j.m.mu.Lock()
+	defer j.m.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.w.Flush()
+	if serr := j.f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := j.f.Close(); err == nil {
+		err = cerr
+	}
+	j.f = nil
+	if err == nil {
+		err = j.werr
+	}
+	return err
+}
+
+type journalLease struct {
+	j    *Journal
+	l    *memLease
+	once sync.Once
+}
+
+func (l *journalLease) Task() Task { return l.l.t }
+
+func (l *journalLease) Done(_ context.Context, found []Task) error {
+	var err error
+	l.once.Do(func() {
+		m := l.j.m
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		var fresh []Task
+		fresh, err = l.j.appendLocked(found, l.l.t.URL)
+		if err != nil {
+			return
+		}
+		m.addLocked(fresh)
+		m.leased--
+		m.broadcastLocked()
+	})
+	return err
+}
