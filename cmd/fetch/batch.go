@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/frontier"
 )
 
 // batchOptions are the flags of batch fetching (-i, -j and the rest).
@@ -46,7 +47,7 @@ func (b *batchOptions) register(fs *flag.FlagSet) {
 
 // batchFlags are the flags that make a run a batch even with the URLs on
 // the command line.
-var batchFlags = []string{"i", "j", "per-host", "delay", "output-dir", "retry", "log"}
+var batchFlags = []string{"i", "j", "per-host", "delay", "output-dir", "retry", "log", "recursive", "r", "queue"}
 
 func (o *options) batchMode() bool {
 	for _, f := range batchFlags {
@@ -101,6 +102,19 @@ type batch struct {
 	doneMu sync.Mutex
 	errMu  sync.Mutex // stderr: failure lines and the progress line
 
+	// the frontier the workers read (dispatch.go)
+	fr        frontier.Frontier
+	adder     frontier.Adder
+	list      *frontier.Memory // a plain list, fed as it is read; nil for a crawl or a queue
+	shared    bool             // a queue shared with other workers (--queue)
+	backlog   int              // tasks fed or set aside ahead of the workers
+	queuedNow func() int       // the frontier's queue length, when it knows it
+	scope     *scope           // --recursive: what to follow; nil otherwise
+	cancel    context.CancelFunc
+
+	namesMu sync.Mutex
+	names   map[nameDigest]nameDigest // file → the URL written to it, this run's and the log's
+
 	cleanMu sync.Mutex
 	cleaned map[string]bool // directories cleared of stale temporary files
 
@@ -123,7 +137,9 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return usage("-o and -O cannot be used together")
 	case len(o.outputs) > 1:
 		return usage("a batch takes one -o, a template such as -o '{host}/{path}'")
-	case len(o.outputs) == 0 && !o.remoteName:
+	case o.crawl.recursive && o.remoteName:
+		return usage("--recursive names files with -o TEMPLATE (default '%s'), not -O, whose names would collide", crawlTemplate)
+	case len(o.outputs) == 0 && !o.remoteName && !o.crawl.recursive && o.queueOpts.queue == "":
 		return usage("a batch writes files: give -O, or -o with a template such as '{host}/{path}'")
 	case bo.jobs < 1:
 		return usage("-j %d: at least 1", bo.jobs)
@@ -136,9 +152,19 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	case bo.input == "" && len(o.urls) == 0:
 		return usage("no URL given: -i FILE (or -i - for standard input), or URLs on the command line")
 	}
+	if !o.crawl.recursive {
+		for _, f := range crawlFlags {
+			if o.set[f] {
+				return usage("--%s goes with --recursive", f)
+			}
+		}
+	}
 	b := &batch{o: o, s: s, root: bo.outputDir, cleaned: map[string]bool{}}
 	if b.root == "" {
 		b.root = "."
+	}
+	if len(o.outputs) == 0 && !o.remoteName {
+		b.tmpl = crawlTemplate
 	}
 	if len(o.outputs) == 1 {
 		b.tmpl = o.outputs[0]
@@ -171,7 +197,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		jsonOut = s.out
 	}
 	var err error
-	if b.log, b.done, err = openLog(bo.log, jsonOut); err != nil {
+	if b.log, b.done, b.names, err = openLog(bo.log, jsonOut); err != nil {
 		return report(s, o, err)
 	}
 	if b.c, err = newClient(o, s); err != nil {
@@ -186,7 +212,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return report(s, o, err)
 	}
 	b.hosts = newHostLimiter(bo.perHost, bo.delay)
-	if f, ok := in.(*os.File); ok && bo.input != "-" {
+	if f, ok := in.(*os.File); ok && bo.input != "-" && !o.crawl.recursive && o.queueOpts.queue == "" {
 		// A list in a file is counted first (streaming), for the ETA.
 		if n, err := countURLs(f); err == nil {
 			b.total.Store(int64(len(o.urls)) + n)
@@ -196,60 +222,25 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		}
 	}
 
+	if err := b.openFrontier(ctx, s); err != nil {
+		b.log.close()
+		closeWARC(o)
+		return report(s, o, err)
+	}
 	start := time.Now()
 	stopProgress := b.startProgress(start)
-	jobs := make(chan string)
-	readErr := make(chan error, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		defer close(jobs)
-		send := func(raw string) bool {
-			b.read.Add(1)
-			if b.isDone(redactArg(raw)) {
-				b.skipped.Add(1)
-				return true
-			}
-			select {
-			case jobs <- raw:
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		for _, raw := range o.urls {
-			if !send(raw) {
-				readErr <- nil
-				return
-			}
-		}
-		err := eachLine(in, send)
-		if err == nil && ctx.Err() == nil {
-			b.total.CompareAndSwap(-1, b.read.Load()) // standard input: known at its end
-		}
-		readErr <- err
-	}()
-	var wg sync.WaitGroup
-	for range bo.jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for raw := range jobs {
-				line, interrupted := b.fetchURL(ctx, raw)
-				if interrupted {
-					continue
-				}
-				if err := b.log.write(line); err != nil {
-					b.fail(line, err)
-					cancel() // the log can no longer be trusted to resume
-					continue
-				}
-				b.finish(line)
-			}
-		}()
-	}
-	wg.Wait()
+	b.cancel = cancel
+	readErr := make(chan error, 1)
+	release := b.hold()
+	go func() { readErr <- b.feed(ctx, in, release) }()
+	b.dispatch(ctx)
 	stopProgress()
+	if err := b.fr.Close(); err != nil {
+		b.noteFailure(fetch.KindLocal.ExitCode())
+		report(s, o, err)
+	}
 	if err := <-readErr; err != nil {
 		b.noteFailure(fetch.KindLocal.ExitCode())
 		report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
@@ -318,17 +309,22 @@ func (b *batch) isDone(key string) bool {
 
 // fetchURL fetches one URL with its retries; interrupted reports a fetch
 // cut short by Ctrl-C, which is not logged (a rerun fetches it).
-func (b *batch) fetchURL(ctx context.Context, raw string) (line logLine, interrupted bool) {
+func (b *batch) fetchURL(ctx context.Context, t frontier.Task) (line logLine, found []frontier.Task, interrupted bool) {
+	raw := t.URL
 	start := time.Now()
 	line = logLine{URL: redactArg(raw)}
-	finish := func(err error) (logLine, bool) {
+	var lk *links
+	finish := func(err error) (logLine, []frontier.Task, bool) {
 		line.DurationMS = time.Since(start).Milliseconds()
 		if err == nil {
 			line.Outcome = "ok"
-			return line, false
+			if lk != nil {
+				found = lk.found
+			}
+			return line, found, false
 		}
 		if ctx.Err() != nil {
-			return line, true
+			return line, nil, true
 		}
 		err = withURL(raw, err)
 		msg := err.Error()
@@ -337,7 +333,7 @@ func (b *batch) fetchURL(ctx context.Context, raw string) (line logLine, interru
 		}
 		line.Outcome, line.Error, line.Exit = "failed", msg, fetch.KindOf(err).ExitCode()
 		line.Bytes, line.SHA256, line.File = 0, "", ""
-		return line, false
+		return line, nil, false
 	}
 	u, err := b.c.Parse(raw) // by the grammar of the URL's scheme
 	if err != nil {
@@ -357,12 +353,15 @@ func (b *batch) fetchURL(ctx context.Context, raw string) (line logLine, interru
 		if err != nil {
 			return finish(err)
 		}
+		if b.scope != nil {
+			lk = &links{s: b.scope, parent: u, depth: t.Depth}
+		}
 		b.active.Add(1) // a transfer, not a wait for the host
-		n, sum, err := b.fetchOnce(ctx, u, dest)
+		n, sum, file, err := b.fetchOnce(ctx, u, line.URL, dest, lk)
 		b.active.Add(-1)
 		release()
 		if err == nil {
-			line.Bytes, line.SHA256, line.File = n, sum, dest
+			line.Bytes, line.SHA256, line.File = n, sum, file
 			b.doneMu.Lock()
 			b.done[line.URL] = true
 			b.doneMu.Unlock()
@@ -431,11 +430,11 @@ func (b *batch) name(u *fetch.URL) (string, error) {
 
 // fetchOnce makes one attempt: the document (or listing) goes to a
 // temporary file beside dest, renamed over it once whole and synced.
-func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, dest string) (n int64, sum string, err error) {
+func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk *links) (n int64, sum, file string, err error) {
 	req := fetch.NewRequestURL(u)
 	req.Query, req.Raw = b.o.query, b.o.raw
 	if req.Form, err = formAnswers(b.o); err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	if b.o.data != "" {
 		req.Body = stringsReader(b.o.data)
@@ -444,7 +443,7 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, dest string) (n int
 	defer rec.end(b.o, &err)
 	res, err := b.c.Do(ctx, req)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	defer res.Close()
 	rec.result(res)
@@ -460,12 +459,59 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, dest string) (n int
 			return err
 		}
 	case fetch.KindListing:
-		fill = func(w io.Writer) error { return printListing(w, b.o, res) }
+		if lk != nil {
+			// A crawl keeps a listing as DIR/index, so that the
+			// documents under it can be files of DIR.
+			dest = listingDest(dest)
+		}
+		var visit func(fetch.Entry)
+		if lk != nil {
+			visit = lk.visit
+		}
+		fill = func(w io.Writer) error { return printListingVisit(w, b.o, res, visit) }
 	default:
-		return 0, "", &fetch.Error{Kind: fetch.KindUsage, Op: "batch", Offset: -1,
+		return 0, "", "", &fetch.Error{Kind: fetch.KindUsage, Op: "batch", Offset: -1,
 			Err: fmt.Errorf("a %s cannot be saved to a file: fetch it on its own", res.Kind)}
 	}
-	return b.writeFile(dest, fill)
+	dest = b.claim(dest, id)
+	n, sum, err = b.writeFile(dest, fill)
+	return n, sum, dest, err
+}
+
+// claim reserves the file dest for the URL id. A name that another URL of
+// the run (or of the log's earlier runs) has already is given the suffix
+// "~" and eight hex digits of the SHA-256 of id, so no URL's file replaces
+// another's: "gopher://h/" and "gopher://h/1/" are different URLs that
+// both name h/index.
+func (b *batch) claim(dest, id string) string {
+	b.namesMu.Lock()
+	defer b.namesMu.Unlock()
+	if other, ok := b.names[digestName(dest)]; ok && other != digestName(id) {
+		h := sha256.Sum256([]byte(id))
+		dest += "~" + hex.EncodeToString(h[:4])
+	}
+	b.names[digestName(dest)] = digestName(id)
+	return dest
+}
+
+// nameDigest is what the batch keeps of a file name or a URL: 16 bytes of
+// its SHA-256, so that a list of a million URLs costs tens of MiB, not
+// hundreds.
+type nameDigest [16]byte
+
+func digestName(s string) nameDigest {
+	h := sha256.Sum256([]byte(s))
+	return nameDigest(h[:16])
+}
+
+// listingDest is where a crawl writes a listing whose name is dest: the
+// file "index" in the directory dest, unless dest is such a file already
+// (an empty path or one ending in "/").
+func listingDest(dest string) string {
+	if filepath.Base(dest) == "index" {
+		return dest
+	}
+	return filepath.Join(dest, "index")
 }
 
 // tempPrefix starts the name of every temporary file of a batch, followed
@@ -621,6 +667,7 @@ func (b *batch) summary(d time.Duration, interrupted bool) string {
 	if n := b.skipped.Load(); n > 0 {
 		msg += fmt.Sprintf(", %d already done", n)
 	}
+	msg += b.crawlSummary()
 	msg += fmt.Sprintf("; %s in %s", sizeText(b.bytesDone.Load()), d.Round(time.Millisecond))
 	if interrupted {
 		msg += "; interrupted: rerun with the same --log to resume"
@@ -694,7 +741,9 @@ func (b *batch) statusLine(elapsed time.Duration) string {
 	finished := b.ok.Load() + b.failed.Load()
 	queued := "?"
 	eta := "?"
-	if total := b.total.Load(); total >= 0 {
+	if b.queuedNow != nil {
+		queued = strconv.Itoa(b.queuedNow())
+	} else if total := b.total.Load(); total >= 0 {
 		// Queued: not yet transferring (waiting for a worker, for a
 		// place at its host, or between retries).
 		left := total - b.skipped.Load() - finished - b.active.Load()

@@ -35,58 +35,62 @@ type batchLog struct {
 	err  error // the first write failure; the batch stops on it
 }
 
-// readDone reads an existing log: the URLs it records as ok. A last line
+// readDone reads an existing log: the URLs it records as ok, and the
+// files they were written to (file → URL). A last line
 // cut short by a kill is ignored (its URL is fetched again). It reports
 // whether the file ends in mid-line, so the next line starts afresh.
-func readDone(name string) (done map[string]bool, partial bool, err error) {
-	done = map[string]bool{}
+func readDone(name string) (done map[string]bool, names map[nameDigest]nameDigest, partial bool, err error) {
+	done, names = map[string]bool{}, map[nameDigest]nameDigest{}
 	f, err := os.Open(name)
 	if errors.Is(err, os.ErrNotExist) {
-		return done, false, nil
+		return done, names, false, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadBytes('\n')
 		if err == io.EOF {
-			return done, len(line) > 0, nil
+			return done, names, len(line) > 0, nil
 		}
 		if err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 		var l logLine
 		if json.Unmarshal(line, &l) == nil && l.Outcome == "ok" {
 			done[l.URL] = true
+			if l.File != "" {
+				names[digestName(l.File)] = digestName(l.URL)
+			}
 		}
 	}
 }
 
 // openLog opens the --log file for appending and returns the URLs it
-// already records as ok.
-func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, error) {
+// already records as ok and the files they have.
+func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[nameDigest]nameDigest, error) {
 	l := &batchLog{json: jsonOut}
 	if name == "" {
-		return l, map[string]bool{}, nil
+		return l, map[string]bool{}, map[nameDigest]nameDigest{}, nil
 	}
-	done, partial, err := readDone(name)
+	done, names, partial, err := readDone(name)
 	if err != nil {
-		return nil, nil, outputErr("read", name, err)
+		return nil, nil, nil, outputErr("read", name, err)
 	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 	if err != nil {
-		return nil, nil, outputErr("open", name, err)
+		return nil, nil, nil, outputErr("open", name, err)
 	}
 	if partial {
 		if _, err := f.Write([]byte("\n")); err != nil {
 			f.Close()
-			return nil, nil, outputErr("write", name, err)
+			return nil, nil, nil, outputErr("write", name, err)
 		}
 	}
 	l.f = f
-	return l, done, nil
+	return l, done, names, nil
 }
 
 // write appends one line and syncs it.

@@ -404,10 +404,19 @@ func printJSON(w io.Writer, v any) error {
 // object a line. Entries are written as they arrive: a streaming listing
 // is never held whole.
 func printListing(w io.Writer, o *options, res *fetch.Result) error {
+	return printListingVisit(w, o, res, nil)
+}
+
+// printListingVisit is printListing calling visit (when not nil) with each
+// entry as it goes.
+func printListingVisit(w io.Writer, o *options, res *fetch.Result, visit func(fetch.Entry)) error {
 	l := res.Listing
 	bw := bufio.NewWriter(w)
 	for l.Next() {
 		e := l.Entry()
+		if visit != nil {
+			visit(e)
+		}
 		var err error
 		if o.jsonOut {
 			err = printJSON(bw, e)

@@ -129,6 +129,9 @@ func replay(r io.Reader, m *Memory) (int64, error) {
 // Len is the number of tasks queued and not leased.
 func (j *Journal) Len() int { return j.m.Len() }
 
+// Hold is Memory.Hold: Next does not report the end until release.
+func (j *Journal) Hold() (release func()) { return j.m.Hold() }
+
 // Seen is the number of distinct URLs the journal has queued, ever.
 func (j *Journal) Seen() int {
 	j.m.mu.Lock()

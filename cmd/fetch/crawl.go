@@ -1,0 +1,160 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync/atomic"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/frontier"
+)
+
+// crawlOptions are the flags of --recursive.
+type crawlOptions struct {
+	recursive   bool
+	spanHosts   bool
+	include     regexps
+	exclude     regexps
+	depth       int
+	maxURLs     int64
+	followTypes string // gopher item types followed besides the default ones
+}
+
+func (c *crawlOptions) register(fs *flag.FlagSet) {
+	fs.BoolVar(&c.recursive, "recursive", false, "")
+	fs.BoolVar(&c.recursive, "r", false, "")
+	fs.BoolVar(&c.spanHosts, "span-hosts", false, "")
+	fs.Var(&c.include, "include", "")
+	fs.Var(&c.exclude, "exclude", "")
+	fs.IntVar(&c.depth, "depth", 5, "")
+	fs.Int64Var(&c.maxURLs, "max-urls", 0, "")
+	fs.StringVar(&c.followTypes, "follow-types", "", "")
+}
+
+// crawlTemplate names a crawl's files when no -o is given: a directory
+// per server, so that two servers on one host never share names.
+const crawlTemplate = "{host}_{port}/{path}"
+
+// crawlFlags are the flags that only mean something with --recursive.
+var crawlFlags = []string{"span-hosts", "include", "exclude", "depth", "max-urls", "follow-types"}
+
+// regexps is a repeatable flag of regular expressions.
+type regexps []*regexp.Regexp
+
+func (r *regexps) String() string { return "" }
+
+func (r *regexps) Set(s string) error {
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return fmt.Errorf("not a regular expression: %v", err)
+	}
+	*r = append(*r, re)
+	return nil
+}
+
+// defaultGopherTypes are the gopher item types a crawl follows: documents
+// of every kind and menus. Never by default: 7 (a search, which needs
+// words), 2 (a CSO phone book, a query protocol), 8 and T (telnet and
+// tn3270 sessions), i and 3 (not links), + (a mirror of the item before).
+const defaultGopherTypes = "0145679gIhsdpPM;:<cex" // 7 is removed below
+
+func gopherFollowed(types string) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.ReplaceAll(defaultGopherTypes, "7", "") {
+		m[string(c)] = true
+	}
+	for _, f := range strings.Split(types, ",") {
+		for _, c := range strings.TrimSpace(f) {
+			m[string(c)] = true
+		}
+	}
+	return m
+}
+
+// scope decides which links of a listing a crawl follows.
+type scope struct {
+	o       *crawlOptions
+	reg     *fetch.Registry
+	gopher  map[string]bool
+	// links not followed: out of scope (host, scheme, patterns), too
+	// deep, past --max-urls
+	outOfScope, tooDeep, overMax atomic.Int64
+}
+
+func newScope(o *crawlOptions, reg *fetch.Registry) *scope {
+	return &scope{o: o, reg: reg, gopher: gopherFollowed(o.followTypes)}
+}
+
+// follows reports whether a crawl follows entry e of a listing fetched
+// from parent. Every entry with a URL that names a document or a
+// directory is a link; a gopher item also needs its type in the followed
+// set; sessions, searches, forms and text lines never are.
+func (s *scope) follows(e fetch.Entry) bool {
+	if e.URL == "" {
+		return false
+	}
+	if e.Item != "" && strings.HasPrefix(e.URL, "gopher:") {
+		return s.gopher[e.Item[:1]]
+	}
+	switch e.Kind {
+	case fetch.EntryFile, fetch.EntryDir, fetch.EntryLink, fetch.EntryOther:
+		return true
+	}
+	return false
+}
+
+// inScope reports whether a link from parent (at depth) is to be queued:
+// the same scheme and host:port unless --span-hosts, the --include and
+// --exclude patterns, --depth. It counts what it refuses.
+func (s *scope) inScope(parent *fetch.URL, link string, depth int) bool {
+	if depth > s.o.depth {
+		s.tooDeep.Add(1)
+		return false
+	}
+	u, err := s.reg.Parse(link)
+	if err != nil {
+		s.outOfScope.Add(1)
+		return false
+	}
+	if !s.o.spanHosts {
+		if u.Scheme != parent.Scheme || !strings.EqualFold(u.Host, parent.Host) ||
+			u.PortOr(s.reg.DefaultPort(u.Scheme)) != parent.PortOr(s.reg.DefaultPort(parent.Scheme)) {
+			s.outOfScope.Add(1)
+			return false
+		}
+	}
+	if len(s.o.include) > 0 {
+		ok := false
+		for _, re := range s.o.include {
+			ok = ok || re.MatchString(link)
+		}
+		if !ok {
+			s.outOfScope.Add(1)
+			return false
+		}
+	}
+	for _, re := range s.o.exclude {
+		if re.MatchString(link) {
+			s.outOfScope.Add(1)
+			return false
+		}
+	}
+	return true
+}
+
+// links is what a crawl queues from one listing.
+type links struct {
+	s      *scope
+	parent *fetch.URL
+	depth  int // the listing's depth; its links are one deeper
+	found  []frontier.Task
+}
+
+func (l *links) visit(e fetch.Entry) {
+	if l == nil || !l.s.follows(e) || !l.s.inScope(l.parent, e.URL, l.depth+1) {
+		return
+	}
+	l.found = append(l.found, frontier.Task{URL: e.URL, Depth: l.depth + 1})
+}

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/frontier"
+	"github.com/fetchproject/fetch/fetch/frontier/redisq"
+)
+
+// A batch's workers read from a frontier (package fetch/frontier): the
+// list as given (a Memory frontier fed as the list is read), a crawl (a
+// Journal beside the --log, or a Memory frontier without one), or a queue
+// shared through Redis (--queue). A dispatcher between the frontier and
+// the workers keeps the tasks of hosts that are at their --per-host cap
+// aside, so that a busy host never holds a worker while another host's
+// tasks wait.
+
+// openFrontier chooses the batch's frontier.
+func (b *batch) openFrontier(ctx context.Context, s stdio) error {
+	o := b.o
+	key := queueKey(b.c)
+	b.backlog = 64 + 4*o.batch.jobs
+	switch {
+	case o.queueOpts.queue != "":
+		q, err := openQueue(ctx, s, o, b.c, "queue", o.queueOpts.queue)
+		if err != nil {
+			return err
+		}
+		b.fr, b.adder, b.shared = q, q, true
+		// A task set aside is pending for this worker alone: keep few.
+		b.backlog = 2 * o.batch.jobs
+	case o.crawl.recursive && o.batch.log != "":
+		path := o.batch.log + ".frontier"
+		j, err := frontier.OpenJournal(path, key)
+		if err != nil {
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "--log", Offset: -1, Err: err}
+		}
+		b.fr, b.adder = j, j
+		b.queuedNow = j.Len
+	case o.crawl.recursive:
+		m := frontier.NewMemory(key)
+		b.fr, b.adder = m, m
+		b.queuedNow = m.Len
+	default:
+		m := frontier.NewMemory(nil)
+		b.fr, b.adder, b.list = m, m, m
+	}
+	if o.crawl.recursive {
+		b.scope = newScope(&o.crawl, b.c.Registry())
+	}
+	return nil
+}
+
+// hold keeps the frontier from reporting its end while the list is read.
+func (b *batch) hold() func() {
+	if h, ok := b.fr.(interface{ Hold() func() }); ok {
+		return h.Hold()
+	}
+	return func() {}
+}
+
+// feed adds the URLs of the command line and of the list to the frontier.
+// A plain list is read as the workers go (at most b.backlog URLs ahead);
+// a crawl's seeds and a queue's are added through the de-duplication.
+func (b *batch) feed(ctx context.Context, in io.Reader, release func()) error {
+	defer release()
+	var pending []frontier.Task
+	var addErr error
+	flush := func() bool {
+		if len(pending) == 0 {
+			return true
+		}
+		n, err := b.adder.Add(ctx, pending...)
+		b.read.Add(int64(n))
+		b.skipped.Add(int64(len(pending) - n))
+		pending = pending[:0]
+		if err != nil {
+			addErr = err
+			return false
+		}
+		return true
+	}
+	send := func(raw string) bool {
+		if b.list != nil {
+			b.read.Add(1)
+			if b.isDone(redactArg(raw)) {
+				b.skipped.Add(1)
+				return true
+			}
+			if err := b.list.WaitBelow(ctx, b.backlog); err != nil {
+				return false
+			}
+			b.list.Add(ctx, frontier.Task{URL: raw})
+			return ctx.Err() == nil
+		}
+		pending = append(pending, frontier.Task{URL: raw})
+		if len(pending) == 256 {
+			return flush()
+		}
+		return ctx.Err() == nil
+	}
+	for _, raw := range b.o.urls {
+		if !send(raw) {
+			return addErr
+		}
+	}
+	err := eachLine(in, send)
+	if err == nil && addErr == nil && ctx.Err() == nil {
+		flush()
+		if b.list != nil {
+			b.total.CompareAndSwap(-1, b.read.Load()) // standard input: known at its end
+		}
+	}
+	if addErr != nil {
+		return addErr
+	}
+	return err
+}
+
+// dispatch hands the frontier's tasks to b.o.batch.jobs workers, never
+// more than --per-host at once to one host, and returns when the frontier
+// is drained or the run is cancelled.
+func (b *batch) dispatch(ctx context.Context) {
+	jobs := b.o.batch.jobs
+	perHost := b.o.batch.perHost
+	type item struct {
+		l    frontier.Lease
+		host string
+	}
+	work := make(chan item)
+	freed := make(chan string, jobs)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for it := range work {
+				b.work(ctx, it.l)
+				freed <- it.host
+			}
+		})
+	}
+	type next struct {
+		l   frontier.Lease
+		err error
+	}
+	leases := make(chan next)
+	want := make(chan struct{})
+	go func() {
+		for range want {
+			l, err := b.fr.Next(ctx)
+			leases <- next{l, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer close(want)
+
+	parked := map[string][]frontier.Lease{}
+	var order []string // hosts with tasks set aside, served in turn
+	active := map[string]int{}
+	nParked, inflight := 0, 0
+	pulling, exhausted := false, false
+	cancelled := ctx.Done()
+	for {
+		if !pulling && !exhausted && nParked < b.backlog && ctx.Err() == nil {
+			want <- struct{}{}
+			pulling = true
+		}
+		if exhausted && inflight == 0 && (nParked == 0 || ctx.Err() != nil) {
+			break
+		}
+		var send chan item
+		var ready item
+		at := -1
+		if ctx.Err() == nil {
+			for i, h := range order {
+				if perHost <= 0 || active[h] < perHost {
+					ready, at, send = item{parked[h][0], h}, i, work
+					break
+				}
+			}
+		}
+		select {
+		case send <- ready:
+			h := ready.host
+			parked[h] = parked[h][1:]
+			nParked--
+			active[h]++
+			inflight++
+			order = append(order[:at], order[at+1:]...)
+			if len(parked[h]) == 0 {
+				delete(parked, h)
+			} else {
+				order = append(order, h) // the next host's turn first
+			}
+		case n := <-leases:
+			pulling = false
+			if n.err != nil {
+				exhausted = true
+				if n.err != io.EOF && ctx.Err() == nil {
+					b.noteFailure(fetch.KindOf(n.err).ExitCode())
+					b.printErr(fmt.Sprintf("fetch: %v", n.err))
+					b.cancel()
+				}
+				continue
+			}
+			h := b.hostOf(n.l.Task().URL)
+			if len(parked[h]) == 0 {
+				order = append(order, h)
+			}
+			parked[h] = append(parked[h], n.l)
+			nParked++
+		case h := <-freed:
+			inflight--
+			if active[h]--; active[h] == 0 {
+				delete(active, h)
+			}
+		case <-cancelled:
+			cancelled = nil
+			if !pulling {
+				exhausted = true
+			}
+		}
+	}
+	close(work)
+	wg.Wait()
+}
+
+// hostOf is the key --per-host counts a URL under ("" when it does not
+// parse: it fails at once).
+func (b *batch) hostOf(raw string) string {
+	u, err := b.c.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return hostKey(b.o.nntpServer, u)
+}
+
+// work fetches one task, queues the links it found (before the log line,
+// so that a kill between the two loses none), logs its outcome and only
+// then acknowledges it to the frontier.
+func (b *batch) work(ctx context.Context, l frontier.Lease) {
+	t := l.Task()
+	ack := func(ok bool) {
+		if oc, is := l.(frontier.Outcomer); is {
+			oc.Outcome(ok)
+		}
+		// the outcome is on disk: acknowledge it even after Ctrl-C
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+		defer cancel()
+		if err := l.Done(actx, nil); err != nil {
+			if errors.Is(err, redisq.ErrLost) {
+				b.printErr(fmt.Sprintf("fetch: warning: %s: %v", redactArg(t.URL), err))
+				return
+			}
+			b.noteFailure(fetch.KindLocal.ExitCode())
+			b.printErr(fmt.Sprintf("fetch: %s: %v", redactArg(t.URL), err))
+			b.cancel()
+		}
+	}
+	if b.list == nil && b.isDone(redactArg(t.URL)) {
+		// done by an earlier run (its links were queued before it was
+		// logged)
+		b.skipped.Add(1)
+		ack(true)
+		return
+	}
+	line, found, interrupted := b.fetchURL(ctx, t)
+	if interrupted {
+		return // not acknowledged: a rerun (or another worker) fetches it
+	}
+	if len(found) > 0 {
+		if err := b.addFound(ctx, found); err != nil {
+			b.fail(line, err)
+			b.cancel()
+			return
+		}
+	}
+	if err := b.log.write(line); err != nil {
+		b.fail(line, err)
+		b.cancel() // the log can no longer be trusted to resume
+		return
+	}
+	b.finish(line)
+	ack(line.Outcome == "ok")
+}
+
+// addFound queues a listing's links, within --max-urls.
+func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
+	if maxURLs := b.o.crawl.maxURLs; maxURLs > 0 {
+		room := max(maxURLs-b.read.Load(), 0)
+		if int64(len(found)) > room {
+			b.scope.overMax.Add(int64(len(found)) - room)
+			found = found[:room]
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	n, err := b.adder.Add(ctx, found...)
+	b.read.Add(int64(n))
+	if err != nil {
+		return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
+	}
+	return nil
+}
+
+// crawlSummary is what a crawl adds to the batch's summary line.
+func (b *batch) crawlSummary() string {
+	if b.scope == nil {
+		return ""
+	}
+	s := ""
+	for _, c := range []struct {
+		n    int64
+		what string
+	}{
+		{b.scope.outOfScope.Load(), "links out of scope"},
+		{b.scope.tooDeep.Load(), "beyond --depth " + strconv.Itoa(b.o.crawl.depth)},
+		{b.scope.overMax.Load(), "over --max-urls"},
+	} {
+		if c.n > 0 {
+			s += fmt.Sprintf(", %d %s", c.n, c.what)
+		}
+	}
+	return s
+}
