@@ -75,9 +75,9 @@ func gopherFollowed(types string) map[string]bool {
 
 // scope decides which links of a listing a crawl follows.
 type scope struct {
-	o       *crawlOptions
-	reg     *fetch.Registry
-	gopher  map[string]bool
+	o      *crawlOptions
+	reg    *fetch.Registry
+	gopher map[string]bool
 	// links not followed: out of scope (host, scheme, patterns), too
 	// deep, past --max-urls
 	outOfScope, tooDeep, overMax atomic.Int64
