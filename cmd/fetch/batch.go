@@ -112,6 +112,8 @@ type batch struct {
 	scope     *scope           // --recursive: what to follow; nil otherwise
 	cancel    context.CancelFunc
 
+	commitMu sync.Mutex // a task's WARC records and log line, together
+
 	namesMu sync.Mutex
 	names   map[nameDigest]nameDigest // file → the URL written to it, this run's and the log's
 
@@ -207,6 +209,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	defer b.c.Close()
 	// One WARC writer for every transfer of the batch; each record is
 	// written whole, so concurrent transfers never interleave in it.
+	o.warc.keepTail = b.keepTail
 	if err := openWARC(o, args); err != nil {
 		b.log.close()
 		return report(s, o, err)
@@ -324,8 +327,10 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task) (line logLine, fo
 			return line, found, false
 		}
 		if ctx.Err() != nil {
+			line.rec.end(b.o, &err) // recorded as cut short; never logged
 			return line, nil, true
 		}
+		line.fetchErr = err
 		err = withURL(raw, err)
 		msg := err.Error()
 		if h := hint(err); h != "" {
@@ -357,9 +362,12 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task) (line logLine, fo
 			lk = &links{s: b.scope, parent: u, depth: t.Depth}
 		}
 		b.active.Add(1) // a transfer, not a wait for the host
-		n, sum, file, err := b.fetchOnce(ctx, u, line.URL, dest, lk)
+		n, sum, file, rec, err := b.fetchOnce(ctx, u, line.URL, dest, lk)
 		b.active.Add(-1)
 		release()
+		// The last attempt's records go into the WARC with the log line
+		// (commit); an attempt that is tried again is recorded now.
+		line.rec = rec
 		if err == nil {
 			line.Bytes, line.SHA256, line.File = n, sum, file
 			b.doneMu.Lock()
@@ -370,6 +378,8 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task) (line logLine, fo
 		if ctx.Err() != nil || attempt > b.o.batch.retry || !fetch.Temporary(err) {
 			return finish(err)
 		}
+		rec.end(b.o, &err)
+		line.rec = nil
 		wait := backoff(attempt)
 		if d, ok := fetch.RetryAfter(err); ok {
 			wait = min(d, retryAfterMax)
@@ -430,20 +440,19 @@ func (b *batch) name(u *fetch.URL) (string, error) {
 
 // fetchOnce makes one attempt: the document (or listing) goes to a
 // temporary file beside dest, renamed over it once whole and synced.
-func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk *links) (n int64, sum, file string, err error) {
+func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk *links) (n int64, sum, file string, rec *warcRecord, err error) {
 	req := fetch.NewRequestURL(u)
 	req.Query, req.Raw = b.o.query, b.o.raw
 	if req.Form, err = formAnswers(b.o); err != nil {
-		return 0, "", "", err
+		return 0, "", "", rec, err
 	}
 	if b.o.data != "" {
 		req.Body = stringsReader(b.o.data)
 	}
-	rec := beginWARC(b.o, b.c, req) // every attempt is recorded, a failed one as failed
-	defer rec.end(b.o, &err)
+	rec = beginWARC(b.o, b.c, req) // every attempt is recorded, a failed one as failed; the caller ends it
 	res, err := b.c.Do(ctx, req)
 	if err != nil {
-		return 0, "", "", err
+		return 0, "", "", rec, err
 	}
 	defer res.Close()
 	rec.result(res)
@@ -470,12 +479,12 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 		}
 		fill = func(w io.Writer) error { return printListingVisit(w, b.o, res, visit) }
 	default:
-		return 0, "", "", &fetch.Error{Kind: fetch.KindUsage, Op: "batch", Offset: -1,
+		return 0, "", "", rec, &fetch.Error{Kind: fetch.KindUsage, Op: "batch", Offset: -1,
 			Err: fmt.Errorf("a %s cannot be saved to a file: fetch it on its own", res.Kind)}
 	}
 	dest = b.claim(dest, id)
 	n, sum, err = b.writeFile(dest, fill)
-	return n, sum, dest, err
+	return n, sum, dest, rec, err
 }
 
 // claim reserves the file dest for the URL id. A name that another URL of
@@ -834,4 +843,34 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 		}
 	}
 	return release, nil
+}
+
+// keepTail tells a resumed batch's WARC which records a killed run left at
+// its end stay: a transfer's document (response or resource) only if the
+// log records its URL as done, since a transfer the log does not record
+// is fetched, and recorded, again; a failure's metadata always.
+func (b *batch) keepTail(types []string, targetURI string) bool {
+	document := false
+	for _, t := range types {
+		document = document || t == "response" || t == "resource"
+	}
+	if !document {
+		return true
+	}
+	key := func(raw string) string {
+		u, err := b.c.Parse(raw)
+		if err != nil {
+			return raw
+		}
+		return b.c.Registry().Key(u)
+	}
+	want := key(targetURI)
+	b.doneMu.Lock()
+	defer b.doneMu.Unlock()
+	for u := range b.done {
+		if key(u) == want {
+			return true
+		}
+	}
+	return false
 }

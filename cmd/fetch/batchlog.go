@@ -23,6 +23,9 @@ type logLine struct {
 	DurationMS int64  `json:"duration_ms"`
 	Attempts   int    `json:"attempts"`
 	File       string `json:"file,omitempty"`
+
+	rec      *warcRecord // the last attempt's WARC records, written with the line
+	fetchErr error       // the last attempt's error, for its WARC record
 }
 
 // batchLog appends outcome lines to the --log file, each synced to disk

@@ -283,7 +283,7 @@ func (b *batch) work(ctx context.Context, l frontier.Lease) {
 			return
 		}
 	}
-	if err := b.log.write(line); err != nil {
+	if err := b.commit(&line); err != nil {
 		b.fail(line, err)
 		b.cancel() // the log can no longer be trusted to resume
 		return
@@ -331,4 +331,21 @@ func (b *batch) crawlSummary() string {
 		}
 	}
 	return s
+}
+
+// commit writes a task's WARC records and its log line together, one task
+// at a time, so that the WARC's records come in the log's order and a kill
+// leaves at most the last task's records without their line: a rerun
+// cuts those away (warc.Options.KeepTail) before it fetches the task again.
+func (b *batch) commit(line *logLine) error {
+	b.commitMu.Lock()
+	defer b.commitMu.Unlock()
+	if line.rec != nil {
+		err := line.fetchErr
+		line.rec.end(b.o, &err)
+		if line.fetchErr == nil && err != nil {
+			return err // the WARC could not be written: fatal, as the log's failure is
+		}
+	}
+	return b.log.write(*line)
 }

@@ -18,6 +18,9 @@ type warcFlags struct {
 	path    string
 	maxSize byteSize
 	w       *warc.Writer
+	// keepTail, set by a batch with a log, decides which of the records
+	// a killed run left at the end of the file stay (warc.Options).
+	keepTail func(types []string, targetURI string) bool
 }
 
 func addWARCFlags(fs *flag.FlagSet, o *warcFlags) {
@@ -40,6 +43,7 @@ func openWARC(o *options, args []string) error {
 		MaxSize:     int64(o.warc.maxSize),
 		Software:    "fetch/" + version,
 		CommandLine: maskedCommandLine(args),
+		KeepTail:    o.warc.keepTail,
 	}
 	open := warc.Create
 	if o.batch.log != "" {

@@ -39,7 +39,11 @@ func Append(path string, opts Options) (*Writer, error) {
 			}
 		}
 		if last >= 0 {
-			if _, err := Repair(fmt.Sprintf("%s-%05d.warc.gz", w.base, last)); err != nil {
+			name := fmt.Sprintf("%s-%05d.warc.gz", w.base, last)
+			if _, err := Repair(name); err != nil {
+				return nil, err
+			}
+			if _, err := trimTail(name, opts.KeepTail); err != nil {
 				return nil, err
 			}
 			w.serial = last + 1
@@ -57,6 +61,9 @@ func Append(path string, opts Options) (*Writer, error) {
 		return w, nil
 	}
 	if err != nil {
+		return nil, err
+	}
+	if good, err = trimTail(path, opts.KeepTail); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -153,4 +160,111 @@ func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// member is one record of a file as trimTail sees it.
+type member struct {
+	off      int64
+	typ, uri string
+}
+
+// trimTail cuts from the end of the file at path the groups of records
+// (consecutive records with one WARC-Target-URI, never a warcinfo) that
+// keep refuses, and returns the length kept. The file holds whole members
+// (Repair has run).
+func trimTail(path string, keep func([]string, string) bool) (int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if keep == nil {
+		return size, nil
+	}
+	members, err := readMembers(f)
+	if err != nil {
+		return 0, err
+	}
+	cut := size
+	for len(members) > 0 {
+		last := members[len(members)-1]
+		if last.typ == "warcinfo" || last.uri == "" {
+			break
+		}
+		i := len(members) - 1
+		for i > 0 && members[i-1].uri == last.uri && members[i-1].typ != "warcinfo" {
+			i--
+		}
+		var types []string
+		for _, m := range members[i:] {
+			types = append(types, m.typ)
+		}
+		if keep(types, last.uri) {
+			break
+		}
+		cut = members[i].off
+		members = members[:i]
+	}
+	if cut < size {
+		if err := f.Truncate(cut); err != nil {
+			return 0, err
+		}
+		if err := f.Sync(); err != nil {
+			return 0, err
+		}
+	}
+	return cut, nil
+}
+
+// readMembers lists the records of a file of whole gzip members: where
+// each starts, its WARC-Type and WARC-Target-URI.
+func readMembers(r io.Reader) ([]member, error) {
+	cr := &countReader{r: r}
+	br := bufio.NewReaderSize(cr, 64<<10)
+	var out []member
+	var z *gzip.Reader
+	for {
+		off := cr.n - int64(br.Buffered())
+		if _, err := br.Peek(1); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		var err error
+		if z == nil {
+			z, err = gzip.NewReader(br)
+		} else {
+			err = z.Reset(br)
+		}
+		if err != nil {
+			return nil, err
+		}
+		z.Multistream(false)
+		m := member{off: off}
+		hr := bufio.NewReaderSize(io.LimitReader(z, 64<<10), 4096)
+		for {
+			line, err := hr.ReadString('\n')
+			line = strings.TrimRight(line, "\r\n")
+			if k, v, ok := strings.Cut(line, ":"); ok {
+				switch strings.ToLower(strings.TrimSpace(k)) {
+				case "warc-type":
+					m.typ = strings.TrimSpace(v)
+				case "warc-target-uri":
+					m.uri = strings.TrimSpace(v)
+				}
+			}
+			if line == "" || err != nil {
+				break
+			}
+		}
+		if _, err := io.Copy(io.Discard, z); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
 }

@@ -45,6 +45,12 @@ type Options struct {
 	// caller masks passwords in CommandLine.
 	Software    string
 	CommandLine string
+	// KeepTail, for Append: called for the records at the end of the
+	// file that share one WARC-Target-URI (a transfer's records), with
+	// their types in order; false cuts them away, and the group before
+	// is asked next. A batch resumed from its log keeps only the
+	// transfers its log records, so that none is recorded twice.
+	KeepTail func(types []string, targetURI string) bool
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 	// NewID makes record ids (tests); nil means random UUIDs.
