@@ -151,7 +151,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return usage("-C is for one URL, not a batch (a rerun with the same --log resumes a batch)")
 	case o.info || o.parse || o.base != "":
 		return usage("--info, --parse and --base do not go with a batch")
-	case bo.input == "" && len(o.urls) == 0:
+	case bo.input == "" && len(o.urls) == 0 && o.queueOpts.queue == "":
 		return usage("no URL given: -i FILE (or -i - for standard input), or URLs on the command line")
 	}
 	if !o.crawl.recursive {

@@ -174,6 +174,7 @@ type Queue struct {
 	mu         sync.Mutex
 	emptySince time.Time // when Next first found the queue empty with nothing pending; zero otherwise
 	closed     bool
+	recovered  []redis.XMessage // this consumer's tasks left pending by its previous run
 }
 
 // Open connects to the queue at raw, creating its stream and group when
@@ -249,6 +250,34 @@ func Open(ctx context.Context, raw string, opt Options) (*Queue, error) {
 	if err != nil {
 		q.rdb.Close()
 		return nil, q.wrap("connect", err)
+	}
+	// A worker restarted under its name takes back at once what it held
+	// when it stopped (another worker would wait for the claim timeout);
+	// its log tells it which of those it had finished.
+	for start := "0"; ; {
+		var msgs []redis.XMessage
+		err := q.retry(ctx, func(ctx context.Context) error {
+			streams, err := q.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+				Group: Group, Consumer: q.opt.Consumer,
+				Streams: []string{q.keys.stream, start}, Count: 256,
+			}).Result()
+			if errors.Is(err, redis.Nil) {
+				return nil
+			}
+			if err == nil && len(streams) > 0 {
+				msgs = streams[0].Messages
+			}
+			return err
+		})
+		if err != nil {
+			q.rdb.Close()
+			return nil, q.wrap("recover", err)
+		}
+		if len(msgs) == 0 {
+			break
+		}
+		q.recovered = append(q.recovered, msgs...)
+		start = msgs[len(msgs)-1].ID
 	}
 	return q, nil
 }
@@ -405,9 +434,17 @@ func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 		}
 		q.mu.Lock()
 		closed := q.closed
+		var mine *redis.XMessage
+		if len(q.recovered) > 0 {
+			mine = &q.recovered[0]
+			q.recovered = q.recovered[1:]
+		}
 		q.mu.Unlock()
 		if closed {
 			return nil, frontier.ErrClosed
+		}
+		if mine != nil {
+			return q.lease(*mine), nil
 		}
 		var msgs []redis.XMessage
 		err := q.retry(ctx, func(ctx context.Context) error {

@@ -441,3 +441,39 @@ func TestServerRestart(t *testing.T) {
 		t.Errorf("status after the restart %+v, want 11 done and nothing queued", st)
 	}
 }
+
+// A worker restarted under its name takes back its own pending tasks at
+// once, without waiting for the claim timeout.
+func TestRestartRecoversOwn(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	opts := redisq.Options{Consumer: "a", ClaimTimeout: time.Hour, IdleExit: 300 * time.Millisecond}
+	q := open(t, raw, opts)
+	q.Add(ctx, frontier.Task{URL: "gopher://h.test/0/x"}, frontier.Task{URL: "gopher://h.test/0/y"}, frontier.Task{URL: "gopher://h.test/0/z"})
+	held := map[string]bool{}
+	for range 2 {
+		l, err := q.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held[l.Task().URL] = true
+	}
+	q.Close() // killed while holding two
+
+	q2 := open(t, raw, opts)
+	var got []string
+	for {
+		l, err := q2.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l.Task().URL)
+		l.Done(ctx, nil)
+	}
+	if len(got) != 3 || !held[got[0]] || !held[got[1]] {
+		t.Errorf("restarted worker took %v; want first the two it held (%v), then the third", got, held)
+	}
+}
