@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,4 +161,95 @@ func TestQueueWorkers(t *testing.T) {
 		t.Errorf("--queue-status: %s; want %s nothing queued or pending", out, want)
 	}
 	t.Logf("w1 killed after %d lines; %d URLs in all", killedAt, len(logged))
+}
+
+// privateRedis is Debian's redis-server (installed by the harness) on a
+// port and directory of the test's own, with its append-only file synced
+// on every write, so that the test can stop and start it.
+type privateRedis struct {
+	t          *testing.T
+	conf, addr string
+	cmd        *exec.Cmd
+}
+
+func startPrivateRedis(t *testing.T) *privateRedis {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	dir := t.TempDir()
+	r := &privateRedis{t: t, conf: filepath.Join(dir, "redis.conf"), addr: addr}
+	os.WriteFile(r.conf, []byte(fmt.Sprintf("bind 127.0.0.1\nport %s\ndir %s\nsave \"\"\nappendonly yes\nappendfsync always\nlogfile %s\n",
+		port, dir, filepath.Join(dir, "redis.log"))), 0o600)
+	r.start()
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *privateRedis) start() {
+	r.t.Helper()
+	r.cmd = exec.Command("redis-server", r.conf)
+	if err := r.cmd.Start(); err != nil {
+		r.t.Fatalf("redis-server: %v", err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", r.addr); err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("redis-server did not listen on %s", r.addr)
+		}
+	}
+}
+
+func (r *privateRedis) stop() {
+	if r.cmd != nil {
+		r.cmd.Process.Signal(syscall.SIGTERM)
+		r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+// Redis restarted mid-crawl: the workers ride it out and finish the crawl,
+// every URL once.
+func TestQueueRedisRestart(t *testing.T) {
+	wantServer(t, "pygopherd")
+	wantServer(t, "gophernicus")
+	wantServer(t, "vsftpd")
+	r := startPrivateRedis(t)
+	queue := "redis://" + r.addr + "/restart"
+	dir := t.TempDir()
+	cmd := exec.Command(fetchBinary(t), append([]string{"--enqueue", queue}, crawlSeeds(t)...)...)
+	cmd.Env = queueEnv(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("--enqueue: %v\n%s", err, out)
+	}
+	w1 := startWorker(t, queue, "w1", dir)
+	w2 := startWorker(t, queue, "w2", dir)
+	deadline := time.Now().Add(2 * time.Minute)
+	for countLines(filepath.Join(dir, "w1.log"))+countLines(filepath.Join(dir, "w2.log")) < 20 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.stop()
+	atStop := countLines(filepath.Join(dir, "w1.log")) + countLines(filepath.Join(dir, "w2.log"))
+	time.Sleep(2 * time.Second) // the workers find it gone
+	r.start()
+	w1.wait(t)
+	w2.wait(t)
+	logs := []string{filepath.Join(dir, "w1.log"), filepath.Join(dir, "w2.log")}
+	logged := crawlLog(t, logs...)
+	recs := crawlRecords(t, filepath.Join(dir, "w1.warc.gz"), filepath.Join(dir, "w2.warc.gz"))
+	checkServed(t, recs)
+	if len(recs) != len(logged) {
+		t.Errorf("%d resource records, %d URLs logged", len(recs), len(logged))
+	}
+	if atStop >= len(logged) {
+		t.Errorf("the crawl had ended (%d of %d URLs) when Redis stopped: nothing tested", atStop, len(logged))
+	}
+	t.Logf("Redis stopped after %d of %d URLs", atStop, len(logged))
 }
