@@ -123,7 +123,7 @@ func TestQueueWorkers(t *testing.T) {
 		logs = append(logs, filepath.Join(dir, n+".log"))
 		warcs = append(warcs, filepath.Join(dir, n+".warc.gz"))
 	}
-	logged := crawlLog(t, logs...) // fails on a URL logged ok twice
+	logged := crawlLog(t, logs...)    // fails on a URL logged ok twice
 	recs := crawlRecords(t, warcs...) // fails on a document recorded twice
 	checkServed(t, recs)
 	for u, l := range logged {
