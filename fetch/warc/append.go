@@ -53,7 +53,7 @@ func Append(path string, opts Options) (*Writer, error) {
 		}
 		return w, nil
 	}
-	good, err := Repair(path)
+	_, err := Repair(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := w.open(); err != nil {
 			return nil, err
@@ -63,7 +63,8 @@ func Append(path string, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if good, err = trimTail(path, opts.KeepTail); err != nil {
+	good, err := trimTail(path, opts.KeepTail)
+	if err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
