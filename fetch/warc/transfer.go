@@ -124,11 +124,12 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 		finalURL = t.target
 	}
 	note := "fetch failed"
-	if failure == nil && t.scheme != "http" && t.payload == nil {
+	exchanged := t.scheme == "http" || t.scheme == "https" // archived as request and response
+	if failure == nil && !exchanged && t.payload == nil {
 		note, failure = "content not recorded", fmt.Errorf("the driver hands no raw bytes for this result (a listing it builds itself)")
 	}
-	if failure == nil && t.scheme == "http" && len(t.exchanges) == 0 {
-		note, failure = "content not recorded", fmt.Errorf("no plain-text exchange was captured (https is not recorded)")
+	if failure == nil && exchanged && len(t.exchanges) == 0 {
+		note, failure = "content not recorded", fmt.Errorf("no plain-text exchange was captured (an https exchange through a gateway's tunnel is not recorded)")
 	}
 	if failure != nil {
 		fmt.Fprintf(t.convo, "* %s: %s\r\n", note, failure)
@@ -138,7 +139,7 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 		t.convo = nil
 		return t.w.Write(&h, b)
 	}
-	if t.scheme == "http" {
+	if exchanged {
 		for _, e := range t.exchanges {
 			resp := Header{Type: "response", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote),
 				ContentType: "application/http; msgtype=response", ID: t.w.opts.NewID()}

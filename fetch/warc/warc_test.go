@@ -523,3 +523,44 @@ func TestGoldenHeaders(t *testing.T) {
 		t.Errorf("headers differ from %s (go test -update rewrites it):\n%s", golden, out.String())
 	}
 }
+
+// TestHTTPSPlainText: an https exchange is recorded as its plain text, the
+// HTTP/1.1 bytes inside TLS, not left out.
+func TestHTTPSPlainText(t *testing.T) {
+	body := "secret-free payload over TLS\n"
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header()["Date"] = nil
+		rw.Header().Set("Content-Type", "text/plain")
+		rw.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		io.WriteString(rw, body)
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	pol := &fetch.PortPolicy{}
+	pol.Allow(port)
+	c := fetch.NewClient(fetch.Options{Policy: pol})
+	c.Register("https", fhttp.New(fhttp.Config{UserAgent: "fetch-test", Insecure: true}))
+	w := newWriter(t, "s.warc.gz", 0)
+	if err := recordFetch(t, w, c, srv.URL+"/doc"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	recs := readWARC(t, w.Files()[0])
+	var types []string
+	for _, r := range recs {
+		types = append(types, r.fields["WARC-Type"])
+	}
+	if strings.Join(types, " ") != "warcinfo response request" {
+		t.Fatalf("records %v, want warcinfo response request", types)
+	}
+	resp, req := recs[1], recs[2]
+	if !bytes.HasPrefix(resp.block, []byte("HTTP/1.1 200 OK\r\n")) || string(resp.payload()) != body {
+		t.Errorf("response block %q", resp.block)
+	}
+	if !bytes.HasPrefix(req.block, []byte("GET /doc HTTP/1.1\r\n")) {
+		t.Errorf("request block %q", req.block)
+	}
+	if resp.fields["WARC-Target-URI"] != srv.URL+"/doc" || resp.fields["WARC-IP-Address"] != "127.0.0.1" {
+		t.Errorf("response header %v", resp.fields)
+	}
+}

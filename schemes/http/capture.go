@@ -9,8 +9,8 @@ import (
 	"github.com/fetchproject/fetch/fetch"
 )
 
-// tapConn copies a plain-text HTTP connection's bytes, as sent and as
-// received, to the Capture of the request using the connection at the
+// tapConn copies an HTTP connection's plain-text bytes (above TLS for
+// https), as sent and as received, to the Capture of the request using the connection at the
 // time (fetch.Request.Capture). The transport pools connections, so the
 // request changes: each time net/http hands the connection to a request
 // (httptrace's GotConn), that request's exchange takes over the tap.
@@ -54,8 +54,9 @@ func (t *tapConn) Write(p []byte) (int, error) {
 // withCaptureTrace hands each connection the request gets (one a redirect
 // hop) to the request's Capture, or takes a reused connection's tap away
 // from the request that used it before. hop returns the URL of the hop
-// being made. TLS connections are not tapped: their plain text is not on
-// the wire, so an https exchange reaches no Capture.
+// being made. An https connection is tapped above its TLS layer; one
+// through a gateway's CONNECT tunnel is not (net/http makes its TLS client
+// itself), so that exchange reaches no Capture.
 func withCaptureTrace(req *fetch.Request, hop func() string) *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 		t, ok := info.Conn.(*tapConn)

@@ -233,30 +233,64 @@ func (d *Driver) newTransport(opts fetch.Options) *nethttp.Transport {
 	if dialer == nil {
 		dialer = &net.Dialer{}
 	}
+	dial := func(dctx context.Context, network, addr string) (net.Conn, error) {
+		req := requestOf(dctx)
+		dt := opts.DialTimeout
+		if dt <= 0 {
+			dt = fetch.DefaultDialTimeout
+		}
+		tctx, cancel := context.WithTimeout(dctx, dt)
+		defer cancel()
+		where := ""
+		if req != nil {
+			req.Trace(fetch.DirInfo, "connecting to "+addr)
+			where = req.URL.Redacted()
+		}
+		c, err := dialer.DialContext(tctx, network, addr)
+		if err != nil {
+			if dctx.Err() == nil && tctx.Err() != nil {
+				err = fetch.ErrTimeout
+			}
+			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "dial " + addr, URL: where, Offset: -1, Err: err}
+		}
+		return fetch.NewDeadlineConn(context.Background(), c, opts.Idle()), nil
+	}
+	tlsConfig := &tls.Config{InsecureSkipVerify: d.cfg.Insecure}
 	return &nethttp.Transport{
 		DialContext: func(dctx context.Context, network, addr string) (net.Conn, error) {
-			req := requestOf(dctx)
-			dt := opts.DialTimeout
-			if dt <= 0 {
-				dt = fetch.DefaultDialTimeout
-			}
-			tctx, cancel := context.WithTimeout(dctx, dt)
-			defer cancel()
-			where := ""
-			if req != nil {
-				req.Trace(fetch.DirInfo, "connecting to "+addr)
-				where = req.URL.Redacted()
-			}
-			c, err := dialer.DialContext(tctx, network, addr)
+			c, err := dial(dctx, network, addr)
 			if err != nil {
-				if dctx.Err() == nil && tctx.Err() != nil {
-					err = fetch.ErrTimeout
-				}
-				return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "dial " + addr, URL: where, Offset: -1, Err: err}
+				return nil, err
 			}
-			return &tapConn{Conn: fetch.NewDeadlineConn(context.Background(), c, opts.Idle())}, nil
+			return &tapConn{Conn: c}, nil
 		},
-		TLSClientConfig:    &tls.Config{InsecureSkipVerify: d.cfg.Insecure},
+		// https: the TLS client is made here rather than by net/http, so
+		// that the tap sits above it and an archive gets the exchange's
+		// plain text (HTTP/1.1, as sent and received inside TLS).
+		DialTLSContext: func(dctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(dctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			cfg := tlsConfig.Clone()
+			if cfg.ServerName == "" {
+				host, _, _ := net.SplitHostPort(addr)
+				cfg.ServerName = host
+			}
+			cfg.NextProtos = []string{"http/1.1"}
+			tc := tls.Client(c, cfg)
+			hctx, cancel := context.WithTimeout(dctx, opts.Idle())
+			defer cancel()
+			if err := tc.HandshakeContext(hctx); err != nil {
+				c.Close()
+				if dctx.Err() == nil && hctx.Err() != nil {
+					err = fmt.Errorf("%w: %v", fetch.ErrTimeout, err)
+				}
+				return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "TLS handshake with " + addr, Offset: -1, Err: err}
+			}
+			return &tapConn{Conn: tc}, nil
+		},
+		TLSClientConfig:    tlsConfig,
 		DisableCompression: true, // bytes arrive as the server stores them
 		// The same bound on a server's protocol lines as every other driver.
 		MaxResponseHeaderBytes: wire.DefaultMaxLine,
