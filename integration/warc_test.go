@@ -187,6 +187,13 @@ func TestWARCEveryScheme(t *testing.T) {
 		{url: wl.Entries[0].URL, sha: waisSums[waisDoc]},
 		{url: "prospero://" + prosp + "//hello.txt", sha: sums["hello.txt"]},
 		{url: "prospero://" + prosp + "//pub/data.bin", sha: sums["pub/data.bin"]},
+		// Listings built from a protocol's lines or messages, recorded
+		// raw: an overview (OVER), the active list (LIST ACTIVE), a WAIS
+		// search's response message, a file: directory's names.
+		{url: "news:fetch.test.alpha", contains: "alpha-3-large@fetch.test"},
+		{url: "news:*", contains: "fetch.test.alpha "},
+		{url: "wais://" + serverAddr(t, "FETCH_WAIS_ADDR") + "/fetch-test?hello+document", contains: "fetch-test"},
+		{url: "file://" + filepath.ToSlash(content) + "/pub/", contains: "data.bin\n"},
 		{url: "http://" + httpAddr + "/100m.bin", sha: sums["100m.bin"]},
 	}
 

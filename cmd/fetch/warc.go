@@ -153,8 +153,11 @@ func (r *warcRecord) end(o *options, errp *error) {
 
 // listingType is the Content-Type of a listing's raw bytes.
 func listingType(scheme string) string {
-	if scheme == "gopher" {
+	switch scheme {
+	case "gopher":
 		return "application/gopher-menu"
+	case "wais":
+		return "application/x-wais-message" // a WAIS header and a Z39.50 SearchResponse APDU
 	}
 	return "text/plain"
 }

@@ -450,6 +450,8 @@ func TestGoldenHeaders(t *testing.T) {
 		io.WriteString(rw, "hello\n")
 	}))
 	defer srv.Close()
+	tsrv := httptest.NewTLSServer(srv.Config.Handler)
+	defer tsrv.Close()
 	gl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -467,9 +469,10 @@ func TestGoldenHeaders(t *testing.T) {
 		}
 	}()
 	pol := &fetch.PortPolicy{}
-	pol.Allow(srv.Listener.Addr().(*net.TCPAddr).Port, gl.Addr().(*net.TCPAddr).Port)
+	pol.Allow(srv.Listener.Addr().(*net.TCPAddr).Port, gl.Addr().(*net.TCPAddr).Port, tsrv.Listener.Addr().(*net.TCPAddr).Port)
 	c := fetch.NewClient(fetch.Options{Policy: pol})
 	c.Register("http", fhttp.New(fhttp.Config{UserAgent: "fetch-test"}))
+	c.Register("https", fhttp.New(fhttp.Config{UserAgent: "fetch-test", Insecure: true}))
 	c.Register("gopher", gopher.New(gopher.Config{}))
 	c.Register("file", file.New(file.Config{}))
 	doc := func() io.Reader { return strings.NewReader("document\r\n") }
@@ -478,8 +481,10 @@ func TestGoldenHeaders(t *testing.T) {
 	}
 	urls := []string{
 		srv.URL + "/hello.txt",
+		tsrv.URL + "/hello.txt",
 		"gopher://" + gl.Addr().String() + "/1",
 		"file://" + filepath.ToSlash(dir) + "/doc.txt",
+		"file://" + filepath.ToSlash(dir) + "/",
 		"ftp://127.0.0.1/pub/doc.txt",
 		"news:123@example.org",
 		"nntp://127.0.0.1/comp.test/1",
@@ -494,7 +499,7 @@ func TestGoldenHeaders(t *testing.T) {
 	}
 	w.Close()
 	var out strings.Builder
-	norm := strings.NewReplacer(srv.Listener.Addr().String(), "127.0.0.1:HTTPPORT", gl.Addr().String(), "127.0.0.1:GOPHERPORT", filepath.ToSlash(dir), "/TMP")
+	norm := strings.NewReplacer(srv.Listener.Addr().String(), "127.0.0.1:HTTPPORT", tsrv.Listener.Addr().String(), "127.0.0.1:HTTPSPORT", gl.Addr().String(), "127.0.0.1:GOPHERPORT", filepath.ToSlash(dir), "/TMP")
 	varies := regexp.MustCompile(`^(WARC-Block-Digest: ).*`)
 	for _, r := range readWARC(t, w.Files()[0]) {
 		out.WriteString("WARC/1.1\n")

@@ -186,6 +186,27 @@ func list(req *fetch.Request, f *os.File, dir string) (*fetch.Result, error) {
 		e.URL = eu.String()
 		l.Entries = append(l.Entries, e)
 	}
+	if req.Capture != nil {
+		// A directory has no wire form: an archive gets the names it
+		// holds, sorted, one a line, a directory's ending in "/" (as
+		// ls -p shows them), control characters %-escaped.
+		w := req.Capture.Payload(nil)
+		for _, de := range des {
+			var b strings.Builder
+			for _, c := range []byte(de.Name()) {
+				if c < 0x20 || c == 0x7f || c == '%' {
+					fmt.Fprintf(&b, "%%%02X", c)
+				} else {
+					b.WriteByte(c)
+				}
+			}
+			if de.IsDir() {
+				b.WriteByte('/')
+			}
+			b.WriteByte('\n')
+			io.WriteString(w, b.String())
+		}
+	}
 	res := base.Clone()
 	return &fetch.Result{Kind: fetch.KindListing, URL: res, Listing: l}, nil
 }

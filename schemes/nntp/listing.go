@@ -137,7 +137,7 @@ func (s *session) overviews(ctx context.Context, first, last, page int64) ([]ove
 		}
 		switch code {
 		case 224:
-			return nil, &overviewStream{s: s, b: s.block(c), first: first, last: last}, nil
+			return nil, &overviewStream{s: s, b: s.captured(s.block(c)), first: first, last: last}, nil
 		case 420, 423:
 			return nil, nil, nil // no articles in the range
 		case 500, 501: // not known here: try the next name
@@ -232,7 +232,7 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 		return nil, s.replyErr("LIST ACTIVE", "group", code, text)
 	}
 	var names, bad packed
-	err = s.readBlock(ctx, "LIST ACTIVE", func(line string) error {
+	err = s.readFrom(s.captured(s.block("LIST ACTIVE")), func(line string) error {
 		g, err := parseActive(line)
 		if err != nil {
 			bad.add(line)

@@ -271,7 +271,11 @@ func (s *session) status(_ context.Context, op string) (int, string, error) {
 // line, undoing dot-stuffing, and hands each line to fn. A stream that
 // ends first fails with fetch.ErrTruncated.
 func (s *session) readBlock(_ context.Context, op string, fn func(line string) error) error {
-	b := s.block(op)
+	return s.readFrom(s.block(op), fn)
+}
+
+// readFrom calls fn with each line of the block b reads.
+func (s *session) readFrom(b *blockReader, fn func(line string) error) error {
 	for {
 		line, err := b.next()
 		if err == io.EOF {
@@ -289,11 +293,22 @@ func (s *session) readBlock(_ context.Context, op string, fn func(line string) e
 // blockReader reads a data block a line at a time, within maxBlockLines
 // and maxBlockBytes (or Options.MaxSize): for listings that stream.
 type blockReader struct {
-	s     *session
-	op    string
-	limit int64
-	size  int64
-	n     int
+	s       *session
+	op      string
+	limit   int64
+	size    int64
+	n       int
+	capture io.Writer // the listing's lines for an archive, or nil
+}
+
+// captured makes b copy the block's lines, dot-stuffing undone and each
+// ended by CR LF as the protocol sends it, to the request's Capture: the
+// raw form of a listing (an overview, the active list) for an archive.
+func (s *session) captured(b *blockReader) *blockReader {
+	if s.req.Capture != nil {
+		b.capture = s.req.Capture.Payload(s.conn.RemoteAddr())
+	}
+	return b
 }
 
 func (s *session) block(op string) *blockReader {
@@ -325,6 +340,9 @@ func (b *blockReader) next() (string, error) {
 			Err: fmt.Errorf("%w: the reply passed %d lines or %d bytes", fetch.ErrTooLarge, maxBlockLines, b.limit)}
 	}
 	b.n++
+	if b.capture != nil {
+		io.WriteString(b.capture, line+"\r\n")
+	}
 	return line, nil
 }
 

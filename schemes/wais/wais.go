@@ -189,6 +189,7 @@ type session struct {
 	conn net.Conn
 	r    *bufio.Reader
 	max  int
+	tee  io.Writer // the next response message as received, for an archive
 }
 
 func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error) {
@@ -209,7 +210,11 @@ func (s *session) exchange(op string, q *apdu.Search) (*apdu.SearchResponse, err
 	if _, err := s.conn.Write(apdu.AppendMessage(nil, serverName, b)); err != nil {
 		return nil, s.readErr(op, err)
 	}
-	_, m, err := apdu.ReadMessage(s.r, s.max)
+	var r io.Reader = s.r
+	if s.tee != nil {
+		r, s.tee = io.TeeReader(s.r, s.tee), nil
+	}
+	_, m, err := apdu.ReadMessage(r, s.max)
 	if err != nil {
 		return nil, s.readErr(op, err)
 	}
@@ -276,6 +281,11 @@ func (d *Driver) search(ctx context.Context, req *fetch.Request, db, words strin
 		return nil, err
 	}
 	defer s.conn.Close()
+	if req.Capture != nil {
+		// An archive gets the search's response message as it came:
+		// the 25-byte WAIS header and the SearchResponse APDU.
+		s.tee = req.Capture.Payload(s.conn.RemoteAddr())
+	}
 	resp, err := s.exchange("search", apdu.NewKeywordSearch(db, words, d.cfg.MaxDocuments))
 	if err != nil {
 		return nil, err
