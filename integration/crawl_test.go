@@ -238,3 +238,56 @@ func TestCrawlKilledResumes(t *testing.T) {
 	})
 	t.Logf("killed after %d of %d URLs", before, len(logged))
 }
+
+// A crawl follows a news group to its articles and a Prospero directory
+// tree to its files.
+func TestCrawlNewsAndProspero(t *testing.T) {
+	wantServer(t, "inn")
+	wantServer(t, "prospero")
+	dir := t.TempDir()
+	t.Setenv("NNTPSERVER", serverAddr(t, "FETCH_NNTP_ADDR"))
+	logName := filepath.Join(dir, "news.log")
+	if code, _, stderr := runCLI(t, "", "-r", "-q", "--output-dir", dir, "--log", logName, "news:fetch.test.alpha"); code != 0 {
+		t.Fatalf("news crawl: exit %d\n%s", code, stderr)
+	}
+	news := crawlLog(t, logName)
+	for _, id := range []string{"alpha-1@fetch.test", "alpha-2-dots@fetch.test", "alpha-3-large@fetch.test", "alpha-4-utf8@fetch.test"} {
+		if l, ok := news["news:"+id]; !ok || l.Outcome != "ok" {
+			t.Errorf("article %s not fetched by the crawl: %+v", id, l)
+		}
+	}
+
+	logName = filepath.Join(dir, "prospero.log")
+	root := "prospero://" + serverAddr(t, "FETCH_PROSPERO_ADDR") + "//"
+	if code, _, stderr := runCLI(t, "", "-r", "--depth", "20", "-q", "--output-dir", dir, "--log", logName, root); code != 0 {
+		t.Fatalf("prospero crawl: exit %d\n%s", code, stderr)
+	}
+	got := map[string]string{}
+	for u, l := range crawlLog(t, logName) {
+		if l.Outcome != "ok" {
+			t.Errorf("%s: %s", u, l.Error)
+		}
+		got[u] = l.SHA256
+	}
+	// prosperod's tree (integration/prosperod): files of the content
+	// tree, and a directory "big" of 400 files filling many packets.
+	for _, f := range contentManifest(t) {
+		if f.Path != "hello.txt" && f.Path != "name with spaces.txt" && f.Path != "pub/data.bin" {
+			continue
+		}
+		if sum, ok := got[root+escapePath(f.Path)]; !ok {
+			t.Errorf("%s not fetched by the crawl", f.Path)
+		} else if sum != f.SHA256 {
+			t.Errorf("%s: SHA-256 %s, the served file's %s", f.Path, sum, f.SHA256)
+		}
+	}
+	big := 0
+	for u := range got {
+		if strings.HasPrefix(u, root+"big/") {
+			big++
+		}
+	}
+	if big != 400 {
+		t.Errorf("%d files of the directory big fetched, want 400", big)
+	}
+}
