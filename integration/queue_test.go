@@ -253,3 +253,63 @@ func TestQueueRedisRestart(t *testing.T) {
 	}
 	t.Logf("Redis stopped after %d of %d URLs", atStop, len(logged))
 }
+
+// rediss:// with a password in the URL: the queue works over TLS, the
+// server's certificate checked against the roots of SSL_CERT_FILE, and the
+// password is printed nowhere.
+func TestQueueTLS(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	gen := exec.Command("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+		"-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert)
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("openssl: %v\n%s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	const pw = "tls-secret-pw"
+	conf := filepath.Join(dir, "redis.conf")
+	os.WriteFile(conf, []byte(fmt.Sprintf("bind 127.0.0.1\nport 0\ntls-port %s\ntls-cert-file %s\ntls-key-file %s\ntls-auth-clients no\ndir %s\nsave \"\"\nrequirepass %s\n",
+		port, cert, key, dir, pw)), 0o600)
+	srv := exec.Command("redis-server", conf)
+	if err := srv.Start(); err != nil {
+		t.Fatalf("redis-server: %v", err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server with TLS did not listen")
+		}
+	}
+	queue := "rediss://:" + pw + "@" + addr + "/tlsq"
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(fetchBinary(t), args...)
+		cmd.Env = append(os.Environ(), "FETCH_CONFIG=/dev/null", "SSL_CERT_FILE="+cert)
+		out, err := cmd.CombinedOutput()
+		if strings.Contains(string(out), pw) {
+			t.Errorf("fetch %v printed the password: %s", args, out)
+		}
+		return string(out), err
+	}
+	if out, err := run("--enqueue", queue, "gopher://127.0.0.1:70/0/a", "gopher://127.0.0.1:70/0/b"); err != nil {
+		t.Fatalf("--enqueue over TLS: %v\n%s", err, out)
+	}
+	out, err := run("--queue-status", queue)
+	if err != nil || !strings.Contains(out, "queued   2") {
+		t.Errorf("--queue-status over TLS: %v\n%s", err, out)
+	}
+	// A wrong password is refused, and not echoed either.
+	out, err = run("--queue-status", "rediss://:wrong-pw@"+addr+"/tlsq")
+	if err == nil || strings.Contains(out, "wrong-pw") {
+		t.Errorf("a wrong password: %v\n%s", err, out)
+	}
+}
