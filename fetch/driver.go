@@ -148,6 +148,10 @@ type Request struct {
 	Form   map[string]string // Gopher+ ASK answers by field label or 1-based index
 	Body   io.Reader         // message body for mailto
 	Raw    bool              // deliver bytes exactly as received (no dot-unstuffing)
+	// NoModTime tells the driver that Document.ModTime is not wanted, so
+	// it may skip a round trip made only to learn it (FTP's MDTM): a
+	// batch of many small files saves one exchange a file.
+	NoModTime bool
 
 	// Overrides of the client's settings for this request; zero keeps the
 	// client's.

@@ -62,6 +62,9 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 func newRequest(o *options, s stdio, u *fetch.URL) (*fetch.Request, error) {
 	req := fetch.NewRequestURL(u)
 	req.Query, req.Raw = o.query, o.raw
+	// The modification time shows only in metadata (--info, --json,
+	// --json-meta); without them a driver may skip asking for it.
+	req.NoModTime = !o.info && !o.jsonOut && o.jsonMeta == ""
 	var err error
 	if req.Form, err = formAnswers(o); err != nil {
 		return nil, err

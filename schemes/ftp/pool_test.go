@@ -406,3 +406,38 @@ func TestPoolReuseWithoutCheck(t *testing.T) {
 		t.Errorf("%d control connections after a 550, want still 3", n)
 	}
 }
+
+// A request that does not want the modification time sends no MDTM; one
+// that does gets the time.
+func TestNoModTime(t *testing.T) {
+	s := rfcServer(t)
+	s.add("/top.txt", "at the top\n")
+	mdtm := 0
+	s.hook = func(c *fakeConn, verb, arg string) bool {
+		if verb == "MDTM" {
+			mdtm++
+		}
+		return false
+	}
+	c, _ := pooledClient(fetch.Options{})
+	defer c.Close()
+	for _, skip := range []bool{true, false} {
+		req, err := fetch.NewRequest("ftp://" + s.addr() + "/top.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.NoModTime = skip
+		res, err := c.Do(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Document.Body)
+		res.Close()
+		if want := map[bool]int{true: 0, false: 1}[skip]; mdtm != want {
+			t.Errorf("NoModTime %v: %d MDTM commands in all, want %d", skip, mdtm, want)
+		}
+		if !skip && res.Document.ModTime.IsZero() {
+			t.Error("no modification time when one was wanted")
+		}
+	}
+}

@@ -15,7 +15,8 @@ import (
 	"github.com/fetchproject/fetch/fetch/wire"
 )
 
-// retrieve sends TYPE, SIZE, MDTM, REST and RETR for the URL's name. When
+// retrieve sends TYPE, SIZE, MDTM (unless the request does not want the
+// time), REST and RETR for the URL's name. When
 // RETR is refused with 550 and CWD <name> succeeds, the name is a
 // directory: isDir is true and the session is inside it.
 func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, isDir bool, err error) {
@@ -35,10 +36,12 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 		}
 	}
 	var mod time.Time
-	if r, err := s.cmd("MDTM", wire.Lit("MDTM "), wire.Arg("name", arg)); err != nil {
-		return nil, false, err
-	} else if r.Code == 213 {
-		mod, _ = parseMDTM(strings.TrimSpace(r.Text()))
+	if !s.req.NoModTime {
+		if r, err := s.cmd("MDTM", wire.Lit("MDTM "), wire.Arg("name", arg)); err != nil {
+			return nil, false, err
+		} else if r.Code == 213 {
+			mod, _ = parseMDTM(strings.TrimSpace(r.Text()))
+		}
 	}
 	offset := s.req.Offset
 	if size >= 0 && offset > size {
