@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,4 +271,30 @@ func TestMemoryEndlessEHLO(t *testing.T) {
 		t.Fatalf("exit %d, want 4 naming the line bound: %s", code, stderr)
 	}
 	checkRSS(t, "an endless EHLO reply", rss)
+}
+
+// TestMemoryHundredThousandURLs: a list of 100,000 URLs is read as the
+// workers go, in bounded memory (issue #17: under 64 MiB), with a log of
+// every outcome. The server answers each with a 404 at once, so the run
+// measures the batch's own bookkeeping rather than file creation.
+func TestMemoryHundredThousandURLs(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	dir := t.TempDir()
+	list := filepath.Join(dir, "urls.txt")
+	var b strings.Builder
+	const n = 100000
+	for i := range n {
+		fmt.Fprintf(&b, "%s/some/fairly/long/path/to/a/document/number-%06d.txt?query=%d\n", srv.URL, i, i)
+	}
+	if err := os.WriteFile(list, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	code, lines, stderr, rss := runChild(t, "-j", "8", "--per-host", "8", "--allow-port", strconv.Itoa(port), "--json",
+		"-O", "--output-dir", filepath.Join(dir, "out"), "-i", list)
+	if code != 6 || lines != n {
+		t.Fatalf("exit %d with %d log lines, want 6 and %d: %s", code, lines, n, stderr[max(0, len(stderr)-500):])
+	}
+	checkRSS(t, "a list of 100,000 URLs", rss)
 }

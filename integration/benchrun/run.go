@@ -319,13 +319,53 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 			argv := append(append([]string{"sh", "-c", parallelScript, b.fetch}, fetchFlags...), us...)
 			return b.stdoutTool("fetch", argv, "fetch-parallel", 1, checkSorted, pwant, true)
 		}
-		curlZ := b.stdoutTool("curl -Z", b.curlArgv(append([]string{"-Z", "--parallel-max", pj}, us...)...), "curlz-parallel", 1, checkSorted, pwant, false)
-		xargs := b.stdoutTool("xargs curl", append([]string{"xargs", "-P", pj, "-n", "1"}, b.curlArgv()...), "xargs-parallel", 1, checkSorted, pwant, false)
+		// The peers write files too, as fetch does: creating 2,000 files
+		// costs as much as fetching them on some disks, and a row
+		// compares the fetching.
+		curlZ := b.stdoutTool("curl -Z", append(append([]string{"sh", "-c", filesScript}, b.curlArgv("-Z", "--parallel-max", pj, "--remote-name-all")...), us...), "curlz-parallel", 1, checkSorted, pwant, false)
+		xargs := b.stdoutTool("xargs curl", append([]string{"sh", "-c", filesScript, "xargs", "-P", pj, "-n", "1"}, b.curlArgv("--remote-name-all")...), "xargs-parallel", 1, checkSorted, pwant, false)
 		xargs.stdin = list
 		for _, peer := range []*tool{curlZ, xargs} {
 			r := &row{
 				label: fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s vs %s", t.proto, t.name, parallel, j, peerLabel(peer.name, pj)),
 				fetch: fetchPar(),
+				peer:  peer,
+			}
+			if !b.hasJ {
+				r.na = "n/a (no -j yet)"
+			}
+			rows = append(rows, r)
+		}
+	}
+
+	// Issue #17's FTP comparison: the one-process batch's documents with
+	// 4 transfers at once (4 control connections, each logged in once)
+	// against one curl given them all (one login, one after another) and
+	// curl -Z with 4 at once.
+	for _, name := range small {
+		t, err := b.target(name)
+		if err != nil {
+			return nil, err
+		}
+		if t.proto != "FTP" {
+			continue
+		}
+		var us []string
+		for i := 0; i < batch; i++ {
+			us = append(us, t.base+docName(i))
+		}
+		want := sha256.Sum256(sortedLines(all))
+		for _, peer := range []*tool{
+			b.stdoutTool("curl", append(append([]string{"sh", "-c", filesScript}, b.curlArgv("--remote-name-all")...), us...), "curl-ftp4", 1, checkSorted, want, false),
+			b.stdoutTool("curl -Z", append(append([]string{"sh", "-c", filesScript}, b.curlArgv("-Z", "--parallel-max", "4", "--remote-name-all")...), us...), "curlz-ftp4", 1, checkSorted, want, false),
+		} {
+			label := "one curl"
+			if peer.name == "curl -Z" {
+				label = peerLabel(peer.name, "4")
+			}
+			r := &row{
+				label: fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j 4 vs %s", t.proto, t.name, batch, label),
+				fetch: b.stdoutTool("fetch", append(append([]string{"sh", "-c", parallelScript, b.fetch}, "-j", "4", "--per-host", "4"), us...), "fetch-ftp4", 1, checkSorted, want, true),
 				peer:  peer,
 			}
 			if !b.hasJ {
@@ -341,6 +381,13 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 // "$@" its flags and URLs) and prints the files it wrote.
 const parallelScript = `d=$(mktemp -d) || exit 1
 "$0" -q -O --output-dir "$d" "$@" || { rm -rf "$d"; exit 1; }
+cat "$d"/*
+rm -rf "$d"`
+
+// filesScript runs a peer ("$0" "$@", writing files with -O) in a
+// temporary directory and prints the files it wrote.
+const filesScript = `d=$(mktemp -d) || exit 1
+(cd "$d" && "$0" "$@") || { rm -rf "$d"; exit 1; }
 cat "$d"/*
 rm -rf "$d"`
 
