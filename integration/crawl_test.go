@@ -142,20 +142,14 @@ func crawlLog(t *testing.T, logs ...string) map[string]batchLogLine {
 	return out
 }
 
-func TestCrawlToWARC(t *testing.T) {
-	wantServer(t, "pygopherd")
-	wantServer(t, "gophernicus")
-	wantServer(t, "vsftpd")
-	dir := t.TempDir()
-	args := append([]string{"-r", "--depth", "20", "-j", "4", "-q", "--output-dir", filepath.Join(dir, "out"),
-		"--log", filepath.Join(dir, "crawl.log"), "--warc", filepath.Join(dir, "crawl.warc.gz")}, crawlSeeds(t)...)
-	code, _, stderr := runCLI(t, "", args...)
-	if code != 0 {
-		t.Fatalf("crawl: exit %d\n%s", code, stderr)
-	}
-	recs := crawlRecords(t, filepath.Join(dir, "crawl.warc.gz"))
+// checkCrawl checks a finished crawl's logs and WARC files together: every
+// URL logged ok once, every document recorded once with the bytes its
+// server serves, each logged URL in the WARC. It returns the log by URL.
+func checkCrawl(t *testing.T, logs, warcs []string) map[string]batchLogLine {
+	t.Helper()
+	logged := crawlLog(t, logs...)    // fails on a URL logged ok twice
+	recs := crawlRecords(t, warcs...) // fails on a document recorded twice
 	checkServed(t, recs)
-	logged := crawlLog(t, filepath.Join(dir, "crawl.log"))
 	for u, l := range logged {
 		if l.Outcome != "ok" {
 			t.Errorf("%s: %s", u, l.Error)
@@ -167,6 +161,22 @@ func TestCrawlToWARC(t *testing.T) {
 	if len(recs) != len(logged) {
 		t.Errorf("%d resource records, %d URLs logged", len(recs), len(logged))
 	}
+	return logged
+}
+
+func TestCrawlToWARC(t *testing.T) {
+	wantServer(t, "pygopherd")
+	wantServer(t, "gophernicus")
+	wantServer(t, "vsftpd")
+	dir := t.TempDir()
+	args := append([]string{"-r", "--depth", "20", "-j", "4", "-q", "--output-dir", filepath.Join(dir, "out"),
+		"--log", filepath.Join(dir, "crawl.log"), "--warc", filepath.Join(dir, "crawl.warc.gz")}, crawlSeeds(t)...)
+	code, _, stderr := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("crawl: exit %d\n%s", code, stderr)
+	}
+	logged := checkCrawl(t, []string{filepath.Join(dir, "crawl.log")}, []string{filepath.Join(dir, "crawl.warc.gz")})
+	recs := crawlRecords(t, filepath.Join(dir, "crawl.warc.gz"))
 	// Never followed: the type 7 search of pygopherd's menu.
 	for u := range logged {
 		if strings.Contains(u, "/7/") {
@@ -219,17 +229,7 @@ func TestCrawlKilledResumes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("resumed crawl: exit %d\n%s", code, stderr)
 	}
-	logged := crawlLog(t, logName)
-	recs := crawlRecords(t, warcName)
-	checkServed(t, recs)
-	for u, l := range logged {
-		if l.Outcome != "ok" {
-			t.Errorf("%s: %s", u, l.Error)
-		}
-	}
-	if len(recs) != len(logged) {
-		t.Errorf("%d resource records, %d URLs logged", len(recs), len(logged))
-	}
+	logged := checkCrawl(t, []string{logName}, []string{warcName})
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.HasPrefix(d.Name(), ".fetch-part.") {
 			t.Errorf("temporary file left: %s", p)

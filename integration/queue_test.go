@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/fetchproject/fetch/fetch/frontier/redisq/redistest"
 )
 
 // The shared-frontier tests (issue 19): three workers crawl the gopher
@@ -123,17 +124,7 @@ func TestQueueWorkers(t *testing.T) {
 		logs = append(logs, filepath.Join(dir, n+".log"))
 		warcs = append(warcs, filepath.Join(dir, n+".warc.gz"))
 	}
-	logged := crawlLog(t, logs...)    // fails on a URL logged ok twice
-	recs := crawlRecords(t, warcs...) // fails on a document recorded twice
-	checkServed(t, recs)
-	for u, l := range logged {
-		if l.Outcome != "ok" {
-			t.Errorf("%s: %s", u, l.Error)
-		}
-	}
-	if len(recs) != len(logged) {
-		t.Errorf("%d resource records, %d URLs logged", len(recs), len(logged))
-	}
+	logged := checkCrawl(t, logs, warcs)
 	busy := 0
 	for _, n := range []string{"w2", "w3"} {
 		if countLines(filepath.Join(dir, n+".log")) > 0 {
@@ -163,66 +154,14 @@ func TestQueueWorkers(t *testing.T) {
 	t.Logf("w1 killed after %d lines; %d URLs in all", killedAt, len(logged))
 }
 
-// privateRedis is Debian's redis-server (installed by the harness) on a
-// port and directory of the test's own, with its append-only file synced
-// on every write, so that the test can stop and start it.
-type privateRedis struct {
-	t          *testing.T
-	conf, addr string
-	cmd        *exec.Cmd
-}
-
-func startPrivateRedis(t *testing.T) *privateRedis {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	dir := t.TempDir()
-	r := &privateRedis{t: t, conf: filepath.Join(dir, "redis.conf"), addr: addr}
-	os.WriteFile(r.conf, []byte(fmt.Sprintf("bind 127.0.0.1\nport %s\ndir %s\nsave \"\"\nappendonly yes\nappendfsync always\nlogfile %s\n",
-		port, dir, filepath.Join(dir, "redis.log"))), 0o600)
-	r.start()
-	t.Cleanup(r.stop)
-	return r
-}
-
-func (r *privateRedis) start() {
-	r.t.Helper()
-	r.cmd = exec.Command("redis-server", r.conf)
-	if err := r.cmd.Start(); err != nil {
-		r.t.Fatalf("redis-server: %v", err)
-	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", r.addr); err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("redis-server did not listen on %s", r.addr)
-		}
-	}
-}
-
-func (r *privateRedis) stop() {
-	if r.cmd != nil {
-		r.cmd.Process.Signal(syscall.SIGTERM)
-		r.cmd.Wait()
-		r.cmd = nil
-	}
-}
-
 // Redis restarted mid-crawl: the workers ride it out and finish the crawl,
 // every URL once.
 func TestQueueRedisRestart(t *testing.T) {
 	wantServer(t, "pygopherd")
 	wantServer(t, "gophernicus")
 	wantServer(t, "vsftpd")
-	r := startPrivateRedis(t)
-	queue := "redis://" + r.addr + "/restart"
+	r := redistest.Start(t, redistest.Config{})
+	queue := "redis://" + r.Addr + "/restart"
 	dir := t.TempDir()
 	cmd := exec.Command(fetchBinary(t), append([]string{"--enqueue", queue}, crawlSeeds(t)...)...)
 	cmd.Env = queueEnv(t)
@@ -235,19 +174,14 @@ func TestQueueRedisRestart(t *testing.T) {
 	for countLines(filepath.Join(dir, "w1.log"))+countLines(filepath.Join(dir, "w2.log")) < 20 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	r.stop()
+	r.Stop()
 	atStop := countLines(filepath.Join(dir, "w1.log")) + countLines(filepath.Join(dir, "w2.log"))
 	time.Sleep(2 * time.Second) // the workers find it gone
-	r.start()
+	r.Start()
 	w1.wait(t)
 	w2.wait(t)
 	logs := []string{filepath.Join(dir, "w1.log"), filepath.Join(dir, "w2.log")}
-	logged := crawlLog(t, logs...)
-	recs := crawlRecords(t, filepath.Join(dir, "w1.warc.gz"), filepath.Join(dir, "w2.warc.gz"))
-	checkServed(t, recs)
-	if len(recs) != len(logged) {
-		t.Errorf("%d resource records, %d URLs logged", len(recs), len(logged))
-	}
+	logged := checkCrawl(t, logs, []string{filepath.Join(dir, "w1.warc.gz"), filepath.Join(dir, "w2.warc.gz")})
 	if atStop >= len(logged) {
 		t.Errorf("the crawl had ended (%d of %d URLs) when Redis stopped: nothing tested", atStop, len(logged))
 	}
@@ -265,31 +199,8 @@ func TestQueueTLS(t *testing.T) {
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("openssl: %v\n%s", err, out)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	_, port, _ := net.SplitHostPort(addr)
 	const pw = "tls-secret-pw"
-	conf := filepath.Join(dir, "redis.conf")
-	os.WriteFile(conf, []byte(fmt.Sprintf("bind 127.0.0.1\nport 0\ntls-port %s\ntls-cert-file %s\ntls-key-file %s\ntls-auth-clients no\ndir %s\nsave \"\"\nrequirepass %s\n",
-		port, cert, key, dir, pw)), 0o600)
-	srv := exec.Command("redis-server", conf)
-	if err := srv.Start(); err != nil {
-		t.Fatalf("redis-server: %v", err)
-	}
-	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("redis-server with TLS did not listen")
-		}
-	}
+	addr := redistest.Start(t, redistest.Config{Password: pw, TLSCert: cert, TLSKey: key}).Addr
 	queue := "rediss://:" + pw + "@" + addr + "/tlsq"
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(fetchBinary(t), args...)

@@ -231,6 +231,7 @@ var flagAliases = map[string]string{
 	"H": "header", "header": "H",
 	"i": "input-file", "input-file": "i",
 	"j": "jobs", "jobs": "j",
+	"r": "recursive", "recursive": "r",
 }
 
 // parseArgs reads flags and URLs in any order ("fetch URL -o out" works

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Append opens path to add records after the ones it holds, as a batch
@@ -21,14 +20,7 @@ import (
 // NAME-00000.warc.gz, … is kept, its last file repaired, and the next file
 // of the series started. A path that does not exist is created.
 func Append(path string, opts Options) (*Writer, error) {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.NewID == nil {
-		opts.NewID = newUUID
-	}
-	w := &Writer{opts: opts, path: path, dir: filepath.Dir(path)}
-	w.base = strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".warc")
+	w := newWriter(path, opts)
 	if opts.MaxSize > 0 {
 		last := -1
 		names, _ := filepath.Glob(w.base + "-[0-9][0-9][0-9][0-9][0-9].warc.gz")
@@ -121,6 +113,14 @@ func Repair(path string) (int64, error) {
 // just after the last one that is whole (its trailer's checksum and length
 // match).
 func wholeMembers(r io.Reader) (int64, error) {
+	return eachMember(r, func(int64, io.Reader) error { return nil })
+}
+
+// eachMember calls fn with the offset and the decompressed reader of each
+// whole gzip member of r, in order, and returns the offset just after the
+// last whole one; a torn or foreign member ends the walk without error.
+// What fn leaves unread of a member is read to check its trailer.
+func eachMember(r io.Reader, fn func(off int64, member io.Reader) error) (int64, error) {
 	cr := &countReader{r: r}
 	// bufio.Reader is an io.ByteReader, so the decompressor reads no
 	// further than each member's end; the buffer's unread bytes are not
@@ -145,6 +145,9 @@ func wholeMembers(r io.Reader) (int64, error) {
 			return good, nil // a torn or foreign header: the end of what is whole
 		}
 		z.Multistream(false)
+		if err := fn(good, z); err != nil {
+			return good, err
+		}
 		if _, err := io.Copy(io.Discard, z); err != nil {
 			return good, nil
 		}
@@ -225,27 +228,8 @@ func trimTail(path string, keep func([]string, string) bool) (int64, error) {
 // readMembers lists the records of a file of whole gzip members: where
 // each starts, its WARC-Type and WARC-Target-URI.
 func readMembers(r io.Reader) ([]member, error) {
-	cr := &countReader{r: r}
-	br := bufio.NewReaderSize(cr, 64<<10)
 	var out []member
-	var z *gzip.Reader
-	for {
-		off := cr.n - int64(br.Buffered())
-		if _, err := br.Peek(1); err == io.EOF {
-			return out, nil
-		} else if err != nil {
-			return nil, err
-		}
-		var err error
-		if z == nil {
-			z, err = gzip.NewReader(br)
-		} else {
-			err = z.Reset(br)
-		}
-		if err != nil {
-			return nil, err
-		}
-		z.Multistream(false)
+	_, err := eachMember(r, func(off int64, z io.Reader) error {
 		m := member{off: off}
 		hr := bufio.NewReaderSize(io.LimitReader(z, 64<<10), 4096)
 		for {
@@ -263,9 +247,8 @@ func readMembers(r io.Reader) ([]member, error) {
 				break
 			}
 		}
-		if _, err := io.Copy(io.Discard, z); err != nil {
-			return nil, err
-		}
 		out = append(out, m)
-	}
+		return nil
+	})
+	return out, err
 }

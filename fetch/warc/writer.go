@@ -75,6 +75,15 @@ type Writer struct {
 
 // Create opens path (truncating it) and writes its warcinfo record.
 func Create(path string, opts Options) (*Writer, error) {
+	w := newWriter(path, opts)
+	if err := w.open(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// newWriter is a Writer for path with no file open yet.
+func newWriter(path string, opts Options) *Writer {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -83,10 +92,7 @@ func Create(path string, opts Options) (*Writer, error) {
 	}
 	w := &Writer{opts: opts, path: path, dir: filepath.Dir(path)}
 	w.base = strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".warc")
-	if err := w.open(); err != nil {
-		return nil, err
-	}
-	return w, nil
+	return w
 }
 
 // Files lists the files written so far, in order.

@@ -255,20 +255,7 @@ func Open(ctx context.Context, raw string, opt Options) (*Queue, error) {
 	// when it stopped (another worker would wait for the claim timeout);
 	// its log tells it which of those it had finished.
 	for start := "0"; ; {
-		var msgs []redis.XMessage
-		err := q.retry(ctx, func(ctx context.Context) error {
-			streams, err := q.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-				Group: Group, Consumer: q.opt.Consumer,
-				Streams: []string{q.keys.stream, start}, Count: 256,
-			}).Result()
-			if errors.Is(err, redis.Nil) {
-				return nil
-			}
-			if err == nil && len(streams) > 0 {
-				msgs = streams[0].Messages
-			}
-			return err
-		})
+		msgs, err := q.readGroup(ctx, start, 256, -1)
 		if err != nil {
 			q.rdb.Close()
 			return nil, q.wrap("recover", err)
@@ -459,19 +446,7 @@ func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 			return nil, q.wrap("claim", err)
 		}
 		if len(msgs) == 0 {
-			err = q.retry(ctx, func(ctx context.Context) error {
-				streams, err := q.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-					Group: Group, Consumer: q.opt.Consumer,
-					Streams: []string{q.keys.stream, ">"}, Count: 1, Block: block,
-				}).Result()
-				if errors.Is(err, redis.Nil) {
-					return nil
-				}
-				if err == nil && len(streams) > 0 {
-					msgs = streams[0].Messages
-				}
-				return err
-			})
+			msgs, err = q.readGroup(ctx, ">", 1, block)
 			if err != nil {
 				return nil, q.wrap("read", err)
 			}
@@ -508,6 +483,27 @@ func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 		}
 		q.mu.Unlock()
 	}
+}
+
+// readGroup reads at most count entries through the group from start:
+// ">" for entries never handed out (waiting up to block for one), an id
+// for this consumer's pending entries after it (block < 0: no wait).
+func (q *Queue) readGroup(ctx context.Context, start string, count int64, block time.Duration) ([]redis.XMessage, error) {
+	var msgs []redis.XMessage
+	err := q.retry(ctx, func(ctx context.Context) error {
+		streams, err := q.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+			Group: Group, Consumer: q.opt.Consumer,
+			Streams: []string{q.keys.stream, start}, Count: count, Block: block,
+		}).Result()
+		if errors.Is(err, redis.Nil) {
+			return nil
+		}
+		if err == nil && len(streams) > 0 {
+			msgs = streams[0].Messages
+		}
+		return err
+	})
+	return msgs, err
 }
 
 // lease turns a stream entry into a Lease and keeps it fresh until Done.

@@ -12,14 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +24,7 @@ import (
 	"github.com/fetchproject/fetch/fetch/frontier"
 	"github.com/fetchproject/fetch/fetch/frontier/frontiertest"
 	"github.com/fetchproject/fetch/fetch/frontier/redisq"
+	"github.com/fetchproject/fetch/fetch/frontier/redisq/redistest"
 )
 
 func env(t *testing.T, name string) string {
@@ -300,78 +297,15 @@ func TestPasswordNotShown(t *testing.T) {
 	}
 }
 
-// ownRedis starts Debian's redis-server (installed by the harness) on a
-// port and in a directory of its own, with the append-only file synced on
-// every write, so that the test may stop and restart it.
-type ownRedis struct {
-	t    *testing.T
-	conf string
-	addr string
-	cmd  *exec.Cmd
-}
-
-func startOwnRedis(t *testing.T) *ownRedis {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "redis.conf")
-	text := fmt.Sprintf("bind 127.0.0.1\nport %s\ndir %s\nsave \"\"\nappendonly yes\nappendfsync always\nlogfile %s\n",
-		port, dir, filepath.Join(dir, "redis.log"))
-	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r := &ownRedis{t: t, conf: conf, addr: addr}
-	r.start()
-	t.Cleanup(r.stop)
-	return r
-}
-
-func (r *ownRedis) start() {
-	r.t.Helper()
-	r.cmd = exec.Command("redis-server", r.conf)
-	if err := r.cmd.Start(); err != nil {
-		r.t.Fatalf("redis-server (installed by integration/harness.sh): %v", err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		c, err := net.Dial("tcp", r.addr)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("redis-server did not listen on %s", r.addr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// stop ends the server as a shutdown does (SIGTERM: it syncs its
-// append-only file and exits).
-func (r *ownRedis) stop() {
-	if r.cmd == nil {
-		return
-	}
-	r.cmd.Process.Signal(syscall.SIGTERM)
-	r.cmd.Wait()
-	r.cmd = nil
-}
-
 // Workers ride out a restart of the server: calls made while it is down
 // are retried, the queue comes back from the append-only file, and every
 // task is finished once.
 func TestServerRestart(t *testing.T) {
-	r := startOwnRedis(t)
+	r := redistest.Start(t, redistest.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var retries sync.Map
-	q := open(t, "redis://"+r.addr+"/restart", redisq.Options{IdleExit: 500 * time.Millisecond,
+	q := open(t, "redis://"+r.Addr+"/restart", redisq.Options{IdleExit: 500 * time.Millisecond,
 		OnRetry: func(err error) { retries.Store(err.Error(), true) }})
 	var tasks []frontier.Task
 	for i := range 10 {
@@ -395,11 +329,11 @@ func TestServerRestart(t *testing.T) {
 		}
 	}
 	held := take()
-	r.stop()
+	r.Stop()
 	restarted := make(chan struct{})
 	go func() {
 		time.Sleep(time.Second)
-		r.start()
+		r.Start()
 		close(restarted)
 	}()
 	// Done while the server is down: retried until it is back.
