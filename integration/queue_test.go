@@ -3,10 +3,13 @@
 package integration
 
 import (
+	"bufio"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +60,7 @@ func startWorker(t *testing.T, queue, name, dir string) *worker {
 	t.Helper()
 	w := &worker{name: name, dir: dir}
 	w.cmd = exec.Command(fetchBinary(t), "--queue", queue, "--worker", name, "-r", "--depth", "20",
-		"-j", "2", "--delay", "0.02", "-q", "--claim-timeout", "60", "--idle-exit", "3",
+		"-j", "2", "--delay", "0.02", "-q", "--claim-timeout", "5", "--idle-exit", "3",
 		"--output-dir", filepath.Join(dir, name), "--log", filepath.Join(dir, name+".log"),
 		"--warc", filepath.Join(dir, name+".warc.gz"))
 	w.cmd.Env = queueEnv(t)
@@ -102,6 +105,11 @@ func TestQueueWorkers(t *testing.T) {
 	for _, n := range []string{"w1", "w2", "w3"} {
 		workers[n] = startWorker(t, queue, n, dir)
 	}
+	// w3 dies for good while it holds tasks: the others take them over
+	// after the claim timeout.
+	name := queue[strings.LastIndex(queue, "/")+1:]
+	orphans := killHolding(t, workers["w3"], rdb, name, dir)
+	delete(workers, "w3")
 	// Kill w1 once the crawl is under way and w1 has done some of it.
 	deadline := time.Now().Add(2 * time.Minute)
 	for countLines(filepath.Join(dir, "w1.log")) < 10 && time.Now().Before(deadline) {
@@ -134,8 +142,12 @@ func TestQueueWorkers(t *testing.T) {
 	if busy != 2 {
 		t.Errorf("only %d of the other workers did any work", busy)
 	}
+	for _, u := range orphans {
+		if l, ok := logged[u]; !ok || l.Outcome != "ok" {
+			t.Errorf("%s, held by w3 when it died, was not finished by another worker", u)
+		}
+	}
 	ctx := context.Background()
-	name := queue[strings.LastIndex(queue, "/")+1:]
 	if p, err := rdb.XPending(ctx, name, "fetch").Result(); err != nil || p.Count != 0 {
 		t.Errorf("pending after the crawl: %+v, %v", p, err)
 	}
@@ -151,7 +163,7 @@ func TestQueueWorkers(t *testing.T) {
 	if !strings.Contains(string(out), want) || !strings.Contains(string(out), `"queued":0`) || !strings.Contains(string(out), `"pending":{}`) {
 		t.Errorf("--queue-status: %s; want %s nothing queued or pending", out, want)
 	}
-	t.Logf("w1 killed after %d lines; %d URLs in all", killedAt, len(logged))
+	t.Logf("w3 killed holding %d tasks, w1 killed after %d lines and restarted; %d URLs in all", len(orphans), killedAt, len(logged))
 }
 
 // Redis restarted mid-crawl: the workers ride it out and finish the crawl,
@@ -222,5 +234,102 @@ func TestQueueTLS(t *testing.T) {
 	out, err = run("--queue-status", "rediss://:wrong-pw@"+addr+"/tlsq")
 	if err == nil || strings.Contains(out, "wrong-pw") {
 		t.Errorf("a wrong password: %v\n%s", err, out)
+	}
+}
+
+// killHolding kills w with SIGKILL at a moment when it holds tasks and
+// has none half-finished: stopped (SIGSTOP), none of the tasks pending for
+// it is in its log or its WARC file. (A worker killed between writing a
+// task's outcome and acknowledging it leaves that task to be fetched once
+// more by another worker: the one case where a task can be done twice,
+// see README, "Distributed crawls"; the test kills outside it.) It returns
+// the URLs w held.
+func killHolding(t *testing.T, w *worker, rdb *redis.Client, stream, dir string) []string {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(2 * time.Minute)
+	for tries := 0; time.Now().Before(deadline); tries++ {
+		if countLines(filepath.Join(dir, w.name+".log")) < 5 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		w.cmd.Process.Signal(syscall.SIGSTOP)
+		held, clean := heldTasks(t, ctx, rdb, stream, w, dir)
+		if len(held) > 0 && clean {
+			w.cmd.Process.Signal(syscall.SIGKILL)
+			w.cmd.Wait()
+			return held
+		}
+		w.cmd.Process.Signal(syscall.SIGCONT)
+		time.Sleep(time.Duration(5+tries%20) * time.Millisecond)
+	}
+	t.Fatalf("%s never held a task outside the moment of finishing one", w.name)
+	return nil
+}
+
+// heldTasks lists the URLs pending for w's consumer and reports whether
+// none of them is in w's log or WARC file (which must read whole).
+func heldTasks(t *testing.T, ctx context.Context, rdb *redis.Client, stream string, w *worker, dir string) ([]string, bool) {
+	t.Helper()
+	pend, err := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: stream, Group: "fetch", Start: "-", End: "+", Count: 1000, Consumer: w.name}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []string
+	for _, p := range pend {
+		msgs, err := rdb.XRange(ctx, stream, p.ID, p.ID).Result()
+		if err != nil || len(msgs) != 1 {
+			return nil, false
+		}
+		u, _ := msgs[0].Values["url"].(string)
+		held = append(held, u)
+	}
+	done := map[string]bool{}
+	for _, l := range readBatchLog(t, filepath.Join(dir, w.name+".log")) {
+		done[canonical(t, l.URL)] = true
+	}
+	recorded, whole := warcTargets(filepath.Join(dir, w.name+".warc.gz"))
+	if !whole {
+		return held, false
+	}
+	for _, u := range recorded {
+		done[canonical(t, u)] = true
+	}
+	for _, u := range held {
+		if done[canonical(t, u)] {
+			return held, false
+		}
+	}
+	return held, true
+}
+
+// warcTargets lists the WARC-Target-URI of each record of a WARC file;
+// whole is false when its last record is cut short (being written).
+func warcTargets(name string) (uris []string, whole bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, os.IsNotExist(err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	for {
+		if _, err := br.Peek(1); err == io.EOF {
+			return uris, true
+		}
+		z, err := gzip.NewReader(br)
+		if err != nil {
+			return uris, false
+		}
+		z.Multistream(false)
+		rec, err := io.ReadAll(z)
+		if err != nil {
+			return uris, false
+		}
+		head, _, _ := strings.Cut(string(rec), "\r\n\r\n")
+		for _, l := range strings.Split(head, "\r\n") {
+			if v, ok := strings.CutPrefix(l, "WARC-Target-URI: "); ok {
+				uris = append(uris, v)
+			}
+		}
 	}
 }

@@ -53,16 +53,27 @@ func telnetSession(t *testing.T, u, in string) (string, string) {
 	if res.Kind != fetch.KindSession {
 		t.Fatalf("%s: a %v, want a session", u, res.Kind)
 	}
-	// What the user types after logging in ("hello", "exit") waits until
-	// the login program has answered, as a person would: typed earlier, a
-	// busy machine's login program may not have read it yet when it is
-	// gone.
-	out := &gatedOutput{open: make(chan struct{})}
+	// What the user types after logging in waits until the login has been
+	// answered and the shell prompts, and "exit" until "hello" has been
+	// answered, as a person types: typed earlier, a busy machine's login
+	// program may not have read it yet when it is flushed, and telnetd
+	// ends the session as soon as the shell exits, dropping what the
+	// shell wrote last.
+	out := &gatedOutput{}
 	before, after, found := strings.Cut(in, "hello\n")
+	var input io.Reader = strings.NewReader(in)
 	if found {
-		after = "hello\n" + after
+		loggedIn := out.gate(func(text string) bool {
+			i := strings.Index(text, "Welcome to fetch-test")
+			return i >= 0 && strings.Contains(text[i:], "$ ") || strings.Contains(text, "Login incorrect")
+		})
+		answered := out.gate(func(text string) bool {
+			return strings.Contains(text, "you said: hello") || strings.Contains(text, "Login incorrect")
+		})
+		input = io.MultiReader(strings.NewReader(before),
+			&gatedInput{ctx: ctx, open: loggedIn, r: strings.NewReader("hello\n")},
+			&gatedInput{ctx: ctx, open: answered, r: strings.NewReader(after)})
 	}
-	input := io.MultiReader(strings.NewReader(before), &gatedInput{ctx: ctx, open: out.open, r: strings.NewReader(after)})
 	if err := res.Session.Run(ctx, input, out); err != nil {
 		t.Fatalf("%s: Run: %v\noutput: %q\ntrace:\n%s", u, err, out.String(), trace.String())
 	}
@@ -71,22 +82,39 @@ func telnetSession(t *testing.T, u, in string) (string, string) {
 	return out.String(), trace.String()
 }
 
-// gatedOutput collects a session's output and opens its gate once the
-// login program has answered the login (either way).
+// gatedOutput collects a session's output and opens each gate once the
+// output satisfies the gate's condition.
 type gatedOutput struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	gates []*outputGate
+}
+
+type outputGate struct {
+	cond func(string) bool
 	open chan struct{}
 	done bool
+}
+
+// gate returns a channel closed once cond holds for the output so far.
+func (g *gatedOutput) gate(cond func(string) bool) chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	og := &outputGate{cond: cond, open: make(chan struct{})}
+	g.gates = append(g.gates, og)
+	return og.open
 }
 
 func (g *gatedOutput) Write(p []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.buf.Write(p)
-	if !g.done && (strings.Contains(g.buf.String(), "Welcome to fetch-test") || strings.Contains(g.buf.String(), "Login incorrect")) {
-		g.done = true
-		close(g.open)
+	text := g.buf.String()
+	for _, og := range g.gates {
+		if !og.done && og.cond(text) {
+			og.done = true
+			close(og.open)
+		}
 	}
 	return len(p), nil
 }
