@@ -199,6 +199,8 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		jsonOut = s.out
 	}
 	var err error
+	_, statErr := os.Stat(bo.log)
+	resumed := bo.log != "" && statErr == nil // a log this run did not create
 	if b.log, b.done, b.names, err = openLog(bo.log, jsonOut); err != nil {
 		return report(s, o, err)
 	}
@@ -209,7 +211,12 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	defer b.c.Close()
 	// One WARC writer for every transfer of the batch; each record is
 	// written whole, so concurrent transfers never interleave in it.
-	o.warc.keepTail = b.keepTail
+	if resumed {
+		// A resumed run: the records its log does not hold at the WARC's
+		// end are a killed transfer's, fetched again now. A new log
+		// trims nothing (the file may hold another run's records).
+		o.warc.keepTail = b.keepTail
+	}
 	if err := openWARC(o, args); err != nil {
 		b.log.close()
 		return report(s, o, err)

@@ -158,3 +158,31 @@ func TestWARCResume(t *testing.T) {
 		t.Errorf("records %v: want both runs' warcinfo and three resources", types)
 	}
 }
+
+// TestWARCNewLogKeepsRecords: a run with a new --log appends to an
+// existing WARC file and cuts nothing of it, even records whose URLs its
+// log does not hold (they are another run's).
+func TestWARCNewLogKeepsRecords(t *testing.T) {
+	dir := t.TempDir()
+	doc := func(i int) string {
+		f := filepath.Join(dir, "doc"+strconv.Itoa(i)+".txt")
+		os.WriteFile(f, []byte("document "+strconv.Itoa(i)+"\n"), 0o644)
+		return "file://" + f
+	}
+	out := filepath.Join(dir, "mixed.warc.gz")
+	if code, _, stderr := runFetch(t, "", "-q", "--warc", out, "-o", filepath.Join(dir, "first"), doc(0)); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runFetch(t, "", "-q", "-O", "--output-dir", filepath.Join(dir, "out"), "--log", filepath.Join(dir, "new.log"), "--warc", out, doc(1)); code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, stderr)
+	}
+	resources := 0
+	for _, r := range members(t, out) {
+		if strings.Contains(r, "WARC-Type: resource\r\n") {
+			resources++
+		}
+	}
+	if resources != 2 {
+		t.Errorf("%d resource records, want both runs' 2", resources)
+	}
+}
