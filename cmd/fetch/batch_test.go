@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -466,5 +467,34 @@ func TestBatchDelay(t *testing.T) {
 		if d := starts[i].Sub(starts[i-1]); d < 250*time.Millisecond { // half the delay: slack for the network
 			t.Errorf("request %d came %v after the one before, --delay 0.5", i+1, d)
 		}
+	}
+}
+
+// TestBatchKeepsSessionsPerJob: with -j 8 to one server, the 8 transfers'
+// connections are kept for the next URLs, not closed because the pool
+// keeps fewer idle than -j (it kept 2, and 200 URLs opened ~100).
+func TestBatchKeepsSessionsPerJob(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.URL.Path)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	var urls []string
+	for i := range 200 {
+		urls = append(urls, fmt.Sprintf("%s/d%03d", srv.URL, i))
+	}
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	args := append([]string{"-q", "-j", "8", "--per-host", "8", "--allow-port", strconv.Itoa(port), "-O", "--output-dir", t.TempDir()}, urls...)
+	if code, _, stderr := runFetch(t, "", args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := conns.Load(); n > 8 {
+		t.Errorf("%d connections for 200 URLs with -j 8, want at most 8", n)
 	}
 }

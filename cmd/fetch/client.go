@@ -21,6 +21,17 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 		Prompter:    newPrompter(o, s),
 		Proxy:       fetch.ProxyFromEnvironment,
 	}
+	if o.batchMode() {
+		// Every transfer that may run at once to one host keeps its
+		// session for the next: with fewer idle sessions allowed than
+		// transfers, each batch of -j transfers would close and dial
+		// (and for FTP, log in) again.
+		perHost := o.batch.jobs
+		if o.batch.perHost > 0 {
+			perHost = min(perHost, o.batch.perHost)
+		}
+		opts.MaxIdlePerHost = max(fetch.DefaultMaxIdlePerHost, perHost)
+	}
 	if len(o.allowPorts) > 0 {
 		opts.Policy = &fetch.PortPolicy{}
 		opts.Policy.Allow(o.allowPorts...)
