@@ -308,6 +308,12 @@ func createTemp(dest string) (*os.File, error) {
 	}
 }
 
+// copyBufferSize is the size of the reads and writes that move a document:
+// 256 KiB rather than io.Copy's 32 KiB, so that a fast server's stream
+// costs an eighth of the system calls (1 GiB from pyftpdlib took 32,768
+// reads and as many writes with 32 KiB).
+const copyBufferSize = 256 << 10
+
 // copyBody streams the document to w, with a progress bar when wanted.
 // Errors writing w are local (exit 7); errors reading are the driver's.
 func copyBody(ctx context.Context, o *options, s stdio, w io.Writer, res *fetch.Result, total int64) (int64, error) {
@@ -316,7 +322,7 @@ func copyBody(ctx context.Context, o *options, s stdio, w io.Writer, res *fetch.
 		defer bar.Finish()
 		r = io.TeeReader(r, bar)
 	}
-	n, err := io.Copy(localWriter{w}, r)
+	n, err := io.CopyBuffer(localWriter{w}, r, make([]byte, copyBufferSize))
 	if err != nil {
 		var lw localWriteError
 		if errors.As(err, &lw) {
