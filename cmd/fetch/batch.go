@@ -881,9 +881,12 @@ func (b *batch) keepTail(types []string, targetURI string) bool {
 		}
 		return b.c.Registry().Key(u)
 	}
-	want := key(targetURI)
 	b.doneMu.Lock()
 	defer b.doneMu.Unlock()
+	if b.done[targetURI] {
+		return true // logged as recorded, the usual case
+	}
+	want := key(targetURI)
 	for u := range b.done {
 		if key(u) == want {
 			return true

@@ -31,11 +31,7 @@ func Append(path string, opts Options) (*Writer, error) {
 			}
 		}
 		if last >= 0 {
-			name := fmt.Sprintf("%s-%05d.warc.gz", w.base, last)
-			if _, err := Repair(name); err != nil {
-				return nil, err
-			}
-			if _, err := trimTail(name, opts.KeepTail); err != nil {
+			if _, err := repair(fmt.Sprintf("%s-%05d.warc.gz", w.base, last), opts.KeepTail); err != nil {
 				return nil, err
 			}
 			w.serial = last + 1
@@ -45,17 +41,13 @@ func Append(path string, opts Options) (*Writer, error) {
 		}
 		return w, nil
 	}
-	_, err := Repair(path)
+	good, err := repair(path, opts.KeepTail)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := w.open(); err != nil {
 			return nil, err
 		}
 		return w, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	good, err := trimTail(path, opts.KeepTail)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +74,14 @@ func Append(path string, opts Options) (*Writer, error) {
 // A file that does not begin with a whole member is an error rather than
 // emptied: it may not be a WARC file at all.
 func Repair(path string) (int64, error) {
+	return repair(path, nil)
+}
+
+// repair is Repair and then, with keep, the cut of the groups of records
+// at the end of the file (consecutive records with one WARC-Target-URI,
+// never a warcinfo) that keep refuses (Options.KeepTail), in one reading
+// of the file.
+func repair(path string, keep func([]string, string) bool) (int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return 0, err
@@ -91,29 +91,53 @@ func Repair(path string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	good, err := wholeMembers(f)
+	var members []member
+	good, err := eachMember(f, func(off int64, z io.Reader) error {
+		if keep != nil {
+			members = append(members, readHead(off, z))
+		}
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}
 	if good == 0 && st.Size() > 0 {
 		return 0, fmt.Errorf("warc: %s does not begin with a whole gzip member: not appending to it", path)
 	}
-	if good < st.Size() {
-		if err := f.Truncate(good); err != nil {
+	// fn sees a member before its end is checked: a torn last one is
+	// listed, and dropped here.
+	if n := len(members); n > 0 && members[n-1].off >= good {
+		members = members[:n-1]
+	}
+	cut := good
+	for len(members) > 0 {
+		last := members[len(members)-1]
+		if last.typ == "warcinfo" || last.uri == "" {
+			break
+		}
+		i := len(members) - 1
+		for i > 0 && members[i-1].uri == last.uri && members[i-1].typ != "warcinfo" {
+			i--
+		}
+		var types []string
+		for _, m := range members[i:] {
+			types = append(types, m.typ)
+		}
+		if keep(types, last.uri) {
+			break
+		}
+		cut = members[i].off
+		members = members[:i]
+	}
+	if cut < st.Size() {
+		if err := f.Truncate(cut); err != nil {
 			return 0, err
 		}
 		if err := f.Sync(); err != nil {
 			return 0, err
 		}
 	}
-	return good, nil
-}
-
-// wholeMembers reads r as a series of gzip members and returns the offset
-// just after the last one that is whole (its trailer's checksum and length
-// match).
-func wholeMembers(r io.Reader) (int64, error) {
-	return eachMember(r, func(int64, io.Reader) error { return nil })
+	return cut, nil
 }
 
 // eachMember calls fn with the offset and the decompressed reader of each
@@ -166,89 +190,30 @@ func (c *countReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// member is one record of a file as trimTail sees it.
+// member is one record of a file as repair sees it.
 type member struct {
 	off      int64
 	typ, uri string
 }
 
-// trimTail cuts from the end of the file at path the groups of records
-// (consecutive records with one WARC-Target-URI, never a warcinfo) that
-// keep refuses, and returns the length kept. The file holds whole members
-// (Repair has run).
-func trimTail(path string, keep func([]string, string) bool) (int64, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	size := st.Size()
-	if keep == nil {
-		return size, nil
-	}
-	members, err := readMembers(f)
-	if err != nil {
-		return 0, err
-	}
-	cut := size
-	for len(members) > 0 {
-		last := members[len(members)-1]
-		if last.typ == "warcinfo" || last.uri == "" {
-			break
-		}
-		i := len(members) - 1
-		for i > 0 && members[i-1].uri == last.uri && members[i-1].typ != "warcinfo" {
-			i--
-		}
-		var types []string
-		for _, m := range members[i:] {
-			types = append(types, m.typ)
-		}
-		if keep(types, last.uri) {
-			break
-		}
-		cut = members[i].off
-		members = members[:i]
-	}
-	if cut < size {
-		if err := f.Truncate(cut); err != nil {
-			return 0, err
-		}
-		if err := f.Sync(); err != nil {
-			return 0, err
-		}
-	}
-	return cut, nil
-}
-
-// readMembers lists the records of a file of whole gzip members: where
-// each starts, its WARC-Type and WARC-Target-URI.
-func readMembers(r io.Reader) ([]member, error) {
-	var out []member
-	_, err := eachMember(r, func(off int64, z io.Reader) error {
-		m := member{off: off}
-		hr := bufio.NewReaderSize(io.LimitReader(z, 64<<10), 4096)
-		for {
-			line, err := hr.ReadString('\n')
-			line = strings.TrimRight(line, "\r\n")
-			if k, v, ok := strings.Cut(line, ":"); ok {
-				switch strings.ToLower(strings.TrimSpace(k)) {
-				case "warc-type":
-					m.typ = strings.TrimSpace(v)
-				case "warc-target-uri":
-					m.uri = strings.TrimSpace(v)
-				}
-			}
-			if line == "" || err != nil {
-				break
+// readHead reads a record's WARC-Type and WARC-Target-URI from the start
+// of its member (at most 64 KiB of header).
+func readHead(off int64, z io.Reader) member {
+	m := member{off: off}
+	hr := bufio.NewReaderSize(io.LimitReader(z, 64<<10), 4096)
+	for {
+		line, err := hr.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "warc-type":
+				m.typ = strings.TrimSpace(v)
+			case "warc-target-uri":
+				m.uri = strings.TrimSpace(v)
 			}
 		}
-		out = append(out, m)
-		return nil
-	})
-	return out, err
+		if line == "" || err != nil {
+			return m
+		}
+	}
 }

@@ -343,29 +343,27 @@ func (q *Queue) retryFor(ctx context.Context, budget time.Duration, f func(conte
 	}
 }
 
-// addScript queues the tasks whose keys are new to the seen set.
-// KEYS: stream, seen. ARGV: key, url, depth, key, url, depth...
-var addScript = redis.NewScript(`
+// addLoop is the Lua that queues the tasks of ARGV from index FIRST on
+// (triples key, url, depth) whose keys are new to the seen set KEYS[2],
+// counting them in "added".
+const addLoop = `
 local added = 0
-for i = 1, #ARGV, 3 do
+for i = FIRST, #ARGV, 3 do
 	if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
 		redis.call('XADD', KEYS[1], '*', 'url', ARGV[i+1], 'depth', ARGV[i+2])
 		added = added + 1
 	end
 end
+`
+
+// addScript queues tasks. KEYS: stream, seen. ARGV: the triples.
+var addScript = redis.NewScript(strings.Replace(addLoop, "FIRST", "1", 1) + `
 return added
 `)
 
 // doneScript adds the tasks found, then acknowledges, deletes and counts
 // the entry. KEYS: stream, seen, counter. ARGV: group, id, then triples.
-var doneScript = redis.NewScript(`
-local added = 0
-for i = 3, #ARGV, 3 do
-	if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
-		redis.call('XADD', KEYS[1], '*', 'url', ARGV[i+1], 'depth', ARGV[i+2])
-		added = added + 1
-	end
-end
+var doneScript = redis.NewScript(strings.Replace(addLoop, "FIRST", "3", 1) + `
 if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
 	redis.call('XDEL', KEYS[1], ARGV[2])
 	redis.call('INCR', KEYS[3])

@@ -144,7 +144,9 @@ func nonZero(m map[string]int64) map[string]int64 {
 func TestKeepAlive(t *testing.T) {
 	raw := queueURL(t)
 	ctx := context.Background()
-	const claim = 300 * time.Millisecond
+	// The keep-alive ticks every claim/3: only a stall of the whole
+	// claim timeout on a busy machine would let b in.
+	const claim = 2 * time.Second
 	a := open(t, raw, redisq.Options{Consumer: "a", ClaimTimeout: claim, IdleExit: time.Second})
 	b := open(t, raw, redisq.Options{Consumer: "b", ClaimTimeout: claim, IdleExit: 10 * claim})
 	if _, err := a.Add(ctx, frontier.Task{URL: "ftp://h.test/big"}); err != nil {
@@ -155,7 +157,7 @@ func TestKeepAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	// b looks for work for several claim timeouts while a holds the task.
-	bctx, cancel := context.WithTimeout(ctx, 8*claim)
+	bctx, cancel := context.WithTimeout(ctx, 5*claim/2)
 	defer cancel()
 	if got, err := b.Next(bctx); err == nil {
 		t.Fatalf("b took over %v while a's lease was alive", got.Task())
