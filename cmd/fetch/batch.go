@@ -366,7 +366,16 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task) (line logLine, fo
 			return finish(err)
 		}
 		if b.scope != nil {
-			lk = &links{s: b.scope, parent: u, depth: t.Depth}
+			lk = &links{s: b.scope, parent: u, depth: t.Depth, flush: func(ts []frontier.Task) error {
+				err := b.addFound(ctx, ts)
+				if err != nil {
+					// as after a listing (work): the batch stops, and
+					// the listing, never logged, is read again on a rerun
+					b.fail(logLine{URL: line.URL}, err)
+					b.cancel()
+				}
+				return err
+			}}
 		}
 		b.active.Add(1) // a transfer, not a wait for the host
 		n, sum, file, rec, err := b.fetchOnce(ctx, u, line.URL, dest, lk)
@@ -485,7 +494,12 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 		if lk != nil {
 			visit = lk.visit
 		}
-		fill = func(w io.Writer) error { return printListingVisit(w, b.o, res, visit) }
+		fill = func(w io.Writer) error {
+			if err := printListingVisit(w, b.o, res, visit); err != nil {
+				return err
+			}
+			return lk.flushErr()
+		}
 	default:
 		return 0, "", "", rec, &fetch.Error{Kind: fetch.KindUsage, Op: "batch", Offset: -1,
 			Err: fmt.Errorf("a %s cannot be saved to a file: fetch it on its own", res.Kind)}

@@ -494,7 +494,11 @@ func TestBatchKeepsSessionsPerJob(t *testing.T) {
 	if code, _, stderr := runFetch(t, "", args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if n := conns.Load(); n > 8 {
-		t.Errorf("%d connections for 200 URLs with -j 8, want at most 8", n)
+	// net/http hands a finished connection back to its pool on another
+	// goroutine, and a request that finds the pool empty in that instant
+	// dials; on a busy machine that happens a few times. Twice -j still
+	// tells a kept pool from one that closes most connections (~100).
+	if n := conns.Load(); n > 16 {
+		t.Errorf("%d connections for 200 URLs with -j 8, want at most 16", n)
 	}
 }

@@ -144,17 +144,35 @@ func (s *scope) inScope(parent *fetch.URL, link string, depth int) bool {
 	return true
 }
 
-// links is what a crawl queues from one listing.
+// links is what a crawl queues from one listing. A listing of a million
+// entries is not held whole: every linkBatch links found are queued at
+// once through flush, and found keeps only the rest.
 type links struct {
 	s      *scope
 	parent *fetch.URL
 	depth  int // the listing's depth; its links are one deeper
 	found  []frontier.Task
+	flush  func([]frontier.Task) error
+	err    error // the first failure of flush
 }
 
+const linkBatch = 1024
+
 func (l *links) visit(e fetch.Entry) {
-	if l == nil || !l.s.follows(e) || !l.s.inScope(l.parent, e.URL, l.depth+1) {
+	if l == nil || l.err != nil || !l.s.follows(e) || !l.s.inScope(l.parent, e.URL, l.depth+1) {
 		return
 	}
 	l.found = append(l.found, frontier.Task{URL: e.URL, Depth: l.depth + 1})
+	if len(l.found) >= linkBatch && l.flush != nil {
+		l.err = l.flush(l.found)
+		l.found = l.found[:0]
+	}
+}
+
+// flushErr is the first failure to queue links as the listing was read.
+func (l *links) flushErr() error {
+	if l == nil {
+		return nil
+	}
+	return l.err
 }

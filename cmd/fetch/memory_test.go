@@ -172,6 +172,50 @@ func TestMemoryGopherMillionItemMenu(t *testing.T) {
 	checkRSS(t, "a 1,000,000-item menu", rss)
 }
 
+// TestMemoryCrawlLongMenu: a crawl of a 700,000-item menu queues its
+// links as the menu is read, so memory stays bounded when --max-urls
+// holds the crawl to a few thousand documents (all the listing's links
+// were held until its end).
+func TestMemoryCrawlLongMenu(t *testing.T) {
+	const items = 700000 // 29 MB, under the 32 MiB a menu may take
+	var addr string
+	var menu []byte
+	var once sync.Once
+	addr = serveTCP(t, func(c net.Conn) {
+		sel, _ := bufio.NewReader(c).ReadString('\n')
+		if strings.TrimRight(sel, "\r\n") != "" {
+			io.WriteString(c, "a document\r\n")
+			return
+		}
+		once.Do(func() {
+			host, port, _ := net.SplitHostPort(addr)
+			tail := "\t" + host + "\t" + port + "\r\n"
+			menu = make([]byte, 0, 40<<20)
+			for i := range items {
+				n := strconv.AppendInt(nil, int64(10000000+i), 10)[1:]
+				menu = append(append(append(append(append(menu, "0item "...), n...), "\t/i"...), n...), tail...)
+			}
+			menu = append(menu, ".\r\n"...)
+		})
+		c.Write(menu)
+	})
+	_, port, _ := net.SplitHostPort(addr)
+	dir := t.TempDir()
+	code, _, stderr, rss := runChild(t, "-r", "--max-urls", "2000", "-j", "4", "--per-host", "4", "--allow-port", port,
+		"-q", "--output-dir", dir, "--log", filepath.Join(dir, "log"), "gopher://"+addr+"/1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	logData, err := os.ReadFile(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(logData, []byte("\n")); n != 2000 {
+		t.Errorf("%d log lines, want 2000 (--max-urls)", n)
+	}
+	checkRSS(t, "a crawl of a 700,000-item menu", rss)
+}
+
 // nntpServer answers the greeting, CAPABILITIES, MODE READER and GROUP
 // like a reader server, and hands LIST ACTIVE and OVER to endless.
 func nntpServer(t *testing.T, endless func(w *bufio.Writer, cmd string) bool) string {

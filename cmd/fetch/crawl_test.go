@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/frontier"
+	"github.com/fetchproject/fetch/schemes"
+)
+
+// TestLinksQueuedAsRead: a long listing's links are queued every
+// linkBatch as it is read, so a crawl never holds a whole million-entry
+// menu; what is left at the end is under one batch.
+func TestLinksQueuedAsRead(t *testing.T) {
+	reg := schemes.Registry()
+	parent, err := reg.Parse("gopher://example.org/1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2*linkBatch + 100
+	var batches []int
+	var queued int
+	l := &links{s: newScope(&crawlOptions{depth: 5}, reg), parent: parent, flush: func(ts []frontier.Task) error {
+		batches = append(batches, len(ts))
+		queued += len(ts)
+		return nil
+	}}
+	for i := range n {
+		l.visit(fetch.Entry{URL: fmt.Sprintf("gopher://example.org/0/f%d", i), Item: "0", Kind: fetch.EntryFile})
+	}
+	if len(batches) != 2 || batches[0] != linkBatch || batches[1] != linkBatch {
+		t.Errorf("queued in batches of %v, want two of %d", batches, linkBatch)
+	}
+	if queued+len(l.found) != n || len(l.found) != n-2*linkBatch {
+		t.Errorf("%d queued and %d left, want %d in all and %d left", queued, len(l.found), n, n-2*linkBatch)
+	}
+	if l.flushErr() != nil {
+		t.Errorf("flushErr: %v", l.flushErr())
+	}
+}
+
+// TestLinksQueueFailure: once queueing fails, the listing keeps no more
+// links (they would only grow) and the failure is reported.
+func TestLinksQueueFailure(t *testing.T) {
+	reg := schemes.Registry()
+	parent, err := reg.Parse("gopher://example.org/1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("queue is down")
+	calls := 0
+	l := &links{s: newScope(&crawlOptions{depth: 5}, reg), parent: parent, flush: func([]frontier.Task) error {
+		calls++
+		return boom
+	}}
+	for i := range 3 * linkBatch {
+		l.visit(fetch.Entry{URL: fmt.Sprintf("gopher://example.org/0/f%d", i), Item: "0", Kind: fetch.EntryFile})
+	}
+	if calls != 1 || len(l.found) != 0 || !errors.Is(l.flushErr(), boom) {
+		t.Errorf("%d flushes, %d links kept, error %v; want 1, 0 and %v", calls, len(l.found), l.flushErr(), boom)
+	}
+}
