@@ -178,17 +178,16 @@ func TestMemoryGopherMillionItemMenu(t *testing.T) {
 // were held until its end).
 func TestMemoryCrawlLongMenu(t *testing.T) {
 	const items = 700000 // 29 MB, under the 32 MiB a menu may take
-	var addr string
 	var menu []byte
 	var once sync.Once
-	addr = serveTCP(t, func(c net.Conn) {
+	addr := serveTCP(t, func(c net.Conn) {
 		sel, _ := bufio.NewReader(c).ReadString('\n')
 		if strings.TrimRight(sel, "\r\n") != "" {
 			io.WriteString(c, "a document\r\n")
 			return
 		}
 		once.Do(func() {
-			host, port, _ := net.SplitHostPort(addr)
+			host, port, _ := net.SplitHostPort(c.LocalAddr().String())
 			tail := "\t" + host + "\t" + port + "\r\n"
 			menu = make([]byte, 0, 40<<20)
 			for i := range items {
