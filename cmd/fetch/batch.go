@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -545,69 +546,77 @@ func listingDest(dest string) string {
 	return filepath.Join(dest, "index")
 }
 
-// tempPrefix starts the name of every temporary file of a batch, followed
-// by the process id: a later run recognises and removes those of a run
-// that was killed.
-const tempPrefix = ".fetch-part."
-
-// writeFile writes dest through a temporary file renamed when whole, so
-// that a name in the output directory is always a whole document; with a
-// --log, the file and then the directory are synced first.
+// writeFile writes dest as a docFile, so that a name in the output
+// directory is always a whole document; with a --log, the file and then
+// the directory are synced first.
 func (b *batch) writeFile(dest string, fill func(io.Writer) error) (n int64, sum string, err error) {
 	dir := filepath.Dir(dest)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if err := b.prepareDir(dir); err != nil {
 		return 0, "", outputErr("create", dir, err)
 	}
-	b.cleanStale(dir)
-	base := filepath.Base(dest)
-	if len(base) > 100 {
-		base = base[:100]
+	f, err := createDoc(dir, filepath.Base(dest))
+	if errors.Is(err, fs.ErrNotExist) {
+		// the directory went away during the run
+		b.forgetDir(dir)
+		if err = b.prepareDir(dir); err == nil {
+			f, err = createDoc(dir, filepath.Base(dest))
+		}
 	}
-	var tmp *os.File
-	for i := 0; ; i++ {
-		name := filepath.Join(dir, fmt.Sprintf("%s%d.%08x.%s", tempPrefix, os.Getpid(), rand.Uint32(), base))
-		tmp, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, os.ErrExist) || i > 100 {
-			return 0, "", outputErr("create", dest, err)
-		}
+	if err != nil {
+		return 0, "", outputErr("create", dest, err)
 	}
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			f.discard()
 		}
 	}()
 	h := sha256.New()
 	cw := &countWriter{n: &b.bytesDone}
-	if err := fill(io.MultiWriter(tmp, h, cw)); err != nil {
+	if err := fill(io.MultiWriter(f, h, cw)); err != nil {
 		return 0, "", err
 	}
 	// With a --log, the file is on disk before the log line that says
 	// so: its data, then its name. Without one nothing claims it
 	// survives a crash, and no fsync is paid (as curl and wget pay none);
-	// the rename still means a name is always a whole document.
+	// a name is still always a whole document.
 	durable := b.o.batch.log != ""
 	if durable {
-		if err := tmp.Sync(); err != nil {
+		if err := f.Sync(); err != nil {
 			return 0, "", outputErr("write", dest, err)
 		}
 	}
-	if err := tmp.Close(); err != nil {
+	if err := f.publish(dest); err != nil {
 		return 0, "", outputErr("write", dest, err)
-	}
-	if err := os.Rename(tmp.Name(), dest); err != nil {
-		return 0, "", outputErr("rename to", dest, err)
 	}
 	if durable {
 		if d, err := os.Open(dir); err == nil {
-			d.Sync() // the rename is on disk before the log says ok
+			d.Sync() // the name is on disk before the log says ok
 			d.Close()
 		}
 	}
 	return cw.total, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// prepareDir makes dir, once a run, and removes the temporary files a
+// killed batch left there.
+func (b *batch) prepareDir(dir string) error {
+	b.cleanMu.Lock()
+	defer b.cleanMu.Unlock()
+	if b.cleaned[dir] {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	b.cleaned[dir] = true
+	b.cleanStale(dir)
+	return nil
+}
+
+func (b *batch) forgetDir(dir string) {
+	b.cleanMu.Lock()
+	delete(b.cleaned, dir)
+	b.cleanMu.Unlock()
 }
 
 // countWriter counts bytes for the progress line.
@@ -622,16 +631,9 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// cleanStale removes, once per run and directory, the temporary files a
-// killed batch left in dir: ours by their prefix, theirs by a process id
-// that is no longer running.
+// cleanStale removes the temporary files a killed batch left in dir: ours
+// by their prefix, theirs by a process id that is no longer running.
 func (b *batch) cleanStale(dir string) {
-	b.cleanMu.Lock()
-	defer b.cleanMu.Unlock()
-	if b.cleaned[dir] {
-		return
-	}
-	b.cleaned[dir] = true
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

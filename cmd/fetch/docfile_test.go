@@ -1,0 +1,102 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// names lists dir, failing the test if it cannot.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// TestDocFile: a document has no name in its directory until it is
+// published whole, replaces a file of its name, and leaves nothing when
+// discarded; both ways of writing one (unnamed where Linux allows, a
+// temporary name elsewhere) are tried.
+func TestDocFile(t *testing.T) {
+	ways := map[string]func(dir, base string) (*docFile, error){
+		"temporary name":        createTempDoc,
+		"as this system allows": createDoc,
+	}
+	for way, create := range ways {
+		t.Run(way, func(t *testing.T) {
+			dir := t.TempDir()
+			dest := filepath.Join(dir, "doc.txt")
+			d, err := create(dir, "doc.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.WriteString("whole"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(dest); !os.IsNotExist(err) {
+				t.Fatalf("%s exists before it is published (%v)", dest, err)
+			}
+			if err := d.publish(dest); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(dest); err != nil || string(b) != "whole" {
+				t.Fatalf("published %q, %v", b, err)
+			}
+			if fi, err := os.Stat(dest); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm()&0o600 != 0o600 {
+				t.Errorf("published file mode %v, %v", fi.Mode(), err)
+			}
+
+			// a second document of the same name replaces the first
+			d, err = create(dir, "doc.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.WriteString("second")
+			if err := d.publish(dest); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(dest); string(b) != "second" {
+				t.Errorf("after the second publish: %q", b)
+			}
+
+			// a discarded document leaves nothing
+			d, err = create(dir, "other.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.WriteString("partial")
+			d.discard()
+			if got := names(t, dir); len(got) != 1 || got[0] != "doc.txt" {
+				t.Errorf("directory holds %q, want only doc.txt", got)
+			}
+		})
+	}
+}
+
+// TestDocFileUnnamed: on Linux, the document really is without a name
+// while it is written, so a killed run leaves nothing.
+func TestDocFileUnnamed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files without a name are Linux's (O_TMPFILE)")
+	}
+	dir := t.TempDir()
+	d, err := createDoc(dir, "doc.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.discard()
+	if d.temp != "" {
+		t.Fatalf("written under %s: this file system and process should allow unnamed files", d.temp)
+	}
+	if got := names(t, dir); len(got) != 0 {
+		t.Errorf("directory holds %q while the document is written", got)
+	}
+}
