@@ -478,7 +478,7 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 	switch res.Kind {
 	case fetch.KindDocument:
 		fill = func(w io.Writer) error {
-			_, err := io.CopyBuffer(localWriter{w}, res.Document.Body, make([]byte, copyBufferSize))
+			_, err := copyDocument(w, res.Document.Body)
 			var lw localWriteError
 			if errors.As(err, &lw) {
 				return outputErr("write", dest, lw.err)
