@@ -14,8 +14,10 @@
 #   --quick    small sizes and one pair per row (CI): checks that every row
 #              runs and that what fetch and curl wrote has the expected
 #              SHA-256; fails otherwise
-#   --runs N   pairs per row at most (default 5; rounds stop early so that
-#              the whole run stays under ten minutes)
+#   --runs N   rounds over the rows (default 5): one pair per row in the
+#              first, then one per row, or three for a row whose pair took
+#              under 1.5 s; rounds stop early so that the whole run stays
+#              under ten minutes
 #
 # FETCH_BENCH_DIR (default /tmp/fetch-bench) holds the binaries, the servers'
 # run directory and content, and the last table (table.md). The harness lock
@@ -37,7 +39,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,8 +140,17 @@ func TestMeasureRoundsAndBudget(t *testing.T) {
 	na.na = "n/a"
 	bad.fetch.argv = []string{"false"}
 	b.measure([]*row{full, na, bad}, 3, time.Now().Add(time.Minute))
-	if len(full.pairs) != 3 || len(na.pairs) != 0 || len(bad.pairs) != 0 || bad.err == nil {
-		t.Fatalf("pairs %d, %d, %d (err %v); want 3, 0, 0 and an error", len(full.pairs), len(na.pairs), len(bad.pairs), bad.err)
+	// a cheap row: one pair, then cheapPairs a round
+	if want := 1 + 2*cheapPairs; len(full.pairs) != want || len(na.pairs) != 0 || len(bad.pairs) != 0 || bad.err == nil {
+		t.Fatalf("pairs %d, %d, %d (err %v); want %d, 0, 0 and an error", len(full.pairs), len(na.pairs), len(bad.pairs), bad.err, want)
+	}
+	// a row slower than cheapPair: one pair a round
+	defer func(d time.Duration) { cheapPair = d }(cheapPair)
+	cheapPair = time.Nanosecond
+	slow := mk()
+	b.measure([]*row{slow}, 3, time.Now().Add(time.Minute))
+	if len(slow.pairs) != 3 {
+		t.Fatalf("%d pairs of a row over cheapPair in 3 rounds, want 3", len(slow.pairs))
 	}
 	// a spent budget still runs every row once
 	late := mk()
@@ -149,7 +159,7 @@ func TestMeasureRoundsAndBudget(t *testing.T) {
 		t.Fatalf("%d pairs past the deadline, want 1", len(late.pairs))
 	}
 	tab := table([]*row{full, na, bad}, nil)
-	for _, want := range []string{"| x | 3 |", "n/a", "FAILED"} {
+	for _, want := range []string{fmt.Sprintf("| x | %d |", 1+2*cheapPairs), "n/a", "FAILED"} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
 		}
