@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -259,6 +260,29 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF {
 		// A failure the driver classified, or a local file's, keeps its
 		// kind; anything else arrived over the network.
+		k := KindOf(err)
+		if k == KindUnknown {
+			k = KindNetwork
+		}
+		err = finish(b.ctx, b.url, Wrap(k, "read", err))
+	}
+	return n, err
+}
+
+// WriteToFile moves the document into f when the driver's body can (see
+// FileWriter), never past the size limit: what remains is read, and a
+// document over the limit fails there as it does in Read.
+func (b *guardedBody) WriteToFile(f *os.File, max int64) (int64, error) {
+	fw, ok := b.ReadCloser.(FileWriter)
+	if !ok {
+		return 0, errNoSplice
+	}
+	if b.max > 0 && (max < 0 || max > b.max-b.n) {
+		max = b.max - b.n
+	}
+	n, err := fw.WriteToFile(f, max)
+	b.n += n
+	if err != nil && !errors.Is(err, errNoSplice) && KindOf(err) != KindLocal {
 		k := KindOf(err)
 		if k == KindUnknown {
 			k = KindNetwork

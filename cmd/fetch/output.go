@@ -321,12 +321,30 @@ const copyBufferSize = 256 << 10
 // the collector).
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, copyBufferSize); return &b }}
 
-// copyDocument copies r to w through a pooled buffer; errors writing w
-// come back as localWriteError.
+// copyDocument copies r to w, errors writing w coming back as
+// localWriteError: into a file the body moves itself where it can
+// (fetch.FileWriter: splice on Linux, the bytes never copied through this
+// process), and otherwise, or for what remains, through a pooled buffer.
 func copyDocument(w io.Writer, r io.Reader) (int64, error) {
+	var n int64
+	if f, ok := w.(*os.File); ok {
+		if fw, ok := r.(fetch.FileWriter); ok {
+			m, err := fw.WriteToFile(f, -1)
+			n = m
+			var fe *fetch.Error
+			switch {
+			case err == nil, errors.Is(err, errors.ErrUnsupported):
+			case errors.As(err, &fe) && fe.Kind == fetch.KindLocal && fe.Op == "write":
+				return n, localWriteError{fe.Err}
+			default:
+				return n, err
+			}
+		}
+	}
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)
-	return io.CopyBuffer(localWriter{w}, r, *bp)
+	m, err := io.CopyBuffer(localWriter{w}, r, *bp)
+	return n + m, err
 }
 
 // copyBody streams the document to w, with a progress bar when wanted.

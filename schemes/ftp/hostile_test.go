@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -409,5 +412,118 @@ func TestListingLineTooLong(t *testing.T) {
 	_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/pub/")
 	if !errors.Is(err, fetch.ErrLineTooLong) || fetch.KindOf(err) != fetch.KindServer || fetch.KindOf(err).ExitCode() != 6 {
 		t.Fatalf("err = %v (kind %v), want ErrLineTooLong from the server", err, fetch.KindOf(err))
+	}
+}
+
+// spliceAll moves a body into a file as the command does (FileWriter,
+// then reading what remains) and returns the file's bytes.
+func spliceAll(t *testing.T, body io.Reader) ([]byte, error) {
+	t.Helper()
+	fw, ok := body.(fetch.FileWriter)
+	if !ok {
+		t.Fatalf("%T is not a fetch.FileWriter", body)
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "doc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = fw.WriteToFile(f, -1)
+	if errors.Is(err, errors.ErrUnsupported) && runtime.GOOS != "linux" {
+		err = nil
+	}
+	if err == nil {
+		_, err = io.Copy(f, body)
+	}
+	got, rerr := os.ReadFile(f.Name())
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	return got, err
+}
+
+// TestSplicedTransfers: a file moved into a file by splice is whole, its
+// end checked as when it is read (SIZE, the final reply), and the client's
+// size limit holds.
+func TestSplicedTransfers(t *testing.T) {
+	full := strings.Repeat("0123456789", 300_000) // 3 MB: several splices
+	fetchSpliced := func(t *testing.T, s *fakeServer, opts fetch.Options) ([]byte, error) {
+		c := client(Config{AnonymousPassword: "a@b"}, opts)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		res, err := c.Fetch(ctx, "ftp://"+s.addr()+"/f")
+		if err != nil {
+			return nil, err
+		}
+		got, err := spliceAll(t, res.Document.Body)
+		if cerr := res.Close(); err == nil {
+			err = cerr
+		}
+		return got, err
+	}
+
+	t.Run("whole", func(t *testing.T) {
+		s := rfcServer(t)
+		s.add("/f", full)
+		got, err := fetchSpliced(t, s, fetch.Options{})
+		if err != nil || string(got) != full {
+			t.Fatalf("%d bytes of %d, %v", len(got), len(full), err)
+		}
+	})
+	t.Run("ASCII is converted, never spliced", func(t *testing.T) {
+		s := rfcServer(t)
+		s.add("/f", "a\r\nb\r\n")
+		c := client(Config{AnonymousPassword: "a@b"}, fetch.Options{})
+		res, err := c.Fetch(context.Background(), "ftp://"+s.addr()+"/f;type=a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Close()
+		f, err := os.Create(filepath.Join(t.TempDir(), "doc"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if fw, ok := res.Document.Body.(fetch.FileWriter); ok {
+			if n, err := fw.WriteToFile(f, -1); n != 0 || !errors.Is(err, errors.ErrUnsupported) {
+				t.Fatalf("WriteToFile of an ASCII transfer = %d, %v; want ErrUnsupported", n, err)
+			}
+		}
+		if b, err := io.ReadAll(res.Document.Body); err != nil || string(b) != "a\nb\n" {
+			t.Fatalf("read %q, %v", b, err)
+		}
+	})
+	t.Run("over the size limit", func(t *testing.T) {
+		s := rfcServer(t)
+		s.add("/f", full)
+		got, err := fetchSpliced(t, s, fetch.Options{MaxSize: 1 << 20})
+		if !errors.Is(err, fetch.ErrTooLarge) || len(got) != 1<<20 {
+			t.Fatalf("%d bytes, %v; want exactly the limit and ErrTooLarge", len(got), err)
+		}
+	})
+	for _, tt := range []struct {
+		name  string
+		serve func(c *fakeConn, data net.Conn)
+	}{
+		{"short with 226", func(c *fakeConn, data net.Conn) {
+			io.WriteString(data, full[:500_000])
+			data.Close()
+			c.reply("226 Transfer complete.")
+		}},
+		{"426 after all bytes", func(c *fakeConn, data net.Conn) {
+			io.WriteString(data, full)
+			data.Close()
+			c.reply("426 Connection closed; transfer aborted.")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := rfcServer(t)
+			s.add("/f", full)
+			s.hook = retrHook(tt.serve)
+			_, err := fetchSpliced(t, s, fetch.Options{})
+			if !errors.Is(err, fetch.ErrTruncated) || fetch.KindOf(err) != fetch.KindNetwork {
+				t.Fatalf("err = %v, want ErrTruncated", err)
+			}
+		})
 	}
 }

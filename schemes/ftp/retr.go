@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,6 +156,38 @@ func (t *transfer) Read(p []byte) (int, error) {
 	return n, t.err
 }
 
+// WriteToFile moves the file from the data connection into f without
+// copying it through the process (fetch.FileWriter), where the system and
+// f allow; the end is checked as Read checks it.
+func (t *transfer) WriteToFile(f *os.File, max int64) (int64, error) {
+	if t.err == io.EOF {
+		return 0, nil
+	}
+	if t.err != nil {
+		return 0, t.err
+	}
+	n, err := fetch.SpliceConn(t.data, f, max)
+	t.n += n
+	switch {
+	case errors.Is(err, errors.ErrUnsupported) && n == 0:
+		return 0, err
+	case err == nil && (max < 0 || n < max):
+		// the data connection ended
+		if t.err = t.finish(); t.err == nil {
+			t.err = io.EOF
+			return n, nil
+		}
+		return n, t.err
+	case err == nil:
+		return n, nil // max moved; the next Read tells what follows
+	case fetch.KindOf(err) == fetch.KindLocal:
+		return n, err // writing f failed: the connection is as it was
+	}
+	t.err = &fetch.Error{Kind: fetch.KindNetwork, Op: "RETR", Offset: -1,
+		Err: fmt.Errorf("data connection after %d bytes: %w", t.n, err)}
+	return n, t.err
+}
+
 // finish reads the final reply after the data connection has ended.
 func (t *transfer) finish() error {
 	t.data.Close()
@@ -234,6 +267,10 @@ type asciiBody struct {
 	cr    bool // the last byte read was a CR held back
 	ended error
 }
+
+// WriteToFile hides the transfer's: an ASCII file is converted as it is
+// read, never moved into a file as sent.
+func (a *asciiBody) WriteToFile(*os.File, int64) (int64, error) { return 0, errors.ErrUnsupported }
 
 func (a *asciiBody) Read(p []byte) (int, error) {
 	for len(a.out) == 0 {
