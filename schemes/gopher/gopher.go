@@ -59,7 +59,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -271,9 +270,6 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 		}
 		return nil, nil, annotate(req, err)
 	}
-	if pb, ok := rep.body.(*plainBody); ok {
-		pb.conn = conn // what the buffer has not read yet can be spliced
-	}
 	rep.body = req.CapturePayload(rep.body, conn.RemoteAddr()) // the item as sent, before conversion or parsing
 	return conn, rep, nil
 }
@@ -406,82 +402,6 @@ type readCloser struct {
 func (rc *readCloser) Read(p []byte) (int, error) { return rc.r.Read(p) }
 func (rc *readCloser) Close() error               { return rc.c.Close() }
 
-// WriteToFile moves an item sent as is into f (fetch.FileWriter) when its
-// reader can.
-func (rc *readCloser) WriteToFile(f *os.File, max int64) (int64, error) {
-	if fw, ok := rc.r.(fetch.FileWriter); ok {
-		return fw.WriteToFile(f, max)
-	}
-	return 0, errors.ErrUnsupported
-}
-
-// plainBody is a reply read as sent: its head line (already read), what
-// the buffer holds, then the connection.
-type plainBody struct {
-	head *bytes.Reader
-	b    *bufio.Reader
-	conn net.Conn // the connection b reads, once exchange has set it
-}
-
-func (p *plainBody) Read(buf []byte) (int, error) {
-	if p.head.Len() > 0 {
-		return p.head.Read(buf)
-	}
-	return p.b.Read(buf)
-}
-
-// WriteToFile writes what is in memory to f and splices the rest from
-// the connection (fetch.SpliceConn), when the connection and f allow.
-func (p *plainBody) WriteToFile(f *os.File, max int64) (int64, error) {
-	if p.conn == nil {
-		return 0, errors.ErrUnsupported
-	}
-	if _, err := fetch.SpliceConn(p.conn, f, 0); err != nil {
-		return 0, err // moves nothing: tells whether it can
-	}
-	var n int64
-	write := func(chunk []byte) error {
-		w, err := f.Write(chunk)
-		n += int64(w)
-		if err != nil {
-			return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
-		}
-		return nil
-	}
-	// the head line, read before the body was known to be one
-	if k := int64(p.head.Len()); k > 0 {
-		if max >= 0 {
-			k = min(k, max)
-		}
-		chunk := make([]byte, k)
-		p.head.Read(chunk)
-		if err := write(chunk); err != nil || p.head.Len() > 0 {
-			return n, err // failed, or max reached
-		}
-	}
-	// what the buffer holds
-	if k := int64(p.b.Buffered()); k > 0 {
-		if max >= 0 {
-			k = min(k, max-n)
-		}
-		chunk, _ := p.b.Peek(int(k)) // buffered: no read
-		err := write(chunk)
-		p.b.Discard(len(chunk))
-		if err != nil || p.b.Buffered() > 0 {
-			return n, err
-		}
-	}
-	if max >= 0 && n >= max {
-		return n, nil
-	}
-	rest := int64(-1)
-	if max >= 0 {
-		rest = max - n
-	}
-	m, err := fetch.SpliceConn(p.conn, f, rest)
-	return n + m, err
-}
-
 // readAll reads r whole, failing past max bytes.
 func readAll(r io.Reader, max int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
@@ -514,7 +434,7 @@ func readReply(b *bufio.Reader, plusRequested, raw bool, t fetch.Tracer) (*reply
 	if len(head) == 0 {
 		return &reply{empty: true, body: b}, nil
 	}
-	rest := &plainBody{head: bytes.NewReader(head), b: b}
+	rest := io.MultiReader(bytes.NewReader(head), b)
 	if plusRequested {
 		if ok, n, isErr := parseStatus(head); isErr || ok {
 			if t != nil {
