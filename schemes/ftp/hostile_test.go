@@ -193,14 +193,18 @@ func TestStallMidTransfer(t *testing.T) {
 	}
 }
 
-func TestTruncatedTransfers(t *testing.T) {
-	full := strings.Repeat("y", 1000)
-	for _, tt := range []struct {
+// truncations are servers that end a RETR of full short of a whole
+// transfer, each in its own way.
+func truncations(full string) []struct {
+	name  string
+	serve func(c *fakeConn, data net.Conn)
+} {
+	return []struct {
 		name  string
 		serve func(c *fakeConn, data net.Conn)
 	}{
 		{"short with 226", func(c *fakeConn, data net.Conn) {
-			io.WriteString(data, full[:500])
+			io.WriteString(data, full[:len(full)/2])
 			data.Close()
 			c.reply("226 Transfer complete.")
 		}},
@@ -219,7 +223,12 @@ func TestTruncatedTransfers(t *testing.T) {
 			data.Close()
 			c.reply("451 Local error.")
 		}},
-	} {
+	}
+}
+
+func TestTruncatedTransfers(t *testing.T) {
+	full := strings.Repeat("y", 1000)
+	for _, tt := range truncations(full) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := rfcServer(t)
 			s.add("/f", full)
@@ -501,21 +510,7 @@ func TestSplicedTransfers(t *testing.T) {
 			t.Fatalf("%d bytes, %v; want exactly the limit and ErrTooLarge", len(got), err)
 		}
 	})
-	for _, tt := range []struct {
-		name  string
-		serve func(c *fakeConn, data net.Conn)
-	}{
-		{"short with 226", func(c *fakeConn, data net.Conn) {
-			io.WriteString(data, full[:500_000])
-			data.Close()
-			c.reply("226 Transfer complete.")
-		}},
-		{"426 after all bytes", func(c *fakeConn, data net.Conn) {
-			io.WriteString(data, full)
-			data.Close()
-			c.reply("426 Connection closed; transfer aborted.")
-		}},
-	} {
+	for _, tt := range truncations(full) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := rfcServer(t)
 			s.add("/f", full)
