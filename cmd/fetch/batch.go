@@ -320,7 +320,7 @@ func (b *batch) isDone(key string) bool {
 
 // fetchURL fetches one URL with its retries; interrupted reports a fetch
 // cut short by Ctrl-C, which is not logged (a rerun fetches it).
-func (b *batch) fetchURL(ctx context.Context, t frontier.Task) (line logLine, found []frontier.Task, interrupted bool) {
+func (b *batch) fetchURL(ctx context.Context, t frontier.Task, free func()) (line logLine, found []frontier.Task, interrupted bool) {
 	raw := t.URL
 	start := time.Now()
 	line = logLine{URL: redactArg(raw)}
@@ -379,7 +379,8 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task) (line logLine, fo
 			}}
 		}
 		b.active.Add(1) // a transfer, not a wait for the host
-		n, sum, file, rec, err := b.fetchOnce(ctx, u, line.URL, dest, lk)
+		transferred := func() { release(); free() }
+		n, sum, file, rec, err := b.fetchOnce(ctx, u, line.URL, dest, lk, transferred)
 		b.active.Add(-1)
 		release()
 		// The last attempt's records go into the WARC with the log line
@@ -456,8 +457,12 @@ func (b *batch) name(u *fetch.URL) (string, error) {
 }
 
 // fetchOnce makes one attempt: the document (or listing) goes to a
-// temporary file beside dest, renamed over it once whole and synced.
-func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk *links) (n int64, sum, file string, rec *warcRecord, err error) {
+// temporary file beside dest, renamed over it once whole and synced. Once
+// the whole of it is read, the response is closed (its connection free for
+// the next request) and transferred is called, before the file is
+// published: the host's place goes to the next transfer without waiting
+// for the disk.
+func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk *links, transferred func()) (n int64, sum, file string, rec *warcRecord, err error) {
 	req := fetch.NewRequestURL(u)
 	req.Query, req.Raw = b.o.query, b.o.raw
 	req.NoModTime = true // a batch writes files and a log, no dates
@@ -472,7 +477,17 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 	if err != nil {
 		return 0, "", "", rec, err
 	}
-	defer res.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			res.Close()
+		}
+	}()
+	read := func() {
+		closed = true
+		res.Close()
+		transferred()
+	}
 	rec.result(res)
 	var fill func(io.Writer) error
 	switch res.Kind {
@@ -482,6 +497,9 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 			var lw localWriteError
 			if errors.As(err, &lw) {
 				return outputErr("write", dest, lw.err)
+			}
+			if err == nil {
+				read()
 			}
 			return err
 		}
@@ -499,6 +517,7 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 			if err := printListingVisit(w, b.o, res, visit); err != nil {
 				return err
 			}
+			read()
 			return lk.flushErr()
 		}
 	default:
@@ -820,7 +839,8 @@ func newHostLimiter(perHost int, delay time.Duration) *hostLimiter {
 }
 
 // acquire waits for a place among key's transfers (and for the delay
-// since the previous start); release gives it back.
+// since the previous start); release gives it back, once however often it
+// is called.
 func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), err error) {
 	h.mu.Lock()
 	s := h.hosts[key]
@@ -849,12 +869,12 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 			return nil, ctx.Err()
 		}
 	}
-	release = func() {
+	release = sync.OnceFunc(func() {
 		if s.sem != nil {
 			<-s.sem
 		}
 		drop()
-	}
+	})
 	if h.delay > 0 {
 		h.mu.Lock()
 		now := time.Now()

@@ -502,3 +502,35 @@ func TestBatchKeepsSessionsPerJob(t *testing.T) {
 		t.Errorf("%d connections for 200 URLs with -j 8, want at most 16", n)
 	}
 }
+
+// TestHostLimiterReleaseOnce: a transfer gives its host's place back when
+// its response is read and again when its attempt ends; the second call
+// must not free a place that another transfer holds.
+func TestHostLimiterReleaseOnce(t *testing.T) {
+	h := newHostLimiter(2, 0)
+	ctx := context.Background()
+	acquire := func() func() {
+		t.Helper()
+		r, err := h.acquire(ctx, "h:70")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r1, r2 := acquire(), acquire()
+	r1()
+	r1()
+	r3 := acquire()
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if r, err := h.acquire(short, "h:70"); err == nil {
+		r()
+		t.Fatal("a third place with --per-host 2 after a release called twice")
+	}
+	r2()
+	r3()
+	r3()
+	if len(h.hosts) != 0 {
+		t.Errorf("%d hosts kept after every release", len(h.hosts))
+	}
+}

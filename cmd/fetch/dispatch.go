@@ -140,8 +140,11 @@ func (b *batch) dispatch(ctx context.Context) {
 	for range jobs {
 		wg.Go(func() {
 			for it := range work {
-				b.work(ctx, it.l)
-				freed <- it.host
+				// the host's place is free once the transfer is (its
+				// file published and its line logged after)
+				free := sync.OnceFunc(func() { freed <- it.host })
+				b.work(ctx, it.l, free)
+				free()
 			}
 		})
 	}
@@ -245,8 +248,9 @@ func (b *batch) hostOf(raw string) string {
 
 // work fetches one task, queues the links it found (before the log line,
 // so that a kill between the two loses none), logs its outcome and only
-// then acknowledges it to the frontier.
-func (b *batch) work(ctx context.Context, l frontier.Lease) {
+// then acknowledges it to the frontier. It calls free when the task no
+// longer holds a place among its host's transfers.
+func (b *batch) work(ctx context.Context, l frontier.Lease, free func()) {
 	t := l.Task()
 	ack := func(ok bool) {
 		if oc, is := l.(frontier.Outcomer); is {
@@ -272,7 +276,7 @@ func (b *batch) work(ctx context.Context, l frontier.Lease) {
 		ack(true)
 		return
 	}
-	line, found, interrupted := b.fetchURL(ctx, t)
+	line, found, interrupted := b.fetchURL(ctx, t, free)
 	if interrupted {
 		return // not acknowledged: a rerun (or another worker) fetches it
 	}
