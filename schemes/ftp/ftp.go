@@ -148,6 +148,12 @@ func (d *Driver) anonymousPassword() string {
 	if d.cfg.AnonymousPassword != "" {
 		return d.cfg.AnonymousPassword
 	}
+	return userAtHost()
+}
+
+// userAtHost is the process's user@hostname, looked up once: every request
+// needs it for its session's pool key.
+var userAtHost = sync.OnceValue(func() string {
 	name := "fetch"
 	if u, err := user.Current(); err == nil && u.Username != "" {
 		name = u.Username
@@ -157,7 +163,7 @@ func (d *Driver) anonymousPassword() string {
 		host = "localhost"
 	}
 	return name + "@" + host
-}
+})
 
 // Fetch dereferences an ftp URL by the RFC 1738 §3.2 access algorithm.
 func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
