@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"mime"
 	"net"
 	"net/http"
 	"os"
@@ -141,7 +140,7 @@ func openError(req *fetch.Request, err error) error {
 
 // mimeType goes by the name's extension, then by sniffing the first bytes.
 func mimeType(name string, br *bufio.Reader) string {
-	if t := mime.TypeByExtension(filepath.Ext(name)); t != "" {
+	if t := fetch.TypeByExtension(filepath.Ext(name)); t != "" {
 		return t
 	}
 	head, _ := br.Peek(512)
@@ -179,7 +178,7 @@ func list(req *fetch.Request, f *os.File, dir string) (*fetch.Result, error) {
 		case de.Type()&fs.ModeSymlink != 0:
 			e.Kind = fetch.EntryLink
 		default:
-			e.Type = mime.TypeByExtension(path.Ext(de.Name()))
+			e.Type = fetch.TypeByExtension(path.Ext(de.Name()))
 		}
 		eu := base.Clone()
 		eu.Path += seg

@@ -44,7 +44,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"os"
 	"os/user"
 	"path"
@@ -308,7 +307,7 @@ func guessMIME(name string) string {
 	case ".txt", ".text", ".asc", ".md", ".c", ".h", ".go", ".py", ".sh", ".pl", ".diff", ".patch":
 		return "text/plain"
 	}
-	return mime.TypeByExtension(ext)
+	return fetch.TypeByExtension(ext)
 }
 
 // transferType is the TYPE argument for a URL's typecode: A for ";type=a",

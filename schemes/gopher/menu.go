@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"path"
 	"strconv"
 	"strings"
@@ -423,7 +422,7 @@ func mimeType(t byte, selector, plus string) string {
 	}
 	byExt := func(prefix, def string) string {
 		if ext := path.Ext(selector); ext != "" {
-			if m := mime.TypeByExtension(strings.ToLower(ext)); m != "" && (prefix == "" || strings.HasPrefix(m, prefix)) {
+			if m := fetch.TypeByExtension(ext); m != "" && (prefix == "" || strings.HasPrefix(m, prefix)) {
 				m, _, _ = strings.Cut(m, ";")
 				return m
 			}
