@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/schollz/progressbar/v3"
@@ -18,11 +19,28 @@ import (
 // terminalFd returns the descriptor of v when it is a terminal.
 func terminalFd(v any) (int, bool) {
 	f, ok := v.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !ok {
+		return 0, false
+	}
+	is, known := stdTerminals()[f]
+	if !known {
+		is = term.IsTerminal(int(f.Fd()))
+	}
+	if !is {
 		return 0, false
 	}
 	return int(f.Fd()), true
 }
+
+// stdTerminals tells, once a run, which of the standard files are
+// terminals: a batch asks for every URL, and each question is a system call.
+var stdTerminals = sync.OnceValue(func() map[*os.File]bool {
+	m := map[*os.File]bool{}
+	for _, f := range []*os.File{os.Stdin, os.Stdout, os.Stderr} {
+		m[f] = term.IsTerminal(int(f.Fd()))
+	}
+	return m
+})
 
 func isTerminalWriter(w io.Writer) bool { _, ok := terminalFd(w); return ok }
 

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/term"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -455,5 +457,28 @@ func TestOutputTemplate(t *testing.T) {
 	got, err := expandTemplate(filepath.Join(dir, "g", "{scheme}-{name}"), u, 70)
 	if err != nil || got != filepath.Join(dir, "g", "gopher-about.txt") {
 		t.Errorf("gopher {name}: %q, %v", got, err)
+	}
+}
+
+// The standard files' answers are cached once a run; they must be the
+// system's, and a file that is not standard is still asked.
+func TestTerminalFdStandardFiles(t *testing.T) {
+	for _, f := range []*os.File{os.Stdin, os.Stdout, os.Stderr} {
+		_, got := terminalFd(f)
+		if want := term.IsTerminal(int(f.Fd())); got != want {
+			t.Errorf("terminalFd(%s) = %v, the system says %v", f.Name(), got, want)
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if _, is := terminalFd(w); is {
+		t.Error("a pipe is taken for a terminal")
+	}
+	if _, is := terminalFd(&bytes.Buffer{}); is {
+		t.Error("a buffer is taken for a terminal")
 	}
 }
