@@ -5,10 +5,10 @@
 # pyftpdlib, gophernicus, pygopherd; see harness.sh), generates the
 # benchmark's content into the run directory (a 1 GiB file and 2,000 1 KiB
 # documents, the same bytes every run), and prints one Markdown table of
-# medians over pairs of runs, fetch then curl alternately, with the ratio
-# fetch/curl: single large transfers, per-call latency, batches in one
-# process, parallel batches (when fetch has -j) and the parsers' go test
-# benchmarks, with the machine and the date. The README's Performance section
+# medians over pairs of runs, fetch and curl (each first in every other
+# pair), with the ratio fetch/curl: single large transfers, per-call
+# latency, batches in one process, parallel batches (when fetch has -j)
+# and the parsers' go test benchmarks, with the machine and the date. The README's Performance section
 # shows a run.
 #
 #   --quick    small sizes and one pair per row (CI): checks that every row

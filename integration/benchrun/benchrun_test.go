@@ -166,6 +166,25 @@ func TestMeasureRoundsAndBudget(t *testing.T) {
 	}
 }
 
+// Within a row, fetch runs first in odd pairs and the peer in even ones.
+func TestPairsAlternateOrder(t *testing.T) {
+	b := testBench(t)
+	log := filepath.Join(t.TempDir(), "order")
+	r := &row{label: "x",
+		fetch: &tool{argv: []string{"sh", "-c", "echo f >>" + log}},
+		peer:  &tool{argv: []string{"sh", "-c", "echo p >>" + log}}}
+	for i := 1; i <= 4; i++ {
+		b.pair(r, i)
+	}
+	got, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "f\np\np\nf\nf\np\np\nf\n"; string(got) != want || len(r.pairs) != 4 {
+		t.Fatalf("order %q with %d pairs, want %q with 4", got, len(r.pairs), want)
+	}
+}
+
 func TestParserRows(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "gotest.txt")
 	data := `pkg: github.com/fetchproject/fetch/fetch

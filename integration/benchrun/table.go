@@ -157,7 +157,7 @@ func table(rows, prows []*row) string {
 			p.f.bytes, p.p.bytes, ratio(p.f.bytes, p.p.bytes))
 	}
 	b.WriteString("\nTime is wall-clock time, CPU the user+system time of the process and its children (wait4's rusage), RSS the peak resident set (GNU time's %M);\n" +
-		"latency rows give them per invocation. Each value is the median over the pairs (fetch, then the peer, alternately);\n" +
+		"latency rows give them per invocation. Each value is the median over the pairs (fetch and the peer, each first in every other pair);\n" +
 		"× is the median of the per-pair ratios fetch/peer (below 1: fetch is faster or smaller). The peer is curl unless the row names\n" +
 		"another. Parser rows (go test -bench) give time, allocations and bytes allocated per entry.\n")
 	return b.String()
