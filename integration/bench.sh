@@ -8,8 +8,8 @@
 # medians over pairs of runs, fetch and curl (each first in every other
 # pair), with the ratio fetch/curl: single large transfers, per-call
 # latency, batches in one process, parallel batches (when fetch has -j)
-# and the parsers' go test benchmarks, with the machine and the date. The README's Performance section
-# shows a run.
+# and the parsers' go test benchmarks, with the machine and the date.
+# The README's Performance section shows a run.
 #
 #   --quick    small sizes and one pair per row (CI): checks that every row
 #              runs and that what fetch and curl wrote has the expected
