@@ -14,11 +14,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/term"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"golang.org/x/term"
 )
 
 // file writes content to a new file and returns its file: URL.
