@@ -8,13 +8,18 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/fetchproject/fetch/fetch/internal/rawio"
 )
 
 // deadlineConn pushes the read and write deadlines forward before each
 // call, so a peer that goes silent for the idle time ends the transfer,
-// and closes the connection when its context ends.
+// and closes the connection when its context ends. A TCP connection is
+// read and written through package rawio, which spares the Go scheduler a
+// wake-up after every wait for the server.
 type deadlineConn struct {
 	net.Conn
+	raw  *rawio.Socket // nil: Conn's own Read and Write
 	idle time.Duration
 	once sync.Once
 
@@ -27,7 +32,7 @@ type deadlineConn struct {
 // and the connection closes when ctx is done. Timeouts come back as errors
 // that wrap ErrTimeout.
 func NewDeadlineConn(ctx context.Context, c net.Conn, idle time.Duration) net.Conn {
-	dc := &deadlineConn{Conn: c, idle: idle, ctx: ctx}
+	dc := &deadlineConn{Conn: c, raw: rawio.NewSocket(c), idle: idle, ctx: ctx}
 	dc.stop = context.AfterFunc(ctx, func() { c.Close() })
 	return dc
 }
@@ -69,13 +74,25 @@ func (c *deadlineConn) deadline() time.Time {
 
 func (c *deadlineConn) Read(p []byte) (int, error) {
 	c.Conn.SetReadDeadline(c.deadline())
-	n, err := c.Conn.Read(p)
+	var n int
+	var err error
+	if c.raw != nil {
+		n, err = c.raw.Read(p)
+	} else {
+		n, err = c.Conn.Read(p)
+	}
 	return n, c.wrap(err)
 }
 
 func (c *deadlineConn) Write(p []byte) (int, error) {
 	c.Conn.SetWriteDeadline(c.deadline())
-	n, err := c.Conn.Write(p)
+	var n int
+	var err error
+	if c.raw != nil {
+		n, err = c.raw.Write(p)
+	} else {
+		n, err = c.Conn.Write(p)
+	}
 	return n, c.wrap(err)
 }
 

@@ -2,8 +2,11 @@ package fetch
 
 import (
 	"errors"
+	"io"
 	"net"
 	"os"
+
+	"github.com/fetchproject/fetch/fetch/internal/rawio"
 )
 
 // A FileWriter is a document body that can move its bytes into an open
@@ -35,10 +38,21 @@ var errNoSplice = errors.ErrUnsupported
 // they do to its reads. Drivers call it from their bodies' WriteToFile.
 func SpliceConn(c net.Conn, f *os.File, max int64) (int64, error) {
 	dc, ok := c.(*deadlineConn)
-	if !ok || !spliceable(f) {
+	if !ok {
 		return 0, errNoSplice
 	}
 	return spliceConn(dc, f, max)
+}
+
+// FileOutput returns a writer for f, a document's destination: where f is
+// a regular file or /dev/null and the system allows, one that writes
+// without the Go scheduler's hand-off (package internal/rawio tells why),
+// and otherwise f itself. Errors are those of f's Write.
+func FileOutput(f *os.File) io.Writer {
+	if w := rawio.NewFile(f, rawio.KindOf(f)); w != nil {
+		return w
+	}
+	return f
 }
 
 // writeError is a failure to write the local file, told apart from the

@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fetchproject/fetch/fetch/internal/rawio"
 )
 
 // spliceChunk is the most a splice moves at once, and the size asked for
@@ -13,32 +15,17 @@ import (
 // KiB; a larger one means fewer calls).
 const spliceChunk = 1 << 20
 
-// spliceable tells whether the kernel can splice into f: a regular file,
-// a pipe, or /dev/null. Terminals and other devices are written as usual.
-func spliceable(f *os.File) bool {
-	rc, err := f.SyscallConn() // not f.Fd(), which would make f blocking
-	if err != nil {
-		return false
-	}
-	var st unix.Stat_t
-	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = unix.Fstat(int(fd), &st) }); err != nil || serr != nil {
-		return false
-	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG, unix.S_IFIFO:
-		return true
-	case unix.S_IFCHR:
-		return unix.Major(uint64(st.Rdev)) == 1 && unix.Minor(uint64(st.Rdev)) == 3 // /dev/null
-	}
-	return false
-}
-
 // spliceConn moves c's bytes through a pipe into f. Waiting for the
 // socket goes through Go's poller (RawConn.Read), so the read deadline
 // (set before each chunk, as Read sets it) and closing the connection
 // (the context's end) interrupt it.
 func spliceConn(c *deadlineConn, f *os.File, max int64) (int64, error) {
+	// Into a regular file, a pipe, or /dev/null; terminals and other
+	// devices are written as usual.
+	kind := rawio.KindOf(f)
+	if kind == rawio.Other {
+		return 0, errNoSplice
+	}
 	sc, ok := c.Conn.(syscall.Conn)
 	if !ok {
 		return 0, errNoSplice
@@ -51,18 +38,14 @@ func spliceConn(c *deadlineConn, f *os.File, max int64) (int64, error) {
 	if err != nil {
 		return 0, errNoSplice
 	}
-	var p [2]int
-	// A blocking pipe: splicing out of a non-blocking one into a full
-	// pipe (standard output read by a slow reader) would fail with EAGAIN
-	// rather than wait. The socket side does not wait on it: the pipe is
-	// empty before each splice into it.
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+	p, err := getPipe()
+	if err != nil {
 		return 0, errNoSplice
 	}
-	defer unix.Close(p[0])
-	defer unix.Close(p[1])
-	unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, spliceChunk) // a smaller pipe works too
+	var held int64 // bytes in the pipe
+	defer func() { putPipe(p, held == 0) }()
 
+	quick := rawio.NewFile(f, kind) // nil: f can block (a pipe), or no raw calls
 	var total int64
 	copyOut := false // the file refused splice: the pipe is read and f written
 	for max < 0 || total < max {
@@ -74,7 +57,7 @@ func spliceConn(c *deadlineConn, f *os.File, max int64) (int64, error) {
 		var in int64
 		var serr error
 		if err := src.Read(func(fd uintptr) bool {
-			in, serr = unix.Splice(int(fd), nil, p[1], nil, int(chunk), unix.SPLICE_F_MOVE|unix.SPLICE_F_NONBLOCK)
+			in, serr = rawio.Splice(fd, p[1], int(chunk))
 			return serr != unix.EAGAIN
 		}); err != nil {
 			return total, c.wrap(err)
@@ -85,11 +68,14 @@ func spliceConn(c *deadlineConn, f *os.File, max int64) (int64, error) {
 		if in == 0 {
 			return total, nil // the end of the stream
 		}
+		held = in
 		for in > 0 {
 			var out int64
 			var werr error
 			if !copyOut {
-				if err := dst.Write(func(fd uintptr) bool {
+				if quick != nil {
+					out, werr = quick.SpliceOut(p[0], int(in))
+				} else if err := dst.Write(func(fd uintptr) bool {
 					out, werr = unix.Splice(p[0], nil, int(fd), nil, int(in), unix.SPLICE_F_MOVE)
 					return werr != unix.EAGAIN
 				}); err != nil {
@@ -108,10 +94,47 @@ func spliceConn(c *deadlineConn, f *os.File, max int64) (int64, error) {
 				return total, writeError(werr)
 			}
 			in -= out
+			held = in
 			total += out
 		}
 	}
 	return total, nil
+}
+
+// pipes keeps a few empty pipes for the next splice: making, sizing and
+// closing one costs four system calls a document.
+var pipes = make(chan [2]int, 8)
+
+// getPipe returns an empty pipe, kept or new. It blocks: splicing out of
+// a non-blocking pipe into a full one (standard output read by a slow
+// reader) would fail with EAGAIN rather than wait. The socket side does
+// not wait on it: the pipe is empty before each splice into it.
+func getPipe() ([2]int, error) {
+	select {
+	case p := <-pipes:
+		return p, nil
+	default:
+	}
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return p, err
+	}
+	unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, spliceChunk) // a smaller pipe works too
+	return p, nil
+}
+
+// putPipe keeps p for the next splice when it is empty and there is
+// room, and closes it otherwise.
+func putPipe(p [2]int, empty bool) {
+	if empty {
+		select {
+		case pipes <- p:
+			return
+		default:
+		}
+	}
+	unix.Close(p[0])
+	unix.Close(p[1])
 }
 
 // drainPipe reads up to n bytes from the pipe r and writes them to f.

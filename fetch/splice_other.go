@@ -5,6 +5,4 @@ package fetch
 import "os"
 
 // Only Linux splices; elsewhere bodies are read and written.
-func spliceable(*os.File) bool { return false }
-
 func spliceConn(*deadlineConn, *os.File, int64) (int64, error) { return 0, errNoSplice }

@@ -148,6 +148,23 @@ func TestSpliceConn(t *testing.T) {
 		if !errors.As(err, &fe) || fe.Kind != KindLocal || fe.Op != "write" {
 			t.Fatalf("splicing into a read-only file: %v; want a local write error", err)
 		}
+
+		// That pipe was left holding bytes: no later splice may see
+		// them (more splices than pipes are kept).
+		for i := range cap(pipes) + 1 {
+			small := payload(100 + i)
+			out, err := os.Create(filepath.Join(t.TempDir(), "next"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := SpliceConn(spliceServer(t, small, nil, time.Minute), out, -1); err != nil {
+				t.Fatal(err)
+			}
+			out.Close()
+			if got, _ := os.ReadFile(out.Name()); !bytes.Equal(got, small) {
+				t.Fatalf("splice %d after the failure wrote %q, not the %d bytes sent", i, got, len(small))
+			}
+		}
 	})
 
 	t.Run("not a dialled connection", func(t *testing.T) {

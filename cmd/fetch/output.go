@@ -341,6 +341,9 @@ func copyDocument(w io.Writer, r io.Reader) (int64, error) {
 			}
 		}
 	}
+	if f, ok := w.(*os.File); ok {
+		w = fetch.FileOutput(f)
+	}
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)
 	m, err := io.CopyBuffer(localWriter{w}, r, *bp)
