@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -20,8 +21,20 @@ const maxRW = 1 << 30
 // system calls after Go's poller reports it ready. Deadlines set on the
 // connection and closing it apply as they do to its own Read and Write.
 type Socket struct {
-	c  net.Conn
-	rc syscall.RawConn
+	c    net.Conn
+	rc   syscall.RawConn
+	r, w call
+}
+
+// A call is one read or write under way: its buffer, what it moved and
+// the error that stopped it. The RawConn runs its do, made once, so that
+// a call allocates nothing.
+type call struct {
+	mu    sync.Mutex // one call at a time in each direction
+	p     []byte
+	n     int
+	errno syscall.Errno
+	do    func(fd uintptr) bool
 }
 
 // NewSocket returns c's Socket, or nil when c is not a *net.TCPConn (a
@@ -35,7 +48,60 @@ func NewSocket(c net.Conn) *Socket {
 	if err != nil {
 		return nil
 	}
-	return &Socket{c: c, rc: rc}
+	s := &Socket{c: c, rc: rc}
+	s.r.do = s.r.read
+	s.w.do = func(fd uintptr) bool { return s.w.write(fd, true) }
+	return s
+}
+
+// read reads once into c.p; false (wait, then call again) while the
+// socket has nothing.
+func (c *call) read(fd uintptr) bool {
+	for {
+		r, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&c.p[0])), uintptr(len(c.p)))
+		switch e {
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return false
+		}
+		c.n, c.errno = int(r), e
+		return true
+	}
+}
+
+// write writes all of c.p from c.n on. A socket that takes no more
+// returns false (wait, then call again) when wait is set, and is an
+// error otherwise.
+func (c *call) write(fd uintptr, wait bool) bool {
+	for c.n < len(c.p) {
+		r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.p[c.n])), uintptr(min(len(c.p)-c.n, maxRW)))
+		switch {
+		case e == 0 && r == 0:
+			c.errno = unix.EIO // no progress: never loop on it
+			return true
+		case e == 0:
+			c.n += int(r)
+		case e == unix.EINTR:
+		case e == unix.EAGAIN && wait:
+			return false
+		default:
+			c.errno = e
+			return true
+		}
+	}
+	return true
+}
+
+// run runs c for p through f (a RawConn's Read or Write) and returns
+// what it moved, the system's error and that of f.
+func (c *call) run(p []byte, f func(func(uintptr) bool) error) (int, syscall.Errno, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.p, c.n, c.errno = p, 0, 0
+	err := f(c.do)
+	c.p = nil // not kept past the call
+	return c.n, c.errno, err
 }
 
 // Read is net.Conn's Read: it waits for data, returns io.EOF at the end
@@ -44,22 +110,7 @@ func (s *Socket) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	p = p[:min(len(p), maxRW)]
-	var n int
-	var errno syscall.Errno
-	err := s.rc.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch e {
-			case unix.EINTR:
-				continue
-			case unix.EAGAIN:
-				return false // wait in the poller
-			}
-			n, errno = int(r), e
-			return true
-		}
-	})
+	n, errno, err := s.r.run(p[:min(len(p), maxRW)], s.rc.Read)
 	switch {
 	case err != nil:
 		return 0, s.opError("read", err)
@@ -74,24 +125,7 @@ func (s *Socket) Read(p []byte) (int, error) {
 // Write is net.Conn's Write: it returns once all of p is written or an
 // error stops it.
 func (s *Socket) Write(p []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := s.rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(min(len(p)-n, maxRW)))
-			switch e {
-			case 0:
-				n += int(r)
-			case unix.EINTR:
-			case unix.EAGAIN:
-				return false
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	n, errno, err := s.w.run(p, s.rc.Write)
 	switch {
 	case err != nil:
 		return n, s.opError("write", err)
@@ -131,6 +165,7 @@ func Splice(fd uintptr, p int, n int) (int64, error) {
 type File struct {
 	name string
 	rc   syscall.RawConn
+	w    call
 }
 
 // NewFile returns f's File, or nil unless k, f's KindOf, is Quick.
@@ -142,31 +177,14 @@ func NewFile(f *os.File, k Kind) *File {
 	if err != nil {
 		return nil
 	}
-	return &File{f.Name(), rc}
+	w := &File{name: f.Name(), rc: rc}
+	w.w.do = func(fd uintptr) bool { return w.w.write(fd, false) }
+	return w
 }
 
 // Write is os.File's Write; its errors are *os.PathError, as the file's.
 func (w *File) Write(p []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := w.rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			r, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(min(len(p)-n, maxRW)))
-			switch e {
-			case 0:
-				if r == 0 {
-					errno = unix.EIO // no progress: never loop on it
-					return true
-				}
-				n += int(r)
-			case unix.EINTR:
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	n, errno, err := w.w.run(p, w.rc.Write)
 	switch {
 	case err != nil:
 		// the descriptor's lock refused: the file is closed or closing

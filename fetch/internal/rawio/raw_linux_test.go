@@ -276,3 +276,31 @@ func TestSplice(t *testing.T) {
 		t.Fatalf("the file holds %q (%d moved), want %q", got, total, want)
 	}
 }
+
+// TestNoAllocations: a read, a socket write and a file write allocate
+// nothing (a 1 GiB transfer makes tens of thousands of them).
+func TestNoAllocations(t *testing.T) {
+	c, s := tcpPair(t)
+	rc, rs := NewSocket(c), NewSocket(s)
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	null := NewFile(f, KindOf(f))
+	msg, buf := []byte("0123456789"), make([]byte, 10)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := rc.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(rs, buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := null.Write(buf); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations a round", allocs)
+	}
+}
