@@ -74,9 +74,8 @@ func (p *PortPolicy) Check(reg *Registry, scheme string, port int) error {
 	if badPorts[port] {
 		return p.refuse(scheme, port, "it belongs to a protocol that must not be reached by URL")
 	}
-	for _, s := range reg.Names() {
-		n := reg.DefaultPort(s)
-		if n == port && s != scheme && n != reg.DefaultPort(scheme) {
+	if port != reg.DefaultPort(scheme) { // news and nntp share 119
+		if s := reg.firstOnPort(port, scheme); s != "" {
 			return p.refuse(scheme, port, fmt.Sprintf("it is the %s port", s))
 		}
 	}

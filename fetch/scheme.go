@@ -116,6 +116,22 @@ func (r *Registry) Names() []string {
 	return out
 }
 
+// firstOnPort is the first scheme by name, other than except, whose
+// default port is port; "" when there is none. (Names would sort a new
+// slice for every request to a port not its scheme's own.)
+func (r *Registry) firstOnPort(port int, except string) string {
+	if r == nil {
+		return ""
+	}
+	first := ""
+	for name, s := range r.m {
+		if s.DefaultPort == port && name != except && (first == "" || name < first) {
+			first = name
+		}
+	}
+	return first
+}
+
 // grammar is scheme's grammar, the generic one when it is unknown.
 func (r *Registry) grammar(scheme string) Grammar {
 	s, _ := r.Lookup(scheme)

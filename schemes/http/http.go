@@ -400,7 +400,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		MIMEType: resp.Header.Get("Content-Type"),
 		Size:     resp.ContentLength,
 		Offset:   req.Offset,
-		Meta:     map[string]string{fetch.MetaStatus: resp.Status},
+		Meta:     make(map[string]string, len(resp.Header)+1),
 		// As reaches the response header (*net/http.Header).
 		Native: []any{resp.Header},
 	}
@@ -410,6 +410,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		doc.ModTime = t
 	}
+	doc.Meta[fetch.MetaStatus] = resp.Status
 	for k, v := range resp.Header {
 		doc.Meta[strings.ToLower(k)] = strings.Join(v, ", ")
 	}
