@@ -45,9 +45,10 @@ func SpliceConn(c net.Conn, f *os.File, max int64) (int64, error) {
 }
 
 // FileOutput returns a writer for f, a document's destination: where f is
-// a regular file or /dev/null and the system allows, one that writes
-// without the Go scheduler's hand-off (package internal/rawio tells why),
-// and otherwise f itself. Errors are those of f's Write.
+// a regular file or /dev/null and the system allows, one that writes with
+// raw system calls, which do not wake the Go scheduler's monitor thread
+// after each wait for a server (package internal/rawio tells why it
+// matters); otherwise f itself. Errors are those of f's Write.
 func FileOutput(f *os.File) io.Writer {
 	if w := rawio.NewFile(f, rawio.KindOf(f)); w != nil {
 		return w

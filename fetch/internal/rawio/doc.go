@@ -15,12 +15,13 @@
 // A raw call keeps the scheduler's processor while it runs, so only calls
 // that cannot block belong here: the socket calls wait for readiness in
 // Go's poller (through syscall.RawConn) and only then read or write, and a
-// file write takes the time of a copy into the page cache. Terminals,
-// pipes and other devices, which can block on a reader, are written as
-// usual.
+// file write takes the time of a copy into the page cache (or, when the
+// kernel throttles a writer with much unwritten data, that wait too).
+// Terminals, pipes and other devices, which can block on a reader, are
+// written as usual.
 //
-// With the race detector the package does nothing (every constructor
-// returns nil or false): ordinary calls tell the detector which bytes the
+// With the race detector, NewSocket and NewFile return nil and Splice is
+// an ordinary call: ordinary calls tell the detector which bytes the
 // kernel wrote and that a write to a descriptor happens before the read
 // that sees it, which in-process test servers rely on.
 package rawio
