@@ -76,7 +76,8 @@ func spliceConn(c *deadlineConn, f *os.File, max int64) (int64, error) {
 				if quick != nil {
 					out, werr = quick.SpliceOut(p[0], int(in))
 				} else if err := dst.Write(func(fd uintptr) bool {
-					out, werr = unix.Splice(p[0], nil, int(fd), nil, int(in), unix.SPLICE_F_MOVE)
+					n, err := unix.Splice(p[0], nil, int(fd), nil, int(in), unix.SPLICE_F_MOVE)
+					out, werr = int64(n), err // n is an int on 32-bit systems
 					return werr != unix.EAGAIN
 				}); err != nil {
 					werr = err

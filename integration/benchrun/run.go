@@ -529,7 +529,7 @@ func (b *bench) run(t *tool, verify bool) (sample, error) {
 				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 					s.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 					if b.timeBin == "" {
-						s.rss = max(s.rss, ru.Maxrss*1024) // Linux: KiB
+						s.rss = max(s.rss, int64(ru.Maxrss)*1024) // Linux: KiB (an int32 on 32-bit systems)
 					}
 				}
 			}

@@ -8,5 +8,6 @@ import "golang.org/x/sys/unix"
 // empty pipe p, without waiting: it returns unix.EAGAIN when the socket
 // has nothing yet. (With the race detector, an ordinary call.)
 func Splice(fd uintptr, p int, n int) (int64, error) {
-	return unix.Splice(int(fd), nil, p, nil, n, unix.SPLICE_F_MOVE|unix.SPLICE_F_NONBLOCK)
+	m, err := unix.Splice(int(fd), nil, p, nil, n, unix.SPLICE_F_MOVE|unix.SPLICE_F_NONBLOCK)
+	return int64(m), err // m is an int on 32-bit systems
 }
