@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -33,7 +32,20 @@ func NewClient(opts Options) *Client {
 	return &Client{Options: opts}
 }
 
-var schemeName = regexp.MustCompile(`^[a-z][a-z0-9+.-]*$`)
+// isSchemeName reports whether s is a scheme name in lower case: a
+// letter, then letters, digits, "+", "." and "-" (RFC 1738 §2.1).
+func isSchemeName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '.' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
 
 // Register makes d the driver for scheme. Registering a scheme twice, or a
 // name that is not a scheme, is a programming error and panics. Register
@@ -42,7 +54,7 @@ var schemeName = regexp.MustCompile(`^[a-z][a-z0-9+.-]*$`)
 // package's whole record (ftp.Schemes(cfg) ...).
 func (c *Client) Register(scheme string, d Driver) {
 	scheme = strings.ToLower(scheme)
-	if !schemeName.MatchString(scheme) {
+	if !isSchemeName(scheme) {
 		panic(fmt.Sprintf("fetch: Register of invalid scheme name %q", scheme))
 	}
 	if d == nil {

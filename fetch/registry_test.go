@@ -158,3 +158,17 @@ func TestAs(t *testing.T) {
 		t.Errorf("Entry.As(*any) = %v", any1)
 	}
 }
+
+// TestIsSchemeName: RFC 1738's scheme names, in the lower case Register
+// and Registry.Add give it, and nothing else.
+func TestIsSchemeName(t *testing.T) {
+	for s, want := range map[string]bool{
+		"http": true, "x": true, "z39.50s": true, "a+b-c.d": true, "prospero": true,
+		"": false, "1abc": false, "+ab": false, ".ab": false, "-ab": false,
+		"Http": false, "ht tp": false, "ht:tp": false, "ht_tp": false, "é": false, "a\x00": false,
+	} {
+		if got := isSchemeName(s); got != want {
+			t.Errorf("isSchemeName(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

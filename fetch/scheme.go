@@ -77,7 +77,7 @@ func NewRegistry(recs ...Scheme) *Registry {
 func (r *Registry) Add(recs ...Scheme) {
 	for _, rec := range recs {
 		name := strings.ToLower(rec.Name)
-		if !schemeName.MatchString(name) {
+		if !isSchemeName(name) {
 			panic(fmt.Sprintf("fetch: registry: invalid scheme name %q", rec.Name))
 		}
 		if _, dup := r.m[name]; dup {

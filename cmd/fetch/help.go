@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fetchproject/fetch/fetch"
 )
@@ -198,17 +199,24 @@ func flagSpelling(name string) string {
 	return "--" + name
 }
 
+// The flag package's messages, as flagError reads them. The expressions
+// are compiled on first use, as only a mistake needs them.
 var (
-	flagUndefined = regexp.MustCompile(`^flag provided but not defined: -+(\S+)$`)
-	flagNoArg     = regexp.MustCompile(`^flag needs an argument: -+(\S+)$`)
-	flagBadValue  = regexp.MustCompile(`^invalid (boolean )?value ("[^"]*") for (?:flag )?-+([^:\s]+): (.*)$`)
+	flagUndefined = lazyRegexp(`^flag provided but not defined: -+(\S+)$`)
+	flagNoArg     = lazyRegexp(`^flag needs an argument: -+(\S+)$`)
+	flagBadValue  = lazyRegexp(`^invalid (boolean )?value ("[^"]*") for (?:flag )?-+([^:\s]+): (.*)$`)
 )
+
+// lazyRegexp returns expr, compiled the first time it is called for.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // flagError rewrites the flag package's messages to name each flag as
 // the help spells it ("--timeout", not "-timeout").
 func flagError(err error) error {
 	msg := err.Error()
-	if m := flagUndefined.FindStringSubmatch(msg); m != nil {
+	if m := flagUndefined().FindStringSubmatch(msg); m != nil {
 		out := "unknown flag " + flagSpelling(m[1])
 		var names []string
 		newFlagSet(&options{}).VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
@@ -217,10 +225,10 @@ func flagError(err error) error {
 		}
 		return errors.New(out)
 	}
-	if m := flagNoArg.FindStringSubmatch(msg); m != nil {
+	if m := flagNoArg().FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%s needs a value", flagSpelling(m[1]))
 	}
-	if m := flagBadValue.FindStringSubmatch(msg); m != nil {
+	if m := flagBadValue().FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%s: invalid %svalue %s: %s", flagSpelling(m[3]), m[1], m[2], m[4])
 	}
 	return err
@@ -239,7 +247,7 @@ func suggestURL(raw string) string {
 	if _, err := os.Stat(raw); err == nil {
 		return fileSuggestion(raw)
 	}
-	if hostPath.MatchString(raw) {
+	if hostPath().MatchString(raw) {
 		return "http://" + raw
 	}
 	return ""
@@ -247,7 +255,7 @@ func suggestURL(raw string) string {
 
 // hostPath is "host[:port][/path]" with a dotted name, an IP address or
 // localhost as the host.
-var hostPath = regexp.MustCompile(`^(localhost|[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?([/?].*)?$`)
+var hostPath = lazyRegexp(`^(localhost|[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?([/?].*)?$`)
 
 func fileSuggestion(raw string) string {
 	p := raw

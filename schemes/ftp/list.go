@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -251,10 +252,14 @@ func unixDate(mon time.Month, day int, s string, now time.Time) (time.Time, bool
 }
 
 // dosLine is the MS-DOS/IIS listing: "MM-DD-YY  HH:MMAM  <DIR>|size  name".
-var dosLine = regexp.MustCompile(`^(\d{2})-(\d{2})-(\d{2}|\d{4})\s+(\d{1,2}):(\d{2})([AaPp][Mm])?\s+(<DIR>|\d+)\s+(.+)$`)
+// It is compiled on first use: every start of the command would pay for
+// it otherwise.
+var dosLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d{2})-(\d{2})-(\d{2}|\d{4})\s+(\d{1,2}):(\d{2})([AaPp][Mm])?\s+(<DIR>|\d+)\s+(.+)$`)
+})
 
 func parseDOS(line string) (e fetch.Entry, ok, matched bool) {
-	m := dosLine.FindStringSubmatch(line)
+	m := dosLine().FindStringSubmatch(line)
 	if m == nil {
 		return e, false, false
 	}
