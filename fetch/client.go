@@ -32,19 +32,19 @@ func NewClient(opts Options) *Client {
 	return &Client{Options: opts}
 }
 
-// isSchemeName reports whether s is a scheme name in lower case: a
-// letter, then letters, digits, "+", "." and "-" (RFC 1738 §2.1).
+// isSchemeName reports whether s is a scheme name in lower case, as
+// Register and Registry.Add hold them: a letter, then what
+// urlIsSchemeChar allows, with no capital letter.
 func isSchemeName(s string) bool {
+	if s == "" || !urlIsAlpha(s[0]) {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z':
-		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '.' || c == '-'):
-		default:
+		if c := s[i]; !urlIsSchemeChar(c) || 'A' <= c && c <= 'Z' {
 			return false
 		}
 	}
-	return s != ""
+	return true
 }
 
 // Register makes d the driver for scheme. Registering a scheme twice, or a

@@ -25,6 +25,12 @@ func urlUnhex(c byte) int {
 func urlIsAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func urlIsDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+// urlIsSchemeChar reports whether c may follow a scheme's first letter:
+// a letter, a digit, "+", "-" or "." (RFC 1738 §2.1).
+func urlIsSchemeChar(c byte) bool {
+	return urlIsAlpha(c) || urlIsDigit(c) || c == '+' || c == '-' || c == '.'
+}
+
 // urlIsUnreserved reports RFC 1738's unreserved: alpha | digit | safe | extra.
 func urlIsUnreserved(c byte) bool {
 	if urlIsAlpha(c) || urlIsDigit(c) {

@@ -93,7 +93,7 @@ func urlSchemeLen(s string) int {
 		switch {
 		case c == ':':
 			return i
-		case urlIsAlpha(c) || urlIsDigit(c) || c == '+' || c == '-' || c == '.':
+		case urlIsSchemeChar(c):
 		default:
 			return 0
 		}
@@ -117,7 +117,7 @@ func urlParse(reg *Registry, raw string) (*URL, error) {
 		return nil, urlParseErr("scheme", off, "scheme must start with a letter")
 	}
 	for i := 1; i < colon; i++ {
-		if c := s[i]; !(urlIsAlpha(c) || urlIsDigit(c) || c == '+' || c == '-' || c == '.') {
+		if !urlIsSchemeChar(s[i]) {
 			return nil, urlParseErr("scheme", off+i, "scheme may hold only letters, digits, \"+\", \"-\" and \".\"")
 		}
 	}
