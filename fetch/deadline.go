@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -19,7 +20,7 @@ import (
 // wake-up after every wait for the server.
 type deadlineConn struct {
 	net.Conn
-	raw  *rawio.Socket // nil: Conn's own Read and Write
+	rw   io.ReadWriter // Conn, or its rawio.Socket
 	idle time.Duration
 	once sync.Once
 
@@ -32,7 +33,10 @@ type deadlineConn struct {
 // and the connection closes when ctx is done. Timeouts come back as errors
 // that wrap ErrTimeout.
 func NewDeadlineConn(ctx context.Context, c net.Conn, idle time.Duration) net.Conn {
-	dc := &deadlineConn{Conn: c, raw: rawio.NewSocket(c), idle: idle, ctx: ctx}
+	dc := &deadlineConn{Conn: c, rw: c, idle: idle, ctx: ctx}
+	if s := rawio.NewSocket(c); s != nil {
+		dc.rw = s
+	}
 	dc.stop = context.AfterFunc(ctx, func() { c.Close() })
 	return dc
 }
@@ -74,25 +78,13 @@ func (c *deadlineConn) deadline() time.Time {
 
 func (c *deadlineConn) Read(p []byte) (int, error) {
 	c.Conn.SetReadDeadline(c.deadline())
-	var n int
-	var err error
-	if c.raw != nil {
-		n, err = c.raw.Read(p)
-	} else {
-		n, err = c.Conn.Read(p)
-	}
+	n, err := c.rw.Read(p)
 	return n, c.wrap(err)
 }
 
 func (c *deadlineConn) Write(p []byte) (int, error) {
 	c.Conn.SetWriteDeadline(c.deadline())
-	var n int
-	var err error
-	if c.raw != nil {
-		n, err = c.raw.Write(p)
-	} else {
-		n, err = c.Conn.Write(p)
-	}
+	n, err := c.rw.Write(p)
 	return n, c.wrap(err)
 }
 

@@ -327,7 +327,8 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, copyBufferSize);
 // process), and otherwise, or for what remains, through a pooled buffer.
 func copyDocument(w io.Writer, r io.Reader) (int64, error) {
 	var n int64
-	if f, ok := w.(*os.File); ok {
+	f, toFile := w.(*os.File)
+	if toFile {
 		if fw, ok := r.(fetch.FileWriter); ok {
 			m, err := fw.WriteToFile(f, -1)
 			n = m
@@ -341,7 +342,7 @@ func copyDocument(w io.Writer, r io.Reader) (int64, error) {
 			}
 		}
 	}
-	if f, ok := w.(*os.File); ok {
+	if toFile {
 		w = fetch.FileOutput(f)
 	}
 	bp := copyBuffers.Get().(*[]byte)
