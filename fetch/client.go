@@ -220,7 +220,7 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 			max:        req.Options.MaxSize,
 			cancel:     cancel,
 			ctx:        ctx,
-			url:        res.URL.Redacted(),
+			url:        res.URL,
 		}
 	} else if res.Session != nil {
 		res.Session = guardedSession{res.Session, cancel}
@@ -254,7 +254,7 @@ type guardedBody struct {
 	n      int64
 	cancel context.CancelFunc
 	ctx    context.Context // the fetch's: why it ended explains a failed read
-	url    string
+	url    *URL            // named in errors (redacted only then: most bodies read without one)
 }
 
 func (b *guardedBody) Read(p []byte) (int, error) {
@@ -266,7 +266,7 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 	if b.max > 0 && b.n > b.max {
 		over := int(b.n - b.max)
 		b.n = b.max
-		return n - over, &Error{Kind: KindPolicy, Op: "read", URL: b.url, Offset: -1, Setting: "Options.MaxSize",
+		return n - over, &Error{Kind: KindPolicy, Op: "read", URL: b.url.Redacted(), Offset: -1, Setting: "Options.MaxSize",
 			Err: fmt.Errorf("%w (%d bytes)", ErrTooLarge, b.max)}
 	}
 	if err != nil && err != io.EOF {
@@ -276,7 +276,7 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 		if k == KindUnknown {
 			k = KindNetwork
 		}
-		err = finish(b.ctx, b.url, Wrap(k, "read", err))
+		err = finish(b.ctx, b.url.Redacted(), Wrap(k, "read", err))
 	}
 	return n, err
 }
@@ -299,7 +299,7 @@ func (b *guardedBody) WriteToFile(f *os.File, max int64) (int64, error) {
 		if k == KindUnknown {
 			k = KindNetwork
 		}
-		err = finish(b.ctx, b.url, Wrap(k, "read", err))
+		err = finish(b.ctx, b.url.Redacted(), Wrap(k, "read", err))
 	}
 	return n, err
 }

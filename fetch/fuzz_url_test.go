@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,7 +77,9 @@ func FuzzParse(f *testing.F) {
 			u.Password != "****" {
 			t.Fatalf("Redacted %q shows the password", u.Redacted())
 		}
-		_ = u.HostPort(1)
+		if got, want := u.HostPort(1), net.JoinHostPort(u.Host, strconv.Itoa(u.PortOr(1))); got != want {
+			t.Fatalf("HostPort = %q, net.JoinHostPort gives %q", got, want)
+		}
 		if _, err := json.Marshal(u); err != nil {
 			t.Fatal(err)
 		}

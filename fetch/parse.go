@@ -350,11 +350,11 @@ func urlLooksNumeric(s string) bool {
 // urlValidQuad reports RFC 1738's hostnumber with each part 0-255 and no
 // leading zeros (which some resolvers read as octal).
 func urlValidQuad(s string) bool {
-	parts := strings.Split(s, ".")
-	if len(parts) != 4 {
-		return false
-	}
-	for _, p := range parts {
+	for part := range 4 {
+		p, rest, dot := strings.Cut(s, ".")
+		if dot != (part < 3) { // three dots, none after the fourth number
+			return false
+		}
 		if p == "" || len(p) > 3 || (len(p) > 1 && p[0] == '0') {
 			return false
 		}
@@ -365,6 +365,7 @@ func urlValidQuad(s string) bool {
 		if n > 255 {
 			return false
 		}
+		s = rest
 	}
 	return true
 }

@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"encoding/json"
-	"net"
 	"strconv"
 	"strings"
 )
@@ -61,7 +60,9 @@ func (u *URL) format(redact bool) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(u.prefix(redact))
+	// enough for the usual URL, which needs no escapes, in one allocation
+	b.Grow(len(u.Scheme) + len(u.User) + len(u.Password) + len(u.Host) + len(u.Path) + len(u.Opaque) + len(u.Fragment) + 16)
+	u.writePrefix(&b, redact)
 	if u.Slashes {
 		b.WriteString(urlEscapeUnsafe(u.Path))
 	} else {
@@ -78,10 +79,15 @@ func (u *URL) format(redact bool) string {
 // login and the "/" that ends it.
 func (u *URL) prefix(redact bool) string {
 	var b strings.Builder
+	u.writePrefix(&b, redact)
+	return b.String()
+}
+
+func (u *URL) writePrefix(b *strings.Builder, redact bool) {
 	b.WriteString(strings.ToLower(u.Scheme))
 	b.WriteByte(':')
 	if !u.Slashes {
-		return b.String()
+		return
 	}
 	b.WriteString("//")
 	if u.HasUser {
@@ -98,15 +104,15 @@ func (u *URL) prefix(redact bool) string {
 	}
 	b.WriteString(urlFormatHost(u.Host))
 	if u.Port != 0 {
+		var n [20]byte
 		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(u.Port))
+		b.Write(strconv.AppendInt(n[:0], int64(u.Port), 10))
 	}
 	// A path that begins with "?" without the "/" is the search part of a
 	// scheme whose grammar lets "?" end the host (Grammar.QueryEndsHost).
 	if u.HasPath || (u.Path != "" && u.Path[0] != '?') {
 		b.WriteByte('/')
 	}
-	return b.String()
 }
 
 // urlFormatHost writes a host for a URL: an IPv6 literal in brackets,
@@ -123,7 +129,16 @@ func urlFormatHost(h string) string {
 // HostPort is "host:port" for dialing, the IPv6 literal in brackets;
 // defaultPort stands in when u names no port.
 func (u *URL) HostPort(defaultPort int) string {
-	return net.JoinHostPort(u.Host, strconv.Itoa(u.PortOr(defaultPort)))
+	// net.JoinHostPort's result, made in one allocation instead of three
+	var b [64]byte
+	s := b[:0]
+	if strings.IndexByte(u.Host, ':') >= 0 {
+		s = append(append(append(s, '['), u.Host...), ']')
+	} else {
+		s = append(s, u.Host...)
+	}
+	s = strconv.AppendInt(append(s, ':'), int64(u.PortOr(defaultPort)), 10)
+	return string(s)
 }
 
 // PortOr is u's port, or defaultPort when u names none.
