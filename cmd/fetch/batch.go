@@ -320,7 +320,7 @@ func (b *batch) isDone(key string) bool {
 
 // fetchURL fetches one URL with its retries; interrupted reports a fetch
 // cut short by Ctrl-C, which is not logged (a rerun fetches it).
-func (b *batch) fetchURL(ctx context.Context, t frontier.Task, free func()) (line logLine, found []frontier.Task, interrupted bool) {
+func (b *batch) fetchURL(ctx context.Context, t frontier.Task, u *fetch.URL, free func()) (line logLine, found []frontier.Task, interrupted bool) {
 	raw := t.URL
 	start := time.Now()
 	line = logLine{URL: redactArg(raw)}
@@ -348,10 +348,12 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task, free func()) (lin
 		line.Bytes, line.SHA256, line.File = 0, "", ""
 		return line, nil, false
 	}
-	u, err := b.c.Parse(raw) // by the grammar of the URL's scheme
-	if err != nil {
-		line.Attempts = 1
-		return finish(err)
+	if u == nil { // not parsed yet, or it failed: its error is wanted
+		var err error
+		if u, err = b.c.Parse(raw); err != nil { // by the grammar of the URL's scheme
+			line.Attempts = 1
+			return finish(err)
+		}
 	}
 	rel, err := b.name(u)
 	if err != nil {
@@ -535,13 +537,14 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 // another's: "gopher://h/" and "gopher://h/1/" are different URLs that
 // both name h/index.
 func (b *batch) claim(dest, id string) string {
+	name, of := digestName(dest), digestName(id)
 	b.namesMu.Lock()
 	defer b.namesMu.Unlock()
-	if other, ok := b.names[digestName(dest)]; ok && other != digestName(id) {
-		h := sha256.Sum256([]byte(id))
-		dest += "~" + hex.EncodeToString(h[:4])
+	if other, ok := b.names[name]; ok && other != of {
+		dest += "~" + hex.EncodeToString(of[:4]) // the first bytes of id's SHA-256
+		name = digestName(dest)
 	}
-	b.names[digestName(dest)] = digestName(id)
+	b.names[name] = of
 	return dest
 }
 

@@ -98,6 +98,9 @@ func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[na
 
 // write appends one line and syncs it.
 func (l *batchLog) write(line logLine) error {
+	if l.json == nil && l.f == nil {
+		return nil // neither --log nor --json: nothing to write
+	}
 	b, err := json.Marshal(line)
 	if err != nil {
 		return err

@@ -133,6 +133,7 @@ func (b *batch) dispatch(ctx context.Context) {
 	type item struct {
 		l    frontier.Lease
 		host string
+		u    *fetch.URL // the task's URL parsed, nil when it does not parse
 	}
 	work := make(chan item)
 	freed := make(chan string, jobs)
@@ -143,7 +144,7 @@ func (b *batch) dispatch(ctx context.Context) {
 				// the host's place is free once the transfer is (its
 				// file published and its line logged after)
 				free := sync.OnceFunc(func() { freed <- it.host })
-				b.work(ctx, it.l, free)
+				b.work(ctx, it.l, it.u, free)
 				free()
 			}
 		})
@@ -165,7 +166,7 @@ func (b *batch) dispatch(ctx context.Context) {
 	}()
 	defer close(want)
 
-	parked := map[string][]frontier.Lease{}
+	parked := map[string][]item{}
 	var order []string // hosts with tasks set aside, served in turn
 	active := map[string]int{}
 	nParked, inflight := 0, 0
@@ -185,7 +186,7 @@ func (b *batch) dispatch(ctx context.Context) {
 		if ctx.Err() == nil {
 			for i, h := range order {
 				if perHost <= 0 || active[h] < perHost {
-					ready, at, send = item{parked[h][0], h}, i, work
+					ready, at, send = parked[h][0], i, work
 					break
 				}
 			}
@@ -214,11 +215,11 @@ func (b *batch) dispatch(ctx context.Context) {
 				}
 				continue
 			}
-			h := b.hostOf(n.l.Task().URL)
+			h, u := b.hostOf(n.l.Task().URL)
 			if len(parked[h]) == 0 {
 				order = append(order, h)
 			}
-			parked[h] = append(parked[h], n.l)
+			parked[h] = append(parked[h], item{n.l, h, u})
 			nParked++
 		case h := <-freed:
 			inflight--
@@ -236,21 +237,21 @@ func (b *batch) dispatch(ctx context.Context) {
 	wg.Wait()
 }
 
-// hostOf is the key --per-host counts a URL under ("" when it does not
-// parse: it fails at once).
-func (b *batch) hostOf(raw string) string {
+// hostOf is the key --per-host counts a URL under, and the URL parsed ("",
+// nil when it does not parse: it fails at once).
+func (b *batch) hostOf(raw string) (string, *fetch.URL) {
 	u, err := b.c.Parse(raw)
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	return hostKey(b.o.nntpServer, u)
+	return hostKey(b.o.nntpServer, u), u
 }
 
 // work fetches one task, queues the links it found (before the log line,
 // so that a kill between the two loses none), logs its outcome and only
 // then acknowledges it to the frontier. It calls free when the task no
 // longer holds a place among its host's transfers.
-func (b *batch) work(ctx context.Context, l frontier.Lease, free func()) {
+func (b *batch) work(ctx context.Context, l frontier.Lease, u *fetch.URL, free func()) {
 	t := l.Task()
 	ack := func(ok bool) {
 		if oc, is := l.(frontier.Outcomer); is {
@@ -276,7 +277,7 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, free func()) {
 		ack(true)
 		return
 	}
-	line, found, interrupted := b.fetchURL(ctx, t, free)
+	line, found, interrupted := b.fetchURL(ctx, t, u, free)
 	if interrupted {
 		return // not acknowledged: a rerun (or another worker) fetches it
 	}
