@@ -76,6 +76,7 @@ func runMain(args []string) error {
 	curlBin := fs.String("curl", "curl", "the curl binary")
 	content := fs.String("content", "", "the directory benchrun gen wrote (served as /bench/)")
 	work := fs.String("work", "", "a scratch directory for outputs")
+	files := fs.String("files", "", "where the rows that write a file per document make their directories (their TMPDIR); default: the system's")
 	var sv servers
 	fs.StringVar(&sv.http, "http", "127.0.0.1:18080", "nginx")
 	fs.StringVar(&sv.vsftpd, "vsftpd", "127.0.0.1:18021", "vsftpd")
@@ -106,6 +107,9 @@ func runMain(args []string) error {
 
 	b := &bench{fetch: *fetchBin, curl: *curlBin, content: *content, work: *work, sv: sv, jobs: *jobs, timeBin: *timeBin}
 	b.env = childEnv(*work)
+	if *files != "" {
+		b.env = append(b.env, "TMPDIR="+*files)
+	}
 	b.hasJ = hasParallelFlag(*fetchBin)
 	rows, err := b.rows(strings.Split(*small, ","), *latency, *batch, *parallel)
 	if err != nil {
@@ -114,7 +118,7 @@ func runMain(args []string) error {
 	b.measure(rows, *runs, start.Add(*budget))
 	prows := parserRows(*gotest)
 
-	info := machine(*curlBin, *label, start, load0, loadAvg())
+	info := machine(*curlBin, *label, *files, start, load0, loadAvg())
 	fmt.Print(info)
 	fmt.Print(table(rows, prows))
 	failed := 0

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -201,7 +202,7 @@ func sizeLabel(n int64) string {
 }
 
 // machine describes where and when the table was measured.
-func machine(curl, label string, start time.Time, load0, load1 float64) string {
+func machine(curl, label, files string, start time.Time, load0, load1 float64) string {
 	var b strings.Builder
 	model := "unknown CPU"
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
@@ -225,6 +226,32 @@ func machine(curl, label string, start time.Time, load0, load1 float64) string {
 		busy = " (a busy machine: other work shared the cores)"
 	}
 	fmt.Fprintf(&b, "- load average (1 min): %.1f at the start, %.1f at the end%s\n", load0, load1, busy)
-	fmt.Fprintf(&b, "- %s, %s, fetch %s\n\n", runtime.Version(), curlLine, label)
+	fmt.Fprintf(&b, "- %s, %s, fetch %s\n", runtime.Version(), curlLine, label)
+	if files == "" {
+		files = os.TempDir()
+	}
+	fmt.Fprintf(&b, "- the rows that write a file per document write them under %s%s\n\n", files, fsName(files))
 	return b.String()
+}
+
+// fsName is " (the file system's type)" for the types this benchmark
+// meets, or "".
+func fsName(dir string) string {
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) != nil {
+		return ""
+	}
+	switch uint32(st.Type) {
+	case 0x01021994:
+		return " (tmpfs)"
+	case 0xef53:
+		return " (ext2/3/4)"
+	case 0x58465342:
+		return " (xfs)"
+	case 0x9123683e:
+		return " (btrfs)"
+	case 0x794c7630:
+		return " (overlayfs)"
+	}
+	return ""
 }
