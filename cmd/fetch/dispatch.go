@@ -250,7 +250,8 @@ func (b *batch) hostOf(raw string) (string, *fetch.URL) {
 // work fetches one task, queues the links it found (before the log line,
 // so that a kill between the two loses none), logs its outcome and only
 // then acknowledges it to the frontier. It calls free when the task no
-// longer holds a place among its host's transfers.
+// longer holds a place among its host's transfers. u is the task's URL as
+// the dispatcher parsed it, or nil.
 func (b *batch) work(ctx context.Context, l frontier.Lease, u *fetch.URL, free func()) {
 	t := l.Task()
 	ack := func(ok bool) {
