@@ -134,7 +134,9 @@ func TestRunReportsFailure(t *testing.T) {
 func TestMeasureRoundsAndBudget(t *testing.T) {
 	b := testBench(t)
 	mk := func() *row {
-		return &row{label: "x", fetch: &tool{argv: []string{"true"}}, peer: &tool{argv: []string{"true"}}}
+		// equal tools, slow enough that a busy machine's start-up jitter
+		// cannot make their ratio look settled
+		return &row{label: "x", fetch: &tool{argv: []string{"sleep", "0.05"}}, peer: &tool{argv: []string{"sleep", "0.05"}}}
 	}
 	full, na, bad := mk(), mk(), mk()
 	na.na = "n/a"
@@ -163,6 +165,41 @@ func TestMeasureRoundsAndBudget(t *testing.T) {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
 		}
+	}
+}
+
+// A row far from 1 gets no more pairs: after one pair beyond 5 either way,
+// after two beyond 2; a row near 1, or one whose pairs disagree, goes on.
+func TestSettledRows(t *testing.T) {
+	ms := time.Millisecond
+	p := func(f, c time.Duration) pair { return pair{f: sample{wall: f}, p: sample{wall: c}} }
+	cases := []struct {
+		pairs []pair
+		want  bool
+	}{
+		{nil, false},
+		{[]pair{p(10*ms, 1000*ms)}, true},   // 0.01: xargs curl
+		{[]pair{p(1000*ms, 100*ms)}, true},  // 10
+		{[]pair{p(300*ms, 1000*ms)}, false}, // 0.3 after one pair
+		{[]pair{p(300*ms, 1000*ms), p(350*ms, 1000*ms)}, true},
+		{[]pair{p(300*ms, 1000*ms), p(600*ms, 1000*ms)}, false}, // they disagree
+		{[]pair{p(2500*ms, 1000*ms), p(2100*ms, 1000*ms)}, true},
+		{[]pair{p(1000*ms, 1000*ms), p(1100*ms, 1000*ms)}, false},
+		{[]pair{p(0, 1000*ms), p(0, 1000*ms)}, false}, // no time measured
+	}
+	for i, c := range cases {
+		if got := settled(&row{pairs: c.pairs}); got != c.want {
+			t.Errorf("case %d: settled = %v, want %v", i, got, c.want)
+		}
+	}
+	// in measure: the settled row stops after its first pair, the other
+	// goes on
+	b := testBench(t)
+	fast := &row{label: "fast", fetch: &tool{argv: []string{"true"}}, peer: &tool{argv: []string{"sleep", "0.3"}}}
+	even := &row{label: "even", fetch: &tool{argv: []string{"sleep", "0.05"}}, peer: &tool{argv: []string{"sleep", "0.05"}}}
+	b.measure([]*row{fast, even}, 3, time.Now().Add(time.Minute))
+	if len(fast.pairs) != 1 || len(even.pairs) < 2 {
+		t.Errorf("pairs: %d for a row at 1/100, %d for one near 1; want 1 and more than 1", len(fast.pairs), len(even.pairs))
 	}
 }
 

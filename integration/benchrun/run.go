@@ -433,7 +433,7 @@ func (b *bench) measure(rows []*row, runs int, deadline time.Time) {
 				reps = cheapPairs
 			}
 			for range reps {
-				if r.na != "" || r.err != nil {
+				if r.na != "" || r.err != nil || settled(r) {
 					break
 				}
 				if round > 1 && time.Now().Add(cost[r]).After(deadline) {
@@ -446,6 +446,29 @@ func (b *bench) measure(rows []*row, runs int, deadline time.Time) {
 			}
 		}
 	}
+}
+
+// settled reports a row whose time ratio is so far from 1 that no further
+// pair could bring its median across: beyond 5 either way after one pair,
+// or beyond 2 after two, when every pair agrees. Wall times here move by
+// up to a third between runs, never by such factors, and the rows that
+// settle are the slowest (one curl process a URL: over a minute a pair),
+// so the budget goes to the rows whose verdict is close.
+func settled(r *row) bool {
+	far := 5.0
+	switch n := len(r.pairs); {
+	case n == 0:
+		return false
+	case n >= 2:
+		far = 2
+	}
+	below, above := true, true
+	for _, p := range r.pairs {
+		x := ratio(float64(p.f.wall), float64(p.p.wall))
+		below = below && x > 0 && x < 1/far
+		above = above && x > far
+	}
+	return below || above
 }
 
 // pair runs fetch and the peer once each for row r: fetch first in a
