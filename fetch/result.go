@@ -25,6 +25,8 @@ type Result struct {
 	Kind ResultKind
 	// URL is the canonical URL of what was fetched: after redirects, or
 	// with a trailing slash when a name turned out to be a directory.
+	// Errors from the Document's Body name it, so it is not to be changed
+	// while the body is read.
 	URL *URL
 
 	Document *Document

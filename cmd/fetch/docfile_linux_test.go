@@ -30,7 +30,9 @@ func TestLinkUnnamedBothWays(t *testing.T) {
 		}
 		dest := filepath.Join(dir, fmt.Sprintf("doc-%v", byFD))
 		err = linkUnnamedBy(f, dest, byFD)
-		if err != nil && byFD {
+		if err != nil && byFD && !byDescriptor {
+			// the probe found it refused here too (CAP_DAC_READ_SEARCH
+			// before Linux 6.10): links go through /proc
 			f.Close()
 			t.Logf("linking the descriptor itself is not allowed here: %v", err)
 			continue

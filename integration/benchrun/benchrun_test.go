@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,10 +134,12 @@ func TestRunReportsFailure(t *testing.T) {
 
 func TestMeasureRoundsAndBudget(t *testing.T) {
 	b := testBench(t)
+	// rows never settle here (TestSettledRows tests that): two runs of
+	// true can differ by any factor on a busy machine
+	defer func(f [2]float64) { settleFar = f }(settleFar)
+	settleFar = [2]float64{math.Inf(1), math.Inf(1)}
 	mk := func() *row {
-		// equal tools, slow enough that a busy machine's start-up jitter
-		// cannot make their ratio look settled
-		return &row{label: "x", fetch: &tool{argv: []string{"sleep", "0.05"}}, peer: &tool{argv: []string{"sleep", "0.05"}}}
+		return &row{label: "x", fetch: &tool{argv: []string{"true"}}, peer: &tool{argv: []string{"true"}}}
 	}
 	full, na, bad := mk(), mk(), mk()
 	na.na = "n/a"
@@ -193,11 +196,13 @@ func TestSettledRows(t *testing.T) {
 		}
 	}
 	// in measure: the settled row stops after its first pair, the other
-	// goes on
+	// goes on. The margins are wide for a busy machine: true may take up
+	// to 200 ms against sleep 1, and one of two 0.2 s sleeps may take
+	// 0.4 s more without settling its row.
 	b := testBench(t)
-	fast := &row{label: "fast", fetch: &tool{argv: []string{"true"}}, peer: &tool{argv: []string{"sleep", "0.3"}}}
-	even := &row{label: "even", fetch: &tool{argv: []string{"sleep", "0.05"}}, peer: &tool{argv: []string{"sleep", "0.05"}}}
-	b.measure([]*row{fast, even}, 3, time.Now().Add(time.Minute))
+	fast := &row{label: "fast", fetch: &tool{argv: []string{"true"}}, peer: &tool{argv: []string{"sleep", "1"}}}
+	even := &row{label: "even", fetch: &tool{argv: []string{"sleep", "0.2"}}, peer: &tool{argv: []string{"sleep", "0.2"}}}
+	b.measure([]*row{fast, even}, 2, time.Now().Add(time.Minute))
 	if len(fast.pairs) != 1 || len(even.pairs) < 2 {
 		t.Errorf("pairs: %d for a row at 1/100, %d for one near 1; want 1 and more than 1", len(fast.pairs), len(even.pairs))
 	}

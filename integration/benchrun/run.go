@@ -108,6 +108,7 @@ func runMain(args []string) error {
 	b := &bench{fetch: *fetchBin, curl: *curlBin, content: *content, work: *work, sv: sv, jobs: *jobs, timeBin: *timeBin}
 	b.env = childEnv(*work)
 	if *files != "" {
+		b.env = slices.DeleteFunc(b.env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
 		b.env = append(b.env, "TMPDIR="+*files)
 	}
 	b.hasJ = hasParallelFlag(*fetchBin)
@@ -448,19 +449,21 @@ func (b *bench) measure(rows []*row, runs int, deadline time.Time) {
 	}
 }
 
-// settled reports a row whose time ratio is so far from 1 that no further
-// pair could bring its median across: beyond 5 either way after one pair,
-// or beyond 2 after two, when every pair agrees. Wall times here move by
-// up to a third between runs, never by such factors, and the rows that
-// settle are the slowest (one curl process a URL: over a minute a pair),
-// so the budget goes to the rows whose verdict is close.
+// settled reports a row whose wall-time ratio is far from 1: beyond
+// settleFar[0] either way after one pair, or beyond settleFar[1] after
+// two, when every pair agrees. It is a heuristic: wall times here have
+// moved by up to a third between runs, never by such factors, so further
+// pairs would not bring the median across 1. The rows that settle are the
+// slowest (one curl process a URL: over a minute a pair), so the budget
+// goes to the rows whose verdict is close; their CPU and RSS cells then
+// come from those one or two pairs (the pairs column says how many).
 func settled(r *row) bool {
-	far := 5.0
+	far := settleFar[0]
 	switch n := len(r.pairs); {
 	case n == 0:
 		return false
 	case n >= 2:
-		far = 2
+		far = settleFar[1]
 	}
 	below, above := true, true
 	for _, p := range r.pairs {
@@ -470,6 +473,10 @@ func settled(r *row) bool {
 	}
 	return below || above
 }
+
+// settleFar is how far from 1 a row's ratio must be to settle after one
+// pair and after two (a variable for the tests).
+var settleFar = [2]float64{5, 2}
 
 // pair runs fetch and the peer once each for row r: fetch first in a
 // row's odd-numbered pairs, the peer first in its even-numbered ones, so

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -160,7 +159,8 @@ func table(rows, prows []*row) string {
 	b.WriteString("\nTime is wall-clock time, CPU the user+system time of the process and its children (wait4's rusage), RSS the peak resident set (GNU time's %M);\n" +
 		"latency rows give them per invocation. Each value is the median over the pairs (fetch and the peer, each first in every other pair);\n" +
 		"× is the median of the per-pair ratios fetch/peer (below 1: fetch is faster or smaller). The peer is curl unless the row names\n" +
-		"another. Parser rows (go test -bench) give time, allocations and bytes allocated per entry.\n")
+		"another. A row whose ratio is beyond 5 either way after its first pair, or beyond 2 after two that agree, gets no more pairs.\n" +
+		"Parser rows (go test -bench) give time, allocations and bytes allocated per entry.\n")
 	return b.String()
 }
 
@@ -232,26 +232,4 @@ func machine(curl, label, files string, start time.Time, load0, load1 float64) s
 	}
 	fmt.Fprintf(&b, "- the rows that write a file per document write them under %s%s\n\n", files, fsName(files))
 	return b.String()
-}
-
-// fsName is " (the file system's type)" for the types this benchmark
-// meets, or "".
-func fsName(dir string) string {
-	var st syscall.Statfs_t
-	if syscall.Statfs(dir, &st) != nil {
-		return ""
-	}
-	switch uint32(st.Type) {
-	case 0x01021994:
-		return " (tmpfs)"
-	case 0xef53:
-		return " (ext2/3/4)"
-	case 0x58465342:
-		return " (xfs)"
-	case 0x9123683e:
-		return " (btrfs)"
-	case 0x794c7630:
-		return " (overlayfs)"
-	}
-	return ""
 }
