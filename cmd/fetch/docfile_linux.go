@@ -40,11 +40,12 @@ var (
 	byDescriptor bool
 )
 
-// canName tells whether this process can give an unnamed file a name:
-// through /proc/self/fd, or by linking the descriptor itself (which
-// needs CAP_DAC_READ_SEARCH before Linux 6.10). It is tried once a run,
-// on a file linked in dir and removed at once. A run that cannot writes
-// every document under a temporary name.
+// canName tells whether this process can give an unnamed file a name: by
+// linking the descriptor itself (which needs CAP_DAC_READ_SEARCH before
+// Linux 6.10), or else through /proc/self/fd. It is tried once a run, on
+// a file linked in dir and removed at once, and the way that worked is
+// the run's. A run that cannot writes every document under a temporary
+// name.
 func canName(dir string) bool {
 	probeOnce.Do(func() {
 		fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o666)
@@ -56,14 +57,13 @@ func canName(dir string) bool {
 		f := os.NewFile(uintptr(fd), dir)
 		defer f.Close()
 		name := filepath.Join(dir, fmt.Sprintf("%s%d.%08x.probe", tempPrefix, os.Getpid(), rand.Uint32()))
-		if unix.Linkat(fd, "", unix.AT_FDCWD, name, unix.AT_EMPTY_PATH) == nil {
+		if linkUnnamedBy(f, name, true) == nil {
 			byDescriptor = true
-			os.Remove(name)
-			probeOK = true
-		} else if linkUnnamed(f, name) == nil {
-			os.Remove(name)
-			probeOK = true
+		} else if linkUnnamedBy(f, name, false) != nil {
+			return
 		}
+		os.Remove(name)
+		probeOK = true
 	})
 	return probeOK
 }
@@ -76,17 +76,11 @@ func linkUnnamed(f *os.File, dest string) error { return linkUnnamedBy(f, dest, 
 // is true and through /proc/self/fd otherwise.
 func linkUnnamedBy(f *os.File, dest string, byFD bool) error {
 	fd := int(f.Fd())
+	var err error
 	if byFD {
-		if err := unix.Linkat(fd, "", unix.AT_FDCWD, dest, unix.AT_EMPTY_PATH); err != nil {
-			return &os.LinkError{Op: "link", Old: f.Name(), New: dest, Err: err}
-		}
-		return nil
-	}
-	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, dest, unix.AT_SYMLINK_FOLLOW)
-	if err != nil && !errors.Is(err, unix.EEXIST) {
-		if err2 := unix.Linkat(fd, "", unix.AT_FDCWD, dest, unix.AT_EMPTY_PATH); err2 == nil || errors.Is(err2, unix.EEXIST) {
-			err = err2
-		}
+		err = unix.Linkat(fd, "", unix.AT_FDCWD, dest, unix.AT_EMPTY_PATH)
+	} else {
+		err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, dest, unix.AT_SYMLINK_FOLLOW)
 	}
 	if err != nil {
 		return &os.LinkError{Op: "link", Old: f.Name(), New: dest, Err: err}
