@@ -92,7 +92,8 @@ fi
 "$harness" install
 
 log "building fetch and benchrun"
-go build -o "$dir/bin/fetch" ./cmd/fetch
+# As the README installs it: static, without cgo (see "Quick start").
+CGO_ENABLED=0 go build -o "$dir/bin/fetch" ./cmd/fetch
 go build -o "$dir/bin/benchrun" ./integration/benchrun
 rev=$(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)
 

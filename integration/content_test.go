@@ -99,7 +99,10 @@ func fetchBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "fetch")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/fetchproject/fetch/cmd/fetch").CombinedOutput()
+		// Built as the README installs it: without cgo.
+		build := exec.Command("go", "build", "-o", binPath, "github.com/fetchproject/fetch/cmd/fetch")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
 		if err == nil {
 			// rsswrap (the command's memory tests' runner) beside it, for
 			// tests that measure the command's own resident memory.
