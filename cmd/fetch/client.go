@@ -19,7 +19,11 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 		MaxTime:     o.maxTime,
 		MaxSize:     int64(o.maxSize),
 		Prompter:    newPrompter(o, s),
-		Proxy:       fetch.ProxyFromEnvironment,
+	}
+	if envSets("proxy") {
+		// Asked for every URL and redirect, so only when the environment
+		// names a gateway at all.
+		opts.Proxy = fetch.ProxyFromEnvironment
 	}
 	if o.batchMode() {
 		// Every transfer that may run at once to one host keeps its

@@ -10,8 +10,8 @@ import (
 )
 
 // tapConn copies an HTTP connection's plain-text bytes (above TLS for
-// https), as sent and as received, to the Capture of the request using the connection at the
-// time (fetch.Request.Capture). The transport pools connections, so the
+// https), as sent and as received, to the Capture of the request using
+// the connection at the time (fetch.Request.Capture). The transport pools connections, so the
 // request changes: each time net/http hands the connection to a request
 // (httptrace's GotConn), that request's exchange takes over the tap.
 type tapConn struct {
@@ -51,22 +51,17 @@ func (t *tapConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// withCaptureTrace hands each connection the request gets (one a redirect
-// hop) to the request's Capture, or takes a reused connection's tap away
-// from the request that used it before. hop returns the URL of the hop
-// being made. An https connection is tapped above its TLS layer; one
-// through a gateway's CONNECT tunnel is not (net/http makes its TLS client
-// itself), so that exchange reaches no Capture.
+// withCaptureTrace hands each connection a request with a Capture gets
+// (one a redirect hop) to that Capture, taking a reused connection's tap
+// from the request that used it before. Only such requests use the tapped
+// transport (Driver.transport). hop returns the URL of the hop being made.
+// An https connection is tapped above its TLS layer; one through a
+// gateway's CONNECT tunnel is not (net/http makes its TLS client itself),
+// so that exchange reaches no Capture.
 func withCaptureTrace(req *fetch.Request, hop func() string) *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
-		t, ok := info.Conn.(*tapConn)
-		if !ok {
-			return
+		if t, ok := info.Conn.(*tapConn); ok {
+			t.set(req.Capture.Exchange(hop(), t.RemoteAddr()))
 		}
-		if req.Capture == nil {
-			t.set(nil, nil)
-			return
-		}
-		t.set(req.Capture.Exchange(hop(), t.RemoteAddr()))
 	}}
 }

@@ -40,14 +40,18 @@ type Config struct {
 	Header []string
 }
 
-// Driver fetches http and https URLs with net/http. It keeps one
-// keep-alive transport, built from the client options of its first
-// request: a Driver serves one client (schemes.NewClient makes its own).
+// Driver fetches http and https URLs with net/http. It keeps keep-alive
+// transports built from the client options of its first request: a
+// Driver serves one client (schemes.NewClient makes its own).
 type Driver struct {
 	cfg Config
 
 	mu sync.Mutex
-	tr *nethttp.Transport
+	tr *nethttp.Transport // plain connections
+	// Connections whose bytes are copied to an archive (tapConn), for
+	// the requests with a Capture only: a request without one never gets
+	// a connection that was tapped for another, and pays for no tap.
+	tapped *nethttp.Transport
 }
 
 var (
@@ -58,10 +62,12 @@ var (
 // CloseIdle closes the keep-alive connections not in use.
 func (d *Driver) CloseIdle() {
 	d.mu.Lock()
-	tr := d.tr
+	trs := []*nethttp.Transport{d.tr, d.tapped}
 	d.mu.Unlock()
-	if tr != nil {
-		tr.CloseIdleConnections()
+	for _, tr := range trs {
+		if tr != nil {
+			tr.CloseIdleConnections()
+		}
 	}
 }
 
@@ -92,8 +98,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err != nil {
 		return nil, err
 	}
-	hop := target.String()
-	hctx := httptrace.WithClientTrace(context.WithValue(ctx, requestKey{}, req), withCaptureTrace(req, func() string { return hop }))
+	hop := target
+	hctx := context.WithValue(ctx, requestKey{}, req)
+	if req.Capture != nil {
+		hctx = httptrace.WithClientTrace(hctx, withCaptureTrace(req, func() string { return hop.String() }))
+	}
 	hreq, err := nethttp.NewRequestWithContext(hctx, nethttp.MethodGet, "", nil)
 	if err != nil {
 		return nil, fetch.Wrap(fetch.KindMalformed, "request", err)
@@ -119,7 +128,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			// Like curl, no Referer: a fetcher does not tell one site
 			// where it came from.
 			next.Header.Del("Referer")
-			hop = next.URL.String()
+			hop = next.URL
 			req.Trace(fetch.DirInfo, "redirected to "+next.URL.Redacted())
 			return nil
 		},
@@ -213,22 +222,33 @@ func requestOf(ctx context.Context) *fetch.Request {
 	return r
 }
 
-// transport is the driver's keep-alive transport, made on first use from
-// the client options of req (the dialer, the timeouts, the gateways, the
-// pool limits). It dials through the options' dialer and wraps every
-// connection in the idle deadline; net/http itself closes a connection
-// whose request is cancelled, so the connection is not tied to any one
-// request's context and can serve the next request to the same server.
+// transport is the driver's keep-alive transport for req, made on first
+// use from the client options of req (the dialer, the timeouts, the
+// gateways, the pool limits): the tapped one when req has a Capture. It
+// dials through the options' dialer and wraps every connection in the
+// idle deadline; net/http itself closes a connection whose request is
+// cancelled, so the connection is not tied to any one request's context
+// and can serve the next request to the same server.
 func (d *Driver) transport(req *fetch.Request) *nethttp.Transport {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.tr == nil {
-		d.tr = d.newTransport(req.Options)
+	tr := &d.tr
+	if req.Capture != nil {
+		tr = &d.tapped
 	}
-	return d.tr
+	if *tr == nil {
+		*tr = d.newTransport(req.Options, req.Capture != nil)
+	}
+	return *tr
 }
 
-func (d *Driver) newTransport(opts fetch.Options) *nethttp.Transport {
+func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
+	wrap := func(c net.Conn) net.Conn {
+		if tap {
+			return &tapConn{Conn: c}
+		}
+		return c
+	}
 	dialer := opts.Dialer
 	if dialer == nil {
 		dialer = &net.Dialer{}
@@ -262,7 +282,7 @@ func (d *Driver) newTransport(opts fetch.Options) *nethttp.Transport {
 			if err != nil {
 				return nil, err
 			}
-			return &tapConn{Conn: c}, nil
+			return wrap(c), nil
 		},
 		// https: the TLS client is made here rather than by net/http, so
 		// that the tap sits above it and an archive gets the exchange's
@@ -288,7 +308,7 @@ func (d *Driver) newTransport(opts fetch.Options) *nethttp.Transport {
 				}
 				return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "TLS handshake with " + addr, Offset: -1, Err: err}
 			}
-			return &tapConn{Conn: tc}, nil
+			return wrap(tc), nil
 		},
 		TLSClientConfig:    tlsConfig,
 		DisableCompression: true, // bytes arrive as the server stores them
@@ -412,9 +432,58 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 	}
 	doc.Meta[fetch.MetaStatus] = resp.Status
 	for k, v := range resp.Header {
-		doc.Meta[strings.ToLower(k)] = strings.Join(v, ", ")
+		doc.Meta[metaKey(k)] = strings.Join(v, ", ")
 	}
 	return &fetch.Result{Kind: fetch.KindDocument, URL: final, Document: doc}, nil
+}
+
+// metaKey is a header name as Document.Meta spells it, lower case; the
+// names most responses carry are constants, which spares an allocation
+// each.
+func metaKey(name string) string {
+	switch name {
+	case "Accept-Ranges":
+		return "accept-ranges"
+	case "Age":
+		return "age"
+	case "Cache-Control":
+		return "cache-control"
+	case "Connection":
+		return "connection"
+	case "Content-Disposition":
+		return "content-disposition"
+	case "Content-Encoding":
+		return "content-encoding"
+	case "Content-Language":
+		return "content-language"
+	case "Content-Length":
+		return "content-length"
+	case "Content-Range":
+		return "content-range"
+	case "Content-Type":
+		return "content-type"
+	case "Date":
+		return "date"
+	case "Etag":
+		return "etag"
+	case "Expires":
+		return "expires"
+	case "Keep-Alive":
+		return "keep-alive"
+	case "Last-Modified":
+		return "last-modified"
+	case "Location":
+		return "location"
+	case "Server":
+		return "server"
+	case "Set-Cookie":
+		return "set-cookie"
+	case "Transfer-Encoding":
+		return "transfer-encoding"
+	case "Vary":
+		return "vary"
+	}
+	return strings.ToLower(name)
 }
 
 // contentRange reads "bytes START-END/TOTAL" (RFC 9110 §14.4); TOTAL is

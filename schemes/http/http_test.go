@@ -303,3 +303,26 @@ func TestHTTPThroughGateway(t *testing.T) {
 		t.Fatalf("gateway got %q", l)
 	}
 }
+
+// metaKey's constants are the lower-case forms of canonical header names:
+// a name it lists answers as strings.ToLower would, and a constant that
+// net/http's canonical form could never reach would be dead.
+func TestMetaKey(t *testing.T) {
+	for _, name := range []string{
+		"Accept-Ranges", "Age", "Cache-Control", "Connection", "Content-Disposition",
+		"Content-Encoding", "Content-Language", "Content-Length", "Content-Range",
+		"Content-Type", "Date", "Etag", "Expires", "Keep-Alive", "Last-Modified",
+		"Location", "Server", "Set-Cookie", "Transfer-Encoding", "Vary",
+		"X-Unlisted", "Www-Authenticate",
+	} {
+		if got, want := metaKey(name), strings.ToLower(name); got != want {
+			t.Errorf("metaKey(%q) = %q, want %q", name, got, want)
+		}
+		if nethttp.CanonicalHeaderKey(name) != name {
+			t.Errorf("%q is not a canonical header name", name)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { metaKey("Content-Type") }); n != 0 {
+		t.Errorf("metaKey of a listed name allocates %v times", n)
+	}
+}

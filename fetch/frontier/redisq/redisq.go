@@ -356,14 +356,19 @@ for i = FIRST, #ARGV, 3 do
 end
 `
 
-// addScript queues tasks. KEYS: stream, seen. ARGV: the triples.
-var addScript = redis.NewScript(strings.Replace(addLoop, "FIRST", "1", 1) + `
+// addScript queues tasks. KEYS: stream, seen. ARGV: the triples. The
+// scripts are made on first use: NewScript hashes its text, and every
+// start of the command would pay for that otherwise.
+var addScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(strings.Replace(addLoop, "FIRST", "1", 1) + `
 return added
 `)
+})
 
 // doneScript adds the tasks found, then acknowledges, deletes and counts
 // the entry. KEYS: stream, seen, counter. ARGV: group, id, then triples.
-var doneScript = redis.NewScript(strings.Replace(addLoop, "FIRST", "3", 1) + `
+var doneScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(strings.Replace(addLoop, "FIRST", "3", 1) + `
 if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
 	redis.call('XDEL', KEYS[1], ARGV[2])
 	redis.call('INCR', KEYS[3])
@@ -371,6 +376,7 @@ if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
 end
 return -1 - added
 `)
+})
 
 // addBatch is how many tasks one script call adds: a call blocks the
 // server while it runs, so long lists go in slices.
@@ -393,7 +399,7 @@ func (q *Queue) Add(ctx context.Context, tasks ...frontier.Task) (int, error) {
 		var added int
 		err := q.retry(ctx, func(ctx context.Context) error {
 			var err error
-			added, err = addScript.Run(ctx, q.rdb, []string{q.keys.stream, q.keys.seen}, args...).Int()
+			added, err = addScript().Run(ctx, q.rdb, []string{q.keys.stream, q.keys.seen}, args...).Int()
 			return err
 		})
 		if err != nil {
@@ -597,7 +603,7 @@ func (l *Lease) Done(ctx context.Context, found []frontier.Task) error {
 		var r int
 		err = l.q.retry(ctx, func(ctx context.Context) error {
 			var err error
-			r, err = doneScript.Run(ctx, l.q.rdb, keys, args...).Int()
+			r, err = doneScript().Run(ctx, l.q.rdb, keys, args...).Int()
 			return err
 		})
 		if err != nil {
