@@ -150,17 +150,21 @@ func (c *Client) FetchURL(ctx context.Context, u *URL) (*Result, error) {
 
 // Do dereferences the request's URL with the request's inputs and the
 // client's settings; ctx bounds the whole fetch, the Body's reading
-// included. The fragment is removed first: it is never sent. Do does not
-// modify in; a Request may be given to Do again (a Body reader is
-// consumed by the first).
+// included. The fragment is removed first (from a copy): it is never
+// sent. Do does not modify in, and in.URL is not to change while the
+// fetch runs: the Result may name it. A Request may be given to Do again
+// (a Body reader is consumed by the first).
 func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 	if in == nil || in.URL == nil {
 		return nil, &Error{Kind: KindUsage, Op: "dispatch", Offset: -1, Err: fmt.Errorf("a request without a URL")}
 	}
 	req := new(Request)
 	*req = *in
-	u := in.URL.Clone()
-	u.Fragment, u.HasFragment = "", false
+	u := in.URL
+	if u.HasFragment {
+		u = u.Clone()
+		u.Fragment, u.HasFragment = "", false
+	}
 	req.URL, req.Client, req.Proxy = u, c, nil
 	req.Options = c.Options
 	if in.MaxSize > 0 {

@@ -75,7 +75,7 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 // flags give (--query, --form, --raw, and for mailto --data or standard
 // input as the message body).
 func newRequest(o *options, s stdio, u *fetch.URL) (*fetch.Request, error) {
-	req := fetch.NewRequestURL(u)
+	req := &fetch.Request{URL: u} // u is this URL's own parse: no copy
 	req.Query, req.Raw = o.query, o.raw
 	// The modification time shows only in metadata (--info, --json,
 	// --json-meta); without them a driver may skip asking for it.

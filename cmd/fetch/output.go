@@ -321,6 +321,10 @@ const copyBufferSize = 256 << 10
 // the collector).
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, copyBufferSize); return &b }}
 
+// stdoutOutput is fetch.FileOutput of standard output, made once: a batch
+// written there would otherwise look up what it is for every document.
+var stdoutOutput = sync.OnceValue(func() io.Writer { return fetch.FileOutput(os.Stdout) })
+
 // copyDocument copies r to w, errors writing w coming back as
 // localWriteError: into a file the body moves itself where it can
 // (fetch.FileWriter: splice on Linux, the bytes never copied through this
@@ -343,7 +347,11 @@ func copyDocument(w io.Writer, r io.Reader) (int64, error) {
 		}
 	}
 	if toFile {
-		w = fetch.FileOutput(f)
+		if f == os.Stdout {
+			w = stdoutOutput()
+		} else {
+			w = fetch.FileOutput(f)
+		}
 	}
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)

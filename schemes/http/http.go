@@ -52,6 +52,9 @@ type Driver struct {
 	// the requests with a Capture only: a request without one never gets
 	// a connection that was tapped for another, and pays for no tap.
 	tapped *nethttp.Transport
+
+	headerOnce sync.Once
+	hdr        nethttp.Header // see setHeaders
 }
 
 var (
@@ -178,21 +181,34 @@ func hostHeader(u *fetch.URL) string {
 	return u.HostPort(0)
 }
 
+// setHeaders gives h the header of every GET (User-Agent, Accept and
+// Config.Header), plus Range when the request resumes. Without Range the
+// map is the driver's own, shared by every request and read only: net/http
+// copies a request's header before it changes it, and so must code here.
 func (d *Driver) setHeaders(req *fetch.Request, h *nethttp.Request) {
-	ua := d.cfg.UserAgent
-	if ua == "" {
-		ua = UserAgent
-	}
-	h.Header.Set("User-Agent", ua)
-	h.Header.Set("Accept", "*/*")
-	for _, line := range d.cfg.Header {
-		if name, value, ok := strings.Cut(line, ":"); ok {
-			h.Header.Set(strings.TrimSpace(name), strings.TrimSpace(value))
-		}
-	}
+	h.Header = d.header()
 	if off := req.Offset; off > 0 {
+		h.Header = h.Header.Clone()
 		h.Header.Set("Range", "bytes="+strconv.FormatInt(off, 10)+"-")
 	}
+}
+
+func (d *Driver) header() nethttp.Header {
+	d.headerOnce.Do(func() {
+		ua := d.cfg.UserAgent
+		if ua == "" {
+			ua = UserAgent
+		}
+		d.hdr = nethttp.Header{}
+		d.hdr.Set("User-Agent", ua)
+		d.hdr.Set("Accept", "*/*")
+		for _, line := range d.cfg.Header {
+			if name, value, ok := strings.Cut(line, ":"); ok {
+				d.hdr.Set(strings.TrimSpace(name), strings.TrimSpace(value))
+			}
+		}
+	})
+	return d.hdr
 }
 
 // checkHop refuses a redirect to another scheme or to a refused port.
@@ -314,8 +330,10 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 		DisableCompression: true, // bytes arrive as the server stores them
 		// The same bound on a server's protocol lines as every other driver.
 		MaxResponseHeaderBytes: wire.DefaultMaxLine,
-		ResponseHeaderTimeout:  opts.Idle(),
-		TLSHandshakeTimeout:    opts.Idle(),
+		// No ResponseHeaderTimeout: every read already waits at most the
+		// idle time (fetch.NewDeadlineConn), and the timer net/http would
+		// start and stop for each request is work a batch does not need.
+		TLSHandshakeTimeout: opts.Idle(),
 		// Keep-alive within the client's pool limits; Client.CloseIdle
 		// and Close end the idle connections.
 		DisableKeepAlives:   opts.IdlePerHost() == 0,
@@ -578,6 +596,7 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 	hreq.Host = hostHeader(req.URL)
 	d.setHeaders(req, hreq)
 	if p.HasUser {
+		hreq.Header = hreq.Header.Clone() // the shared one stays as it is
 		hreq.Header.Set("Proxy-Authorization", basicAuth(p.User, p.Password))
 	}
 	req.Trace(fetch.DirSent, "GET "+req.URL.Redacted()+" HTTP/1.1 (to gateway "+p.HostPort(80)+")")

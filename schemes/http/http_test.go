@@ -175,6 +175,23 @@ func TestStallTimesOut(t *testing.T) {
 	}
 }
 
+// A server that reads the request and never answers: the idle timeout
+// of the connection's reads ends the wait for the status line, reported
+// as a timeout.
+func TestSilentServerTimesOut(t *testing.T) {
+	addr := rawServer(t, "", func(c net.Conn) {
+		c.SetReadDeadline(time.Now().Add(time.Minute))
+		io.Copy(io.Discard, c) // until the client gives up
+	})
+	const idle = 200 * time.Millisecond
+	c := newClient(fetch.Options{IdleTimeout: idle})
+	start := time.Now()
+	_, err := c.Fetch(context.Background(), "http://"+addr+"/")
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err).ExitCode() != 5 || time.Since(start) > 20*idle {
+		t.Fatalf("err = %v after %v, want a timeout", err, time.Since(start))
+	}
+}
+
 func TestResumeRange(t *testing.T) {
 	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		nethttp.ServeContent(w, r, "f", time.Time{}, strings.NewReader("0123456789"))
@@ -194,6 +211,18 @@ func TestResumeRange(t *testing.T) {
 	b, _ := io.ReadAll(res.Document.Body)
 	if string(b) != "6789" || res.Document.Size != 10 {
 		t.Fatalf("%q size %d", b, res.Document.Size)
+	}
+	res.Close()
+
+	// The Range was the resumed request's alone: the driver's shared
+	// header did not keep it for the next one.
+	res, err = c.Fetch(context.Background(), srv.URL+"/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(res.Document.Body)
+	if string(b) != "0123456789" {
+		t.Fatalf("the request after a resumed one read %q", b)
 	}
 }
 
