@@ -16,6 +16,9 @@ import (
 // dataConn is a data connection being set up: passive ones are dialed
 // before the transfer command, active ones accepted after its 1xx reply.
 type dataConn interface {
+	// ready waits until the transfer command may be sent: a passive
+	// connection is made (or failed) by then.
+	ready() error
 	// conn returns the connection once the server has said it is coming.
 	conn(ctx context.Context) (net.Conn, error)
 	close()
@@ -23,24 +26,62 @@ type dataConn interface {
 
 // openData prepares the data connection for the next transfer command.
 func (s *session) openData(ctx context.Context) (dataConn, error) {
-	if s.d.cfg.Active {
-		return s.active(ctx)
-	}
-	c, err := s.passive(ctx)
+	dc, err := s.startData(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return passiveConn{c}, nil
+	if err := dc.ready(); err != nil {
+		dc.close()
+		return nil, err
+	}
+	return dc, nil
 }
 
-type passiveConn struct{ c net.Conn }
+// startData is openData returning while a passive connection is still
+// being dialled, so that commands sent meanwhile (RETR's SIZE, MDTM and
+// REST) overlap the dial's round trip, as in curl; the caller calls
+// ready before the transfer command.
+func (s *session) startData(ctx context.Context) (dataConn, error) {
+	if s.d.cfg.Active {
+		return s.active(ctx)
+	}
+	return s.passive(ctx)
+}
 
-func (p passiveConn) conn(context.Context) (net.Conn, error) { return p.c, nil }
-func (p passiveConn) close()                                 { p.c.Close() }
+// passiveConn is a passive data connection, dialled in the background
+// from the moment the server names its port.
+type passiveConn struct {
+	done chan struct{} // closed when the dial has ended
+	c    net.Conn
+	err  error
+}
+
+func (p *passiveConn) ready() error { <-p.done; return p.err }
+
+func (p *passiveConn) conn(context.Context) (net.Conn, error) { <-p.done; return p.c, p.err }
+
+// close closes the connection, at once or, when it is still being dialled
+// (a command before the transfer failed), as soon as the dial ends: within
+// the dial timeout, or when the request's context does.
+func (p *passiveConn) close() {
+	select {
+	case <-p.done:
+		if p.c != nil {
+			p.c.Close()
+		}
+	default:
+		go func() {
+			<-p.done
+			if p.c != nil {
+				p.c.Close()
+			}
+		}()
+	}
+}
 
 // passive asks for a passive data port, EPSV first (RFC 2428) and PASV
-// when EPSV is disabled or refused, and connects to it.
-func (s *session) passive(ctx context.Context) (net.Conn, error) {
+// when EPSV is disabled or refused, and starts dialling it.
+func (s *session) passive(ctx context.Context) (*passiveConn, error) {
 	if !s.noEPSV {
 		r, err := s.cmd("EPSV", wire.Lit("EPSV"))
 		if err != nil {
@@ -52,6 +93,11 @@ func (s *session) passive(ctx context.Context) (net.Conn, error) {
 				return nil, s.badData("EPSV", r, err)
 			}
 			return s.dialData(ctx, port)
+		}
+		if r.Code == 421 {
+			// Closing (a pooled connection the server gave up): not a
+			// verdict on EPSV.
+			return nil, s.refused("EPSV", r, nil)
 		}
 		// Refused (500, 502...): this server gets PASV from now on.
 		s.noEPSV = true
@@ -78,14 +124,26 @@ func (s *session) badData(op string, r reply, err error) *fetch.Error {
 		Code: r.Code, Reply: clip(r.Text()), Err: err}
 }
 
-// dialData connects to a passive data port on the control peer, after the
-// port policy has accepted it: a server must not make us talk to port 25
-// or another reserved port (RFC 1738 §6).
-func (s *session) dialData(ctx context.Context, port int) (net.Conn, error) {
+// dialData starts connecting to a passive data port on the control peer,
+// after the port policy has accepted it: a server must not make us talk
+// to port 25 or another reserved port (RFC 1738 §6).
+func (s *session) dialData(ctx context.Context, port int) (*passiveConn, error) {
 	if err := s.checkDataPort(port); err != nil {
 		return nil, err
 	}
-	return s.req.Dial(ctx, net.JoinHostPort(s.dataHost, strconv.Itoa(port)))
+	addr := net.JoinHostPort(s.dataHost, strconv.Itoa(port))
+	// The trace is the conversation in order, and a Tracer need not be
+	// safe for concurrent use: the line is written here, and the dial's
+	// goroutine works on a copy of the request without the Tracer.
+	s.req.Trace(fetch.DirInfo, "connecting to "+addr)
+	quiet := *s.req
+	quiet.Options.Tracer = nil
+	p := &passiveConn{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.c, p.err = quiet.Dial(ctx, addr)
+	}()
+	return p, nil
 }
 
 // checkDataPort applies the port policy to a data port under the name
@@ -272,5 +330,7 @@ func (a *activeConn) conn(ctx context.Context) (net.Conn, error) {
 		return fetch.NewDeadlineConn(ctx, c, idle), nil
 	}
 }
+
+func (a *activeConn) ready() error { return nil }
 
 func (a *activeConn) close() { a.ln.Close() }

@@ -341,7 +341,7 @@ func checkWholeRequests(t *testing.T, conn int, cmds []string) int {
 			}
 		}
 		name := ""
-		for _, p := range []string{"SIZE f", "MDTM f", "EPSV", "RETR f"} {
+		for _, p := range []string{"EPSV", "SIZE f", "MDTM f", "RETR f"} {
 			if !want(p) {
 				return n
 			}
@@ -371,10 +371,10 @@ func at(cmds []string, i int) string {
 func TestPoolReuseWithoutCheck(t *testing.T) {
 	s := rfcServer(t)
 	s.add("/top.txt", "top\n")
-	sizes := 0
+	epsvs := 0
 	s.hook = func(c *fakeConn, verb, arg string) bool {
-		if verb == "SIZE" {
-			if sizes++; sizes == 3 {
+		if verb == "EPSV" {
+			if epsvs++; epsvs == 3 {
 				c.reply("421 Timeout.")
 				c.c.Close()
 				return true
@@ -391,12 +391,12 @@ func TestPoolReuseWithoutCheck(t *testing.T) {
 	if cs := s.controls(); len(cs) != 1 || strings.Contains(strings.Join(cs[0], "\n"), "NOOP") {
 		t.Fatalf("control connections %q, want one without NOOP", cs)
 	}
-	wantBody(t, c, "ftp://"+host+"/top.txt", "top\n") // the 421 at SIZE
+	wantBody(t, c, "ftp://"+host+"/top.txt", "top\n") // the 421 at EPSV
 	s.drop()
 	wantBody(t, c, "ftp://"+host+"/top.txt", "top\n") // closed silently
 	cs := s.controls()
-	if len(cs) != 3 || cs[0][len(cs[0])-1] != "SIZE top.txt" {
-		t.Fatalf("control connections %q, want 3, the first ending at the refused SIZE", cs)
+	if len(cs) != 3 || cs[0][len(cs[0])-1] != "EPSV" {
+		t.Fatalf("control connections %q, want 3, the first ending at the refused EPSV", cs)
 	}
 	// A refusal that is not about the connection is not retried.
 	if _, _, err := get(t, c, "ftp://"+host+"/nothing.txt"); !errors.Is(err, fetch.ErrNotFound) {

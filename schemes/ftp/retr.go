@@ -16,8 +16,9 @@ import (
 	"github.com/fetchproject/fetch/fetch/wire"
 )
 
-// retrieve sends TYPE, SIZE, MDTM (unless the request does not want the
-// time), REST and RETR for the URL's name. When
+// retrieve sends TYPE, EPSV or PASV (the data connection is dialled while
+// the next commands run), SIZE, MDTM (unless the request does not want
+// the time), REST and RETR for the URL's name. When
 // RETR is refused with 550 and CWD <name> succeeds, the name is a
 // directory: isDir is true and the session is inside it.
 func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, isDir bool, err error) {
@@ -26,6 +27,15 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 	if err := s.setType(typ); err != nil {
 		return nil, false, err
 	}
+	dc, err := s.startData(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() {
+		if err != nil || isDir {
+			dc.close()
+		}
+	}()
 	size := int64(-1)
 	if typ == "I" { // in ASCII mode the size on the wire is not the file's
 		if r, err := s.cmd("SIZE", wire.Lit("SIZE "), wire.Arg("name", arg)); err != nil {
@@ -48,29 +58,23 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 	if size >= 0 && offset > size {
 		return nil, false, errorf(fetch.KindServer, "REST", "cannot resume at byte %d: the file has %d bytes", offset, size)
 	}
-
-	dc, err := s.openData(ctx)
-	if err != nil {
-		return nil, false, err
-	}
 	if offset > 0 {
 		r, err := s.cmd("REST", wire.Lit("REST "+strconv.FormatInt(offset, 10)))
 		if err != nil {
-			dc.close()
 			return nil, false, err
 		}
 		if r.Code != 350 {
-			dc.close()
 			return nil, false, s.refused("REST", r, errors.New("the server cannot resume"))
 		}
 	}
+	if err := dc.ready(); err != nil {
+		return nil, false, err
+	}
 	r, err := s.cmd("RETR", wire.Lit("RETR "), wire.Arg("name", arg))
 	if err != nil {
-		dc.close()
 		return nil, false, err
 	}
 	if r.Class() != 1 && r.Class() != 2 {
-		dc.close()
 		if r.Code == 550 {
 			// Perhaps a directory (RFC 1738 §3.2.2 does not say which a
 			// name is; a CWD into it tells).
@@ -91,7 +95,6 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 	}
 	data, err := dc.conn(ctx)
 	if err != nil {
-		dc.close()
 		return nil, false, err
 	}
 	data = s.req.CaptureReads(data) // the file as sent, before ASCII conversion
