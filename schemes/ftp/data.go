@@ -124,6 +124,11 @@ func (s *session) badData(op string, r reply, err error) *fetch.Error {
 		Code: r.Code, Reply: clip(r.Text()), Err: err}
 }
 
+// dataDialer makes direct data connections. A data connection carries one
+// transfer, bounded by the idle timeout: TCP keep-alive probes, Go's
+// default, would only cost four socket options a file.
+var dataDialer = &net.Dialer{KeepAlive: -1}
+
 // dialData starts connecting to a passive data port on the control peer,
 // after the port policy has accepted it: a server must not make us talk
 // to port 25 or another reserved port (RFC 1738 §6).
@@ -138,6 +143,9 @@ func (s *session) dialData(ctx context.Context, port int) (*passiveConn, error) 
 	s.req.Trace(fetch.DirInfo, "connecting to "+addr)
 	quiet := *s.req
 	quiet.Options.Tracer = nil
+	if quiet.Options.Dialer == nil {
+		quiet.Options.Dialer = dataDialer
+	}
 	p := &passiveConn{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
