@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -491,19 +492,19 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 		transferred()
 	}
 	rec.result(res)
-	var fill func(io.Writer) error
+	var fill func(io.Writer) (int64, error)
 	switch res.Kind {
 	case fetch.KindDocument:
-		fill = func(w io.Writer) error {
-			_, err := copyDocument(w, res.Document.Body)
+		fill = func(w io.Writer) (int64, error) {
+			n, err := copyDocument(w, res.Document.Body)
 			var lw localWriteError
 			if errors.As(err, &lw) {
-				return outputErr("write", dest, lw.err)
+				return n, outputErr("write", dest, lw.err)
 			}
 			if err == nil {
 				read()
 			}
-			return err
+			return n, err
 		}
 	case fetch.KindListing:
 		if lk != nil {
@@ -515,12 +516,13 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 		if lk != nil {
 			visit = lk.visit
 		}
-		fill = func(w io.Writer) error {
-			if err := printListingVisit(w, b.o, res, visit); err != nil {
-				return err
+		fill = func(w io.Writer) (int64, error) {
+			cw := &countedWriter{w: w}
+			if err := printListingVisit(cw, b.o, res, visit); err != nil {
+				return cw.n, err
 			}
 			read()
-			return lk.flushErr()
+			return cw.n, lk.flushErr()
 		}
 	default:
 		return 0, "", "", rec, &fetch.Error{Kind: fetch.KindUsage, Op: "batch", Offset: -1,
@@ -570,8 +572,9 @@ func listingDest(dest string) string {
 
 // writeFile writes dest as a docFile, so that a name in the output
 // directory is always a whole document; with a --log, the file and then
-// the directory are synced first.
-func (b *batch) writeFile(dest string, fill func(io.Writer) error) (n int64, sum string, err error) {
+// the directory are synced first. fill writes the content and says how
+// many bytes it wrote.
+func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n int64, sum string, err error) {
 	dir := filepath.Dir(dest)
 	if err := b.prepareDir(dir); err != nil {
 		return 0, "", outputErr("create", dir, err)
@@ -592,10 +595,34 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) error) (n int64, sum
 			f.discard()
 		}
 	}()
-	h := sha256.New()
-	cw := &countWriter{n: &b.bytesDone}
-	if err := fill(io.MultiWriter(f, h, cw)); err != nil {
+	// The content goes straight into the file, where a driver can move it
+	// itself (splice, raw writes: copyDocument), unless its digest is
+	// wanted (the log's sha256, with --log or --json) or the progress line
+	// counts the bytes as they come; a 200-file FTP batch took 8 % longer
+	// through the copy that those need.
+	var (
+		w  io.Writer = f.File
+		ws []io.Writer
+		h  hash.Hash
+		cw *countWriter
+	)
+	if b.log.wanted() {
+		h = sha256.New()
+		ws = append(ws, h)
+	}
+	if b.progressWanted() {
+		cw = &countWriter{n: &b.bytesDone}
+		ws = append(ws, cw)
+	}
+	if len(ws) > 0 {
+		w = io.MultiWriter(append([]io.Writer{f}, ws...)...)
+	}
+	n, err = fill(w)
+	if err != nil {
 		return 0, "", err
+	}
+	if cw == nil {
+		b.bytesDone.Add(n)
 	}
 	// With a --log, the file is on disk before the log line that says
 	// so: its data, then its name. Without one nothing claims it
@@ -616,7 +643,10 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) error) (n int64, sum
 			d.Close()
 		}
 	}
-	return cw.total, hex.EncodeToString(h.Sum(nil)), nil
+	if h != nil {
+		sum = hex.EncodeToString(h.Sum(nil))
+	}
+	return n, sum, nil
 }
 
 // prepareDir makes dir, once a run, and removes the temporary files a
@@ -642,15 +672,23 @@ func (b *batch) forgetDir(dir string) {
 }
 
 // countWriter counts bytes for the progress line.
-type countWriter struct {
-	n     *atomic.Int64
-	total int64
-}
+type countWriter struct{ n *atomic.Int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) {
 	c.n.Add(int64(len(p)))
-	c.total += int64(len(p))
 	return len(p), nil
+}
+
+// countedWriter is w, counting what it took.
+type countedWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // cleanStale removes the temporary files a killed batch left in dir: ours

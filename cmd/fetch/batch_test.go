@@ -442,6 +442,35 @@ func TestBatchProgressAndJSON(t *testing.T) {
 	}
 }
 
+// TestBatchWithoutDigests: with neither --log nor --json nor a progress
+// line, documents go into their files without the copy that digests and
+// counts them; the files are whole and the summary still counts every
+// byte.
+func TestBatchWithoutDigests(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "hello"+r.URL.Path)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	urls := []string{srv.URL + "/a", srv.URL + "/bb", srv.URL + "/missing"}
+	code, _, stderr := runFetch(t, strings.Join(urls, "\n"), "-i", "-", "-j", "2", "-O", "--output-dir", dir)
+	if code == 0 {
+		t.Fatalf("exit 0 with a missing URL; stderr %q", stderr)
+	}
+	for _, name := range []string{"a", "bb"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != "hello/"+name {
+			t.Errorf("%s: %q, %v", name, b, err)
+		}
+	}
+	if !strings.Contains(stderr, "3 URLs: 2 ok, 1 failed") || !strings.Contains(stderr, "; 15 B in ") {
+		t.Errorf("summary: %q", stderr)
+	}
+}
+
 // TestBatchDelay: --delay spaces the requests to one host, whatever -j.
 func TestBatchDelay(t *testing.T) {
 	var mu sync.Mutex

@@ -97,8 +97,11 @@ func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[na
 }
 
 // write appends one line and syncs it.
+// wanted reports whether the lines go anywhere (--log, --json).
+func (l *batchLog) wanted() bool { return l.json != nil || l.f != nil }
+
 func (l *batchLog) write(line logLine) error {
-	if l.json == nil && l.f == nil {
+	if !l.wanted() {
 		return nil // neither --log nor --json: nothing to write
 	}
 	b, err := json.Marshal(line)
