@@ -26,7 +26,8 @@ type Result struct {
 	// URL is the canonical URL of what was fetched: after redirects, or
 	// with a trailing slash when a name turned out to be a directory.
 	// Errors from the Document's Body name it, so it is not to be changed
-	// while the body is read.
+	// while the body is read. It may be the request's own URL (Do copies
+	// one only to remove a fragment): change a Clone.
 	URL *URL
 
 	Document *Document

@@ -618,11 +618,11 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n i
 		w = io.MultiWriter(append([]io.Writer{f}, ws...)...)
 	}
 	n, err = fill(w)
+	if cw == nil {
+		b.bytesDone.Add(n) // what the progress line would have counted
+	}
 	if err != nil {
 		return 0, "", err
-	}
-	if cw == nil {
-		b.bytesDone.Add(n)
 	}
 	// With a --log, the file is on disk before the log line that says
 	// so: its data, then its name. Without one nothing claims it

@@ -96,10 +96,10 @@ func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[na
 	return l, done, names, nil
 }
 
-// write appends one line and syncs it.
 // wanted reports whether the lines go anywhere (--log, --json).
 func (l *batchLog) wanted() bool { return l.json != nil || l.f != nil }
 
+// write appends one line and syncs it.
 func (l *batchLog) write(line logLine) error {
 	if !l.wanted() {
 		return nil // neither --log nor --json: nothing to write

@@ -322,8 +322,16 @@ const copyBufferSize = 256 << 10
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, copyBufferSize); return &b }}
 
 // stdoutOutput is fetch.FileOutput of standard output, made once: a batch
-// written there would otherwise look up what it is for every document.
-var stdoutOutput = sync.OnceValue(func() io.Writer { return fetch.FileOutput(os.Stdout) })
+// written there would otherwise look up what it is for every document. f
+// is the file it wraps (os.Stdout when first asked).
+var stdoutOutput = sync.OnceValue(func() (o struct {
+	f *os.File
+	w io.Writer
+}) {
+	o.f = os.Stdout
+	o.w = fetch.FileOutput(o.f)
+	return o
+})
 
 // copyDocument copies r to w, errors writing w coming back as
 // localWriteError: into a file the body moves itself where it can
@@ -347,8 +355,8 @@ func copyDocument(w io.Writer, r io.Reader) (int64, error) {
 		}
 	}
 	if toFile {
-		if f == os.Stdout {
-			w = stdoutOutput()
+		if o := stdoutOutput(); o.f == f {
+			w = o.w
 		} else {
 			w = fetch.FileOutput(f)
 		}

@@ -45,7 +45,11 @@ func (s *session) startData(ctx context.Context) (dataConn, error) {
 	if s.d.cfg.Active {
 		return s.active(ctx)
 	}
-	return s.passive(ctx)
+	p, err := s.passive(ctx)
+	if err != nil {
+		return nil, err // not a nil *passiveConn in a non-nil dataConn
+	}
+	return p, nil
 }
 
 // passiveConn is a passive data connection, dialled in the background
@@ -141,8 +145,12 @@ func (s *session) dialData(ctx context.Context, port int) (*passiveConn, error) 
 	// safe for concurrent use: the line is written here, and the dial's
 	// goroutine works on a copy of the request without the Tracer.
 	s.req.Trace(fetch.DirInfo, "connecting to "+addr)
+	// Nor does it read the caller's URL (Do passes it on without a copy),
+	// since it may outlive the request when a command before RETR fails:
+	// an error without a URL gets the request's from fetch.Client.Do.
 	quiet := *s.req
 	quiet.Options.Tracer = nil
+	quiet.URL = nil
 	if quiet.Options.Dialer == nil {
 		quiet.Options.Dialer = dataDialer
 	}

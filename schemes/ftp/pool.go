@@ -136,10 +136,11 @@ func (s *session) Close() error {
 
 // reusable tells whether a request that failed with err left its control
 // connection in a known state: the server refused a command with a
-// well-formed reply (550 no such file, a CWD into nothing).
+// well-formed reply (550 no such file, a CWD into nothing), other than
+// 421, which says it is closing the connection.
 func reusable(err error) bool {
 	var fe *fetch.Error
-	return errors.As(err, &fe) && fe.Kind == fetch.KindServer && fe.Code != 0 && !errors.Is(err, ErrBadReply)
+	return errors.As(err, &fe) && fe.Kind == fetch.KindServer && fe.Code != 0 && fe.Code != 421 && !errors.Is(err, ErrBadReply)
 }
 
 // leaveHome is called before every CWD: the first one of a login records

@@ -200,6 +200,24 @@ func TestPoolAfterRefusal(t *testing.T) {
 	}
 }
 
+// A refusal leaves the control connection fit for the next request, but a
+// 421 says the server is closing it.
+func TestReusableAfterRefusal(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&fetch.Error{Kind: fetch.KindServer, Code: 550}, true},
+		{&fetch.Error{Kind: fetch.KindServer, Code: 421}, false},
+		{&fetch.Error{Kind: fetch.KindNetwork}, false},
+		{&fetch.Error{Kind: fetch.KindServer, Code: 500, Err: ErrBadReply}, false},
+	} {
+		if got := reusable(tc.err); got != tc.want {
+			t.Errorf("reusable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
 // TestPoolKeysOnPassword: a connection logged in with one password never
 // serves a URL with another, so a wrong password still fails.
 func TestPoolKeysOnPassword(t *testing.T) {
