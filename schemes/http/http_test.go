@@ -157,38 +157,31 @@ func TestTruncatedBody(t *testing.T) {
 	}
 }
 
+// A server that goes silent, mid-body or before the status line: the
+// idle timeout of the connection's reads ends the wait, reported as a
+// timeout.
 func TestStallTimesOut(t *testing.T) {
-	addr := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nsome", func(c net.Conn) {
-		c.SetReadDeadline(time.Now().Add(time.Minute))
-		io.Copy(io.Discard, c) // until the client gives up
-	})
-	const idle = 200 * time.Millisecond
-	c := newClient(fetch.Options{IdleTimeout: idle})
-	start := time.Now()
-	res, err := c.Fetch(context.Background(), "http://"+addr+"/")
-	if err == nil {
-		_, err = io.ReadAll(res.Document.Body)
-		res.Close()
-	}
-	if fetch.KindOf(err).ExitCode() != 5 || time.Since(start) > 20*idle {
-		t.Fatalf("err = %v after %v", err, time.Since(start))
-	}
-}
-
-// A server that reads the request and never answers: the idle timeout
-// of the connection's reads ends the wait for the status line, reported
-// as a timeout.
-func TestSilentServerTimesOut(t *testing.T) {
-	addr := rawServer(t, "", func(c net.Conn) {
-		c.SetReadDeadline(time.Now().Add(time.Minute))
-		io.Copy(io.Discard, c) // until the client gives up
-	})
-	const idle = 200 * time.Millisecond
-	c := newClient(fetch.Options{IdleTimeout: idle})
-	start := time.Now()
-	_, err := c.Fetch(context.Background(), "http://"+addr+"/")
-	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err).ExitCode() != 5 || time.Since(start) > 20*idle {
-		t.Fatalf("err = %v after %v, want a timeout", err, time.Since(start))
+	for name, resp := range map[string]string{
+		"mid-body":           "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nsome",
+		"before the headers": "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			addr := rawServer(t, resp, func(c net.Conn) {
+				c.SetReadDeadline(time.Now().Add(time.Minute))
+				io.Copy(io.Discard, c) // until the client gives up
+			})
+			const idle = 200 * time.Millisecond
+			c := newClient(fetch.Options{IdleTimeout: idle})
+			start := time.Now()
+			res, err := c.Fetch(context.Background(), "http://"+addr+"/")
+			if err == nil {
+				_, err = io.ReadAll(res.Document.Body)
+				res.Close()
+			}
+			if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err).ExitCode() != 5 || time.Since(start) > 20*idle {
+				t.Fatalf("err = %v after %v, want a timeout", err, time.Since(start))
+			}
+		})
 	}
 }
 
