@@ -466,7 +466,7 @@ func (b *batch) name(u *fetch.URL) (string, error) {
 // published: the host's place goes to the next transfer without waiting
 // for the disk.
 func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk *links, transferred func()) (n int64, sum, file string, rec *warcRecord, err error) {
-	req := fetch.NewRequestURL(u)
+	req := &fetch.Request{URL: u} // u is this URL's own parse: no copy
 	req.Query, req.Raw = b.o.query, b.o.raw
 	req.NoModTime = true // a batch writes files and a log, no dates
 	if req.Form, err = formAnswers(b.o); err != nil {

@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, s stdio) int {
 		// Without it the transfers wait on the network, and one processor
 		// runs them all as curl's one thread does; a second only hands
 		// goroutines between threads (futex wakes). Measured, 2,000 small
-		// documents with -j 16: 30 % less CPU and 5-7 % less time on one.
+		// documents with -j 16: 30 % less CPU and 4-7 % less time on one.
 		// GOMAXPROCS in the environment overrides both.
 		runtime.GOMAXPROCS(procs)
 	}

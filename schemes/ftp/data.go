@@ -68,18 +68,17 @@ func (p *passiveConn) conn(context.Context) (net.Conn, error) { <-p.done; return
 // (a command before the transfer failed), as soon as the dial ends: within
 // the dial timeout, or when the request's context does.
 func (p *passiveConn) close() {
-	select {
-	case <-p.done:
+	closeMade := func() {
+		<-p.done
 		if p.c != nil {
 			p.c.Close()
 		}
+	}
+	select {
+	case <-p.done:
+		closeMade()
 	default:
-		go func() {
-			<-p.done
-			if p.c != nil {
-				p.c.Close()
-			}
-		}()
+		go closeMade()
 	}
 }
 

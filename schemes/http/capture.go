@@ -11,9 +11,10 @@ import (
 
 // tapConn copies an HTTP connection's plain-text bytes (above TLS for
 // https), as sent and as received, to the Capture of the request using
-// the connection at the time (fetch.Request.Capture). The transport pools connections, so the
-// request changes: each time net/http hands the connection to a request
-// (httptrace's GotConn), that request's exchange takes over the tap.
+// the connection at the time (fetch.Request.Capture). The transport pools
+// connections, so the request changes: each time net/http hands the
+// connection to a request (httptrace's GotConn), that request's exchange
+// takes over the tap.
 type tapConn struct {
 	net.Conn
 	mu       sync.Mutex
