@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs the packages whose tests once depended on the machine's speed under
+# Runs the packages whose tests once depended on the machine's speed (and
+# ftp, whose data connection is now dialled in the background; one -race
+# run failed once by hand, unexplained, and passed 30 times since) under
 # -race while two busy loops hold both cores, as a loaded CI machine or a
 # new user's laptop would (issue #12). The tests must pass all the same:
 # their deadlines are relative to the bounds under test and their work is
@@ -16,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ $# -eq 0 ]; then
-	set -- ./schemes/gopher/ ./schemes/telnet/ ./schemes/nntp/ ./schemes/mailto/ ./schemes/file/
+	set -- ./schemes/gopher/ ./schemes/telnet/ ./schemes/nntp/ ./schemes/mailto/ ./schemes/file/ ./schemes/ftp/
 fi
 
 pids=()
