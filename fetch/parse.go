@@ -41,7 +41,7 @@ func parseWith(reg *Registry, raw string) (*URL, error) {
 	u, err := urlParse(reg, raw)
 	if err != nil {
 		if e, ok := err.(*Error); ok {
-			e.URL = urlMaskInput(raw)
+			e.URL = RedactedText(raw)
 		}
 		return nil, err
 	}
@@ -414,10 +414,12 @@ func urlCheckHostname(s string) (int, string) {
 	return 0, ""
 }
 
-// urlMaskInput hides the password of a URL that may not parse, for error
-// messages: the text between the first ":" and the last "@" of the
-// part after "//" becomes "****".
-func urlMaskInput(raw string) string {
+// RedactedText is raw, the text of a URL that need not parse, with its
+// password hidden as Redacted hides a parsed URL's: the text between the
+// first ":" and the last "@" of the part after "//" becomes "****". It
+// is for logs and messages that repeat what a user or a list gave,
+// which may be malformed and still hold a password.
+func RedactedText(raw string) string {
 	i := strings.Index(raw, "//")
 	if i < 0 {
 		return raw

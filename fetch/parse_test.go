@@ -266,6 +266,25 @@ func TestParseErrorMasksPassword(t *testing.T) {
 	}
 }
 
+// TestRedactedText: the text of a URL that does not parse loses its
+// password too.
+func TestRedactedText(t *testing.T) {
+	for in, want := range map[string]string{
+		"ftp://joe:secret@host.com:99999/x": "ftp://joe:****@host.com:99999/x",
+		"ftp://joe:secret@[::1/x":           "ftp://joe:****@[::1/x",
+		"ftp://joe:se/cr?et@host/x":         "ftp://joe:****@host/x",
+		"http://joe:secret@h/x\tmore":       "http://joe:****@h/x\tmore",
+		"ftp://joe@host/x":                  "ftp://joe@host/x",
+		"ftp://joe:@host/x":                 "ftp://joe:@host/x",
+		"news:joe:secret@host":              "news:joe:secret@host", // no authority, no password
+		"not a url":                         "not a url",
+	} {
+		if got := RedactedText(in); got != want {
+			t.Errorf("RedactedText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestRedacted(t *testing.T) {
 	cases := map[string]string{
 		"ftp://joe:secret@host.com/x": "ftp://joe:****@host.com/x",

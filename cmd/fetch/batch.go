@@ -224,8 +224,9 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return report(s, o, err)
 	}
 	b.hosts = newHostLimiter(bo.perHost, bo.delay)
-	if f, ok := in.(*os.File); ok && bo.input != "-" && !o.crawl.recursive && o.queueOpts.queue == "" {
-		// A list in a file is counted first (streaming), for the ETA.
+	if f, ok := in.(*os.File); ok && bo.input != "-" && isRegular(f) && !o.crawl.recursive && o.queueOpts.queue == "" {
+		// A list in a file is counted first (streaming), for the ETA; a
+		// pipe (-i <(...), a FIFO, /dev/stdin) is read once, as it comes.
 		if n, err := countURLs(f); err == nil {
 			b.total.Store(int64(len(o.urls)) + n)
 		}
@@ -253,9 +254,15 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		b.noteFailure(fetch.KindLocal.ExitCode())
 		report(s, o, err)
 	}
-	if err := <-readErr; err != nil {
-		b.noteFailure(fetch.KindLocal.ExitCode())
-		report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
+	select {
+	case err := <-readErr:
+		if err != nil {
+			b.noteFailure(fetch.KindLocal.ExitCode())
+			report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
+		}
+	case <-ctx.Done():
+		// Interrupted: the list's reader may be waiting on a terminal or
+		// a pipe, which no cancellation reaches; it is left to the exit.
 	}
 	if err := b.log.close(); err != nil {
 		b.noteFailure(fetch.KindLocal.ExitCode())
@@ -277,20 +284,24 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 }
 
 // eachLine calls f with each URL of the list: a line with its spaces
-// trimmed, blank lines and "#" comments skipped, a line longer than 64 KiB
-// is skipped with an error. It reads as it goes, in bounded memory.
-func eachLine(r io.Reader, f func(string) bool) error {
-	const maxLine = 64 << 10
-	br := bufio.NewReaderSize(r, 64<<10)
+// trimmed, blank lines and "#" comments skipped. It reads as it goes, in
+// bounded memory: a line longer than maxLine is no URL of this command's
+// (a "#" comment of any length is still skipped), and goes to tooLong
+// with its number and first bytes; the list goes on after it. Either
+// function returns false to stop.
+func eachLine(r io.Reader, f func(string) bool, tooLong func(n int, start string) bool) error {
+	br := bufio.NewReaderSize(r, maxLine)
 	for n := 1; ; n++ {
 		line, err := br.ReadSlice('\n')
-		long := false
-		for errors.Is(err, bufio.ErrBufferFull) {
-			long = true
-			_, err = br.ReadSlice('\n')
-		}
-		if long {
-			return fmt.Errorf("line %d is longer than %d bytes", n, maxLine)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			start := strings.TrimSpace(string(line[:min(len(line), 200)]))
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if !strings.HasPrefix(start, "#") && !tooLong(n, start) {
+				return nil
+			}
+			line = nil
 		}
 		if t := strings.TrimSpace(string(line)); t != "" && !strings.HasPrefix(t, "#") {
 			if !f(t) {
@@ -306,11 +317,29 @@ func eachLine(r io.Reader, f func(string) bool) error {
 	}
 }
 
-// countURLs counts the URLs of a list without keeping them.
+// maxLine is the longest line of a URL list: longer than any URL a
+// server takes (HTTP servers refuse a request line of 8 KiB).
+const maxLine = 64 << 10
+
+// longLineErr is the error of a list's line longer than maxLine.
+func longLineErr(n int) error {
+	return &fetch.Error{Kind: fetch.KindMalformed, Op: "-i", Offset: -1,
+		Err: fmt.Errorf("line %d is longer than %d bytes: no URL, skipped", n, maxLine)}
+}
+
+// countURLs counts the URLs of a list without keeping them (a line too
+// long counts: it is logged as failed).
 func countURLs(r io.Reader) (int64, error) {
 	var n int64
-	err := eachLine(r, func(string) bool { n++; return true })
+	count := func(string) bool { n++; return true }
+	err := eachLine(r, count, func(int, string) bool { n++; return true })
 	return n, err
+}
+
+// isRegular reports whether f is a regular file, which can be read twice.
+func isRegular(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func (b *batch) isDone(key string) bool {
@@ -537,18 +566,45 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 // the run (or of the log's earlier runs) has already is given the suffix
 // "~" and eight hex digits of the SHA-256 of id, so no URL's file replaces
 // another's: "gopher://h/" and "gopher://h/1/" are different URLs that
-// both name h/index.
+// both name h/index. A mirror also has names that are a file for one URL
+// and a directory for another ("/a" and "/a/b"): a file whose name is a
+// directory already gets the same suffix, and a directory whose name is a
+// file already gets "~" and eight hex digits of the SHA-256 of its own
+// path, the same for every file in it.
 func (b *batch) claim(dest, id string) string {
-	name, of := digestName(dest), digestName(id)
+	of := digestName(id)
 	b.namesMu.Lock()
 	defer b.namesMu.Unlock()
-	if other, ok := b.names[name]; ok && other != of {
+	// The directories below the output directory, from the top: none
+	// with -O, whose names are the output directory's files.
+	if rel, err := filepath.Rel(b.root, dest); err == nil && strings.ContainsRune(rel, filepath.Separator) {
+		parts := strings.Split(rel, string(filepath.Separator))
+		dir := b.root
+		for i, p := range parts[:len(parts)-1] {
+			dir = filepath.Join(dir, p)
+			if _, isFile := b.names[digestName(dir)]; isFile {
+				d := digestName(dir)
+				parts[i] += "~" + hex.EncodeToString(d[:4])
+				dir = filepath.Join(filepath.Dir(dir), parts[i])
+			}
+			b.names[dirDigest(dir)] = nameDigest{}
+		}
+		dest = filepath.Join(b.root, filepath.Join(parts...))
+	}
+	name := digestName(dest)
+	_, isDir := b.names[dirDigest(dest)]
+	if other, ok := b.names[name]; ok && other != of || isDir {
 		dest += "~" + hex.EncodeToString(of[:4]) // the first bytes of id's SHA-256
 		name = digestName(dest)
 	}
 	b.names[name] = of
 	return dest
 }
+
+// dirDigest is the key under which names records that the path dir is a
+// directory of the output; a file's name never ends in a separator, so
+// the two never meet.
+func dirDigest(dir string) nameDigest { return digestName(dir + string(filepath.Separator)) }
 
 // nameDigest is what the batch keeps of a file name or a URL: 16 bytes of
 // its SHA-256, so that a list of a million URLs costs tens of MiB, not
@@ -771,8 +827,11 @@ func (b *batch) summary(d time.Duration, interrupted bool) string {
 	}
 	msg += b.crawlSummary()
 	msg += fmt.Sprintf("; %s in %s", sizeText(b.bytesDone.Load()), d.Round(time.Millisecond))
-	if interrupted {
+	switch {
+	case interrupted && b.o.batch.log != "":
 		msg += "; interrupted: rerun with the same --log to resume"
+	case interrupted:
+		msg += "; interrupted (with --log FILE, a rerun resumes where a batch stopped)"
 	}
 	return msg
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -39,33 +40,46 @@ type batchLog struct {
 }
 
 // readDone reads an existing log: the URLs it records as ok, and the
-// files they were written to (file → URL). A last line
-// cut short by a kill is ignored (its URL is fetched again). It reports
-// whether the file ends in mid-line, so the next line starts afresh.
-func readDone(name string) (done map[string]bool, names map[nameDigest]nameDigest, partial bool, err error) {
+// files they were written to (file → URL). A last line cut short by a
+// kill is ignored (its URL is fetched again); whole is the length of the
+// log without it, where the next line goes.
+func readDone(name string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
 	done, names = map[string]bool{}, map[nameDigest]nameDigest{}
 	f, err := os.Open(name)
 	if errors.Is(err, os.ErrNotExist) {
-		return done, names, false, nil
+		return done, names, 0, nil
 	}
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, 0, err
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadBytes('\n')
 		if err == io.EOF {
-			return done, names, len(line) > 0, nil
+			return done, names, whole, nil
 		}
 		if err != nil {
-			return nil, nil, false, err
+			return nil, nil, 0, err
 		}
+		whole += int64(len(line))
 		var l logLine
 		if json.Unmarshal(line, &l) == nil && l.Outcome == "ok" {
 			done[l.URL] = true
 			if l.File != "" {
 				names[digestName(l.File)] = digestName(l.URL)
+				// and its directories, all the way up (claim asks
+				// only those in the output directory)
+				for d := filepath.Dir(l.File); ; d = filepath.Dir(d) {
+					k := dirDigest(d)
+					if _, ok := names[k]; ok {
+						break
+					}
+					names[k] = nameDigest{}
+					if filepath.Dir(d) == d {
+						break
+					}
+				}
 			}
 		}
 	}
@@ -78,7 +92,7 @@ func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[na
 	if name == "" {
 		return l, map[string]bool{}, map[nameDigest]nameDigest{}, nil
 	}
-	done, names, partial, err := readDone(name)
+	done, names, whole, err := readDone(name)
 	if err != nil {
 		return nil, nil, nil, outputErr("read", name, err)
 	}
@@ -86,8 +100,10 @@ func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[na
 	if err != nil {
 		return nil, nil, nil, outputErr("open", name, err)
 	}
-	if partial {
-		if _, err := f.Write([]byte("\n")); err != nil {
+	// A line cut short by a kill goes, so that every line of the log is
+	// whole JSON; its URL was not done and is fetched again.
+	if fi, err := f.Stat(); err == nil && fi.Size() > whole {
+		if err := f.Truncate(whole); err != nil {
 			f.Close()
 			return nil, nil, nil, outputErr("write", name, err)
 		}

@@ -111,7 +111,18 @@ func (b *batch) feed(ctx context.Context, in io.Reader, release func()) error {
 			return addErr
 		}
 	}
-	err := eachLine(in, send)
+	err := eachLine(in, send, func(n int, start string) bool {
+		b.read.Add(1)
+		line := logLine{URL: redactArg(start) + "…", Outcome: "failed", Exit: fetch.KindMalformed.ExitCode()}
+		line.Error = longLineErr(n).Error()
+		if err := b.commit(&line); err != nil {
+			b.fail(line, err)
+			b.cancel()
+			return false
+		}
+		b.finish(line)
+		return ctx.Err() == nil
+	})
 	if err == nil && addErr == nil && ctx.Err() == nil {
 		flush()
 		if b.list != nil {

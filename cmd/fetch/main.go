@@ -167,12 +167,14 @@ func withURL(raw string, err error) error {
 	return err
 }
 
-// redactArg is a command-line URL with its password masked, for messages.
+// redactArg is a command-line URL with its password masked, for messages
+// and the batch log: as it prints once parsed, or as given with the
+// password masked when it does not parse.
 func redactArg(raw string) string {
 	if u, err := fetch.Parse(raw); err == nil {
 		return u.Redacted()
 	}
-	return raw
+	return fetch.RedactedText(raw)
 }
 
 // report prints err and returns its exit status.

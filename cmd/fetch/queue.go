@@ -166,7 +166,13 @@ func runEnqueue(ctx context.Context, s stdio, o *options) int {
 			return code
 		}
 	}
-	if err := eachLine(in, add); err != nil {
+	tooLong := func(n int, start string) bool {
+		given++
+		bad++
+		report(s, o, longLineErr(n))
+		return true
+	}
+	if err := eachLine(in, add, tooLong); err != nil {
 		return report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
 	}
 	if code != 0 || !flush() {
