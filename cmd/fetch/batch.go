@@ -569,8 +569,8 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 // both name h/index. A mirror also has names that are a file for one URL
 // and a directory for another ("/a" and "/a/b"): a file whose name is a
 // directory already gets the same suffix, and a directory whose name is a
-// file already gets "~" and eight hex digits of the SHA-256 of its own
-// path, the same for every file in it.
+// file already gets "~" and eight hex digits of the SHA-256 of its path in
+// the output directory ("a"), the same for every file in it.
 func (b *batch) claim(dest, id string) string {
 	of := digestName(id)
 	b.namesMu.Lock()
@@ -583,7 +583,7 @@ func (b *batch) claim(dest, id string) string {
 		for i, p := range parts[:len(parts)-1] {
 			dir = filepath.Join(dir, p)
 			if _, isFile := b.names[digestName(dir)]; isFile {
-				d := digestName(dir)
+				d := digestName(strings.Join(parts[:i+1], "/")) // its path in the output directory
 				parts[i] += "~" + hex.EncodeToString(d[:4])
 				dir = filepath.Join(filepath.Dir(dir), parts[i])
 			}

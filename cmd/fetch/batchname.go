@@ -32,13 +32,14 @@ func defaultPort(scheme string) int { return moduleSchemes().DefaultPort(scheme)
 //	{path}   the decoded path, "/" kept between segments; the selector for
 //	         gopher (never its search or Gopher+ string); "index" when
 //	         empty or ending in "/"
-//	{file}   the last segment of {path}, as -O names it
+//	{file}   the last segment of {path}, as -O names it ({name} too, as
+//	         the -o template of several URLs on the command line calls it)
 //
 // Every segment of the result is made safe: control and format
 // characters, "\" and invalid UTF-8 become "_", "." and ".." become "_",
 // empty segments are dropped, each is cut to 200 bytes, so a name never
 // leaves the output directory whatever the URL says.
-var templateFields = []string{"{scheme}", "{host}", "{port}", "{path}", "{file}"}
+var templateFields = []string{"{scheme}", "{host}", "{port}", "{path}", "{file}", "{name}"}
 
 // checkTemplate refuses a template that would write every URL to one file
 // or name a place outside the output directory.
@@ -48,7 +49,7 @@ func checkTemplate(t string) error {
 		has = has || strings.Contains(t, f)
 	}
 	if !has {
-		return fmt.Errorf("-o %q in a batch is a template and names no field: use %s", t, strings.Join(templateFields, " "))
+		return fmt.Errorf("-o %q in a batch is a template and names no field: use %s", t, strings.Join(templateFields[:5], " "))
 	}
 	if filepath.IsAbs(t) || strings.HasPrefix(t, "/") {
 		return fmt.Errorf("-o %q: a batch template is relative to --output-dir", t)
@@ -75,6 +76,7 @@ func templateName(t string, u *fetch.URL) (string, error) {
 		"{port}", strconv.Itoa(u.PortOr(defaultPort(u.Scheme))),
 		"{path}", p,
 		"{file}", file,
+		"{name}", file,
 	)
 	return safeRelative(r.Replace(t))
 }
@@ -141,11 +143,14 @@ func safeRelative(name string) (string, error) {
 		case ".", "..":
 			s = "_"
 		}
+		if strings.HasPrefix(s, tempPrefix) {
+			s = "_" + s[1:] // else a rerun would take it for a killed run's temporary file
+		}
 		out = append(out, s)
 	}
 	rel := filepath.Join(out...)
-	if rel == "" || !filepath.IsLocal(rel) || strings.HasPrefix(filepath.Base(rel), tempPrefix) {
-		return "", errors.New("the template gives this URL no file name inside the output directory")
+	if rel == "" || !filepath.IsLocal(rel) {
+		return "", errors.New("this URL gives no file name inside the output directory")
 	}
 	return rel, nil
 }

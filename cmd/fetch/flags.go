@@ -295,7 +295,7 @@ Output
                         repeat it for several URLs: the Nth -o goes with the Nth URL, URLs
                         without one go to standard output; "-o -" is standard output and
                         writes even binary data to a terminal (refused there otherwise)
-                        Once with {scheme} {host} {port} {path} {name} it is a template for
+                        Once with {scheme} {host} {port} {path} {file} it is a template for
                         every URL: -o 'mirror/{host}/{path}' (parts made safe; never outside
                         the template's directory, which is created)
   -O, --remote-name     write each URL to a file in the current directory named after the
@@ -333,9 +333,11 @@ Batch (many URLs into files; a rerun with the same --log resumes)
                         bytes, sha256, duration_ms, attempts, file), synced to disk; URLs
                         it records as ok are skipped by a rerun, failed ones are tried again
   With a terminal on stderr a status line shows queued, active, done, failed, bytes, rate
-  and ETA (-q: none); --json writes the log lines to standard output. The exit status is
-  the most severe among the failures, in the order 7, 1, 5, 4, 6, 2, 3; a summary line
-  goes to stderr.
+  and ETA (-q: none); --json writes the log lines to standard output, and a failed URL's
+  error goes there, in its line, rather than to stderr. The exit status is the most
+  severe among the failures, in the order 7, 1, 5, 4, 6, 2, 3; a summary line goes to
+  stderr after a failure, Ctrl-C or a status line. A URL listed twice is fetched twice
+  (a crawl, -r, fetches each once).
 
 Crawling (follow what listings link to; see README, "Crawling")
   -r, --recursive       fetch each URL and, from every listing fetched (gopher menus, FTP,

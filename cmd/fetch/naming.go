@@ -153,9 +153,10 @@ func handsOff(d fetch.Driver) bool {
 
 // isTemplate reports an -o value that names each URL's file by its parts:
 // {scheme}, {host}, {port}, {path} (the decoded path, or gopher selector,
-// segment by segment) and {name} (its last segment, as -O names it).
+// segment by segment) and {name} (its last segment, as -O names it; also
+// {file}, as a batch's template calls it).
 func isTemplate(s string) bool {
-	for _, p := range []string{"{scheme}", "{host}", "{port}", "{path}", "{name}"} {
+	for _, p := range []string{"{scheme}", "{host}", "{port}", "{path}", "{name}", "{file}"} {
 		if strings.Contains(s, p) {
 			return true
 		}
@@ -177,7 +178,7 @@ func expandTemplate(tmpl string, u *fetch.URL, defaultPort int) (string, error) 
 		return "", err
 	}
 	var name string
-	if strings.Contains(tmpl, "{name}") {
+	if strings.Contains(tmpl, "{name}") || strings.Contains(tmpl, "{file}") {
 		if name, err = remoteName(u); err != nil {
 			return "", err
 		}
@@ -191,7 +192,7 @@ func expandTemplate(tmpl string, u *fetch.URL, defaultPort int) (string, error) 
 		path = "index"
 	}
 	out := strings.NewReplacer("{scheme}", u.Scheme, "{host}", host, "{port}", strconv.Itoa(u.PortOr(defaultPort)),
-		"{path}", path, "{name}", name).Replace(tmpl)
+		"{path}", path, "{name}", name, "{file}", name).Replace(tmpl)
 	base := filepath.Dir(tmpl[:strings.IndexByte(tmpl, '{')] + "x")
 	rel, err := filepath.Rel(base, filepath.Clean(out))
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {

@@ -449,13 +449,15 @@ func TestOutputTemplate(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("written outside mirror/: %v", entries)
 	}
-	if !isTemplate("{name}") || isTemplate("plain.txt") || isTemplate("{other}") {
+	if !isTemplate("{name}") || !isTemplate("{file}") || isTemplate("plain.txt") || isTemplate("{other}") {
 		t.Error("isTemplate")
 	}
 	u, _ := fetch.Parse("gopher://h/0/dir/about.txt%09%09+")
-	got, err := expandTemplate(filepath.Join(dir, "g", "{scheme}-{name}"), u, 70)
-	if err != nil || got != filepath.Join(dir, "g", "gopher-about.txt") {
-		t.Errorf("gopher {name}: %q, %v", got, err)
+	for _, field := range []string{"{name}", "{file}"} { // one field, two spellings
+		got, err := expandTemplate(filepath.Join(dir, "g", "{scheme}-"+field), u, 70)
+		if err != nil || got != filepath.Join(dir, "g", "gopher-about.txt") {
+			t.Errorf("gopher %s: %q, %v", field, got, err)
+		}
 	}
 }
 
