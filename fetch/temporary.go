@@ -1,8 +1,11 @@
 package fetch
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 )
@@ -20,14 +23,16 @@ import (
 //
 // Everything else is permanent: a refusal by policy, a malformed URL, a
 // local I/O error, FTP 5xx, HTTP 404, NNTP "no such article", a Gopher
-// error item, and a fetch the caller cancelled.
+// error item, a fetch the caller cancelled, and two network failures that
+// asking again does not change: a host name the DNS says does not exist,
+// and a server certificate that does not verify.
 func Temporary(err error) bool {
 	if err == nil || errors.Is(err, ErrCanceled) || errors.Is(err, ErrTooLarge) {
 		return false
 	}
 	switch KindOf(err) {
 	case KindNetwork:
-		return true
+		return !permanentNetwork(err)
 	case KindServer:
 	default:
 		return false
@@ -48,6 +53,23 @@ func Temporary(err error) bool {
 		}
 	}
 	return false
+}
+
+// permanentNetwork reports a network failure that will not go away by
+// itself: no such host (an NXDOMAIN answer, not a DNS timeout), or a TLS
+// certificate the client does not trust.
+func permanentNetwork(err error) bool {
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		return true
+	}
+	var (
+		verify   *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+	)
+	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid)
 }
 
 // RetryLater is the cause of a server's refusal that says when to ask

@@ -2,8 +2,11 @@ package fetch
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"syscall"
 	"testing"
 	"time"
@@ -38,6 +41,10 @@ func TestTemporary(t *testing.T) {
 		{"HTTP 404", srv("http://h/", 404), false},
 		{"HTTP 403", srv("http://h/", 403), false},
 		{"gopher error item", srv("gopher://h/", 0), false},
+		{"no such host", &Error{Kind: KindNetwork, Offset: -1, Err: &net.DNSError{Err: "no such host", Name: "x.invalid", IsNotFound: true}}, false},
+		{"DNS timeout", &Error{Kind: KindNetwork, Offset: -1, Err: &net.DNSError{Err: "timeout", Name: "h", IsTimeout: true}}, true},
+		{"untrusted certificate", &Error{Kind: KindNetwork, Offset: -1, Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, false},
+		{"wrong host's certificate", &Error{Kind: KindNetwork, Offset: -1, Err: fmt.Errorf("tls: %w", x509.HostnameError{Host: "h"})}, false},
 	} {
 		if got := Temporary(tt.err); got != tt.want {
 			t.Errorf("%s: Temporary(%v) = %v", tt.name, tt.err, got)

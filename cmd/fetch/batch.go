@@ -206,6 +206,14 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	if b.log, b.done, b.names, err = openLog(bo.log, jsonOut); err != nil {
 		return report(s, o, err)
 	}
+	// The batch's own files are never a document's: a URL that would
+	// name one (-O --log out/run.log with .../run.log in the list) gets
+	// the suffix of a name already taken.
+	for _, p := range []string{bo.log, bo.log + ".frontier", o.warc.path, bo.input} {
+		if p != "" && p != ".frontier" && p != "-" {
+			b.reserve(p)
+		}
+	}
 	if b.c, err = newClient(o, s); err != nil {
 		b.log.close()
 		return report(s, o, err)
@@ -242,6 +250,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	}
 	start := time.Now()
 	stopProgress := b.startProgress(start)
+	signalled := ctx // Ctrl-C, SIGTERM; b.cancel stops the batch on a failure of its own
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	b.cancel = cancel
@@ -273,7 +282,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		report(s, o, err)
 	}
 	code := int(b.worst.Load())
-	interrupted := ctx.Err() != nil && b.log.err == nil
+	interrupted := signalled.Err() != nil
 	if code != 0 || interrupted || !o.quiet && b.progressWanted() {
 		fmt.Fprintln(s.err, b.summary(time.Since(start), interrupted))
 	}
@@ -599,6 +608,19 @@ func (b *batch) claim(dest, id string) string {
 	}
 	b.names[name] = of
 	return dest
+}
+
+// reserve keeps the file p from every URL, as claim spells names
+// (the output directory joined with the name in it).
+func (b *batch) reserve(p string) {
+	root, err1 := filepath.Abs(b.root)
+	abs, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
+		b.names[digestName(filepath.Join(b.root, rel))] = digestName("") // no URL's
+	}
 }
 
 // dirDigest is the key under which names records that the path dir is a

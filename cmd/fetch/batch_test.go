@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/frontier"
 )
 
 // fastRetries makes the backoff short for a test (the Retry-After a
@@ -421,6 +422,34 @@ func TestBatchFileAndDirectory(t *testing.T) {
 	}
 }
 
+// TestBatchKeepsItsOwnFiles: a document whose name is the batch's log,
+// list or WARC in the output directory never replaces it.
+func TestBatchKeepsItsOwnFiles(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "doc "+r.URL.Path) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	list := filepath.Join(dir, "list")
+	os.WriteFile(list, []byte(srv.URL+"/run.log\n"+srv.URL+"/list\n"+srv.URL+"/a.warc\n"), 0o666)
+	logName := filepath.Join(dir, "run.log")
+	code, _, stderr := runFetch(t, "", "-i", list, "-O", "--output-dir", dir, "--log", logName, "--warc", filepath.Join(dir, "a.warc"))
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	_, all := readLog(t, logName) // fails on a line that is not the log's
+	if len(all) != 3 {
+		t.Fatalf("log: %+v", all)
+	}
+	for _, l := range all {
+		b, err := os.ReadFile(l.File)
+		if base := path.Base(l.URL); err != nil || string(b) != "doc /"+base || !strings.HasPrefix(filepath.Base(l.File), base+"~") {
+			t.Errorf("%s went to %s: %q, %v", l.URL, l.File, b, err)
+		}
+	}
+	if b, _ := os.ReadFile(list); !strings.HasPrefix(string(b), srv.URL) {
+		t.Errorf("the list became %q", b)
+	}
+}
+
 // TestBatchExitSeverity: the batch's status is its most severe failure's.
 func TestBatchExitSeverity(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
@@ -730,5 +759,57 @@ func TestHostLimiterReleaseOnce(t *testing.T) {
 	r3()
 	if len(h.hosts) != 0 {
 		t.Errorf("%d hosts kept after every release", len(h.hosts))
+	}
+}
+
+// lateFrontier hands out one task only once its Next's context has ended,
+// as frontier.Memory can when a task and the cancellation come together.
+type lateFrontier struct{ served bool }
+
+type lateLease struct{ t frontier.Task }
+
+func (l *lateLease) Task() frontier.Task                         { return l.t }
+func (l *lateLease) Done(context.Context, []frontier.Task) error { return nil }
+
+func (f *lateFrontier) Next(ctx context.Context) (frontier.Lease, error) {
+	<-ctx.Done()
+	time.Sleep(50 * time.Millisecond) // the dispatcher sees the cancellation first
+	if !f.served {
+		f.served = true
+		return &lateLease{frontier.Task{URL: "http://127.0.0.1:1/x"}}, nil
+	}
+	return nil, ctx.Err()
+}
+
+func (f *lateFrontier) Close() error { return nil }
+
+// TestDispatchEndsAfterCancel: a task the frontier hands out after the
+// cancellation does not keep the dispatcher waiting for a pull it will
+// never make.
+func TestDispatchEndsAfterCancel(t *testing.T) {
+	o, err := parseArgs([]string{"-O", "-j", "2", "http://127.0.0.1:1/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e bytes.Buffer
+	s := stdio{in: strings.NewReader(""), out: &e, err: &e}
+	c, err := newClient(o, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := &batch{o: o, s: s, c: c, root: t.TempDir(), cleaned: map[string]bool{}, fr: &lateFrontier{}, backlog: 10}
+	b.log, b.done, b.names, _ = openLog("", nil)
+	b.hosts = newHostLimiter(2, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.cancel = cancel
+	done := make(chan struct{})
+	go func() { b.dispatch(ctx); close(done) }()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("dispatch still running 30 s after the cancellation")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -39,6 +40,21 @@ func TestBatchListFromPipe(t *testing.T) {
 	for _, name := range []string{"a", "b"} {
 		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(b) != "/"+name {
 			t.Errorf("%s: %q, %v", name, b, err)
+		}
+	}
+}
+
+// TestBatchLogMustBeAFile: a --log that is a device is refused before
+// anything is fetched (/dev/zero was read without end), and so is a file
+// with a line no batch writes.
+func TestBatchLogMustBeAFile(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.log")
+	os.WriteFile(long, []byte(strings.Repeat("x", 3<<20)+"\n"), 0o666)
+	for logName, want := range map[string]string{"/dev/zero": "not a regular file", long: "line 1 is longer"} {
+		code, _, stderr := runFetch(t, "", "-O", "--output-dir", dir, "--log", logName, "http://127.0.0.1:1/x")
+		if code != 7 || !strings.Contains(stderr, want) {
+			t.Errorf("--log %s: exit %d, %q", logName, code, stderr)
 		}
 	}
 }

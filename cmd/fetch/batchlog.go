@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,6 +40,10 @@ type batchLog struct {
 	err  error // the first write failure; the batch stops on it
 }
 
+// maxLogLine bounds a log line: a URL of a list is at most 64 KiB, and
+// its error message repeats it once with a clipped reply.
+const maxLogLine = 1 << 20
+
 // readDone reads an existing log: the URLs it records as ok, and the
 // files they were written to (file → URL). A last line cut short by a
 // kill is ignored (its URL is fetched again); whole is the length of the
@@ -53,13 +58,31 @@ func readDone(name string) (done map[string]bool, names map[nameDigest]nameDiges
 		return nil, nil, 0, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, nil, 0, err
+	} else if !fi.Mode().IsRegular() {
+		// a device or a pipe would be read without end (/dev/zero) or
+		// consumed
+		return nil, nil, 0, errors.New("not a regular file")
+	}
 	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
+	for n := 1; ; n++ {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long := append([]byte(nil), line...) // the next read reuses the buffer
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) < maxLogLine {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if err == io.EOF {
 			return done, names, whole, nil
 		}
 		if err != nil {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				err = fmt.Errorf("line %d is longer than any line of a batch's log", n)
+			}
 			return nil, nil, 0, err
 		}
 		whole += int64(len(line))

@@ -92,7 +92,7 @@ func (b *batch) feed(ctx context.Context, in io.Reader, release func()) error {
 			b.read.Add(1)
 			if b.isDone(redactArg(raw)) {
 				b.skipped.Add(1)
-				return true
+				return ctx.Err() == nil
 			}
 			if err := b.list.WaitBelow(ctx, b.backlog); err != nil {
 				return false
@@ -217,6 +217,12 @@ func (b *batch) dispatch(ctx context.Context) {
 			}
 		case n := <-leases:
 			pulling = false
+			if ctx.Err() != nil {
+				// Cancelled while waiting: no more pulls, so this
+				// answer is the last. A task it brought stays
+				// unacknowledged (a rerun fetches it).
+				exhausted = true
+			}
 			if n.err != nil {
 				exhausted = true
 				if n.err != io.EOF && ctx.Err() == nil {

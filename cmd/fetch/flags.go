@@ -328,7 +328,8 @@ Batch (many URLs into files; a rerun with the same --log resumes)
   --retry N             try a temporarily failing URL up to N more times, waiting 1s, 2s,
                         4s... (at most 60s, jittered) or the server's Retry-After: refused
                         or reset connections, timeouts, FTP 4xx, NNTP 400, HTTP 408, 429,
-                        500, 502, 503, 504; never a 404, an FTP 5xx or a policy refusal
+                        500, 502, 503, 504; never a 404, an FTP 5xx, a policy refusal, an
+                        unknown host or an untrusted certificate
   --log FILE            append one JSON line per URL as it ends (url, outcome, error, exit,
                         bytes, sha256, duration_ms, attempts, file), synced to disk; URLs
                         it records as ok are skipped by a rerun, failed ones are tried again

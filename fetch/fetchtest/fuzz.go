@@ -18,11 +18,15 @@ import (
 // PipeDialer connects every dial to an in-memory server whose whole reply
 // is the same bytes and which reads whatever the client sends: no ports,
 // so a fuzzer can run it millions of times. Set it as fetch.Options.Dialer.
+// It is safe for concurrent use, as a driver may dial from a goroutine of
+// its own (FTP's data connection) that ends after the fetch did; a dial
+// after Close fails.
 type PipeDialer struct {
-	reply []byte
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	conns []net.Conn
+	reply  []byte
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	conns  []net.Conn
+	closed bool
 }
 
 // NewPipeDialer returns a PipeDialer whose server answers reply.
@@ -30,10 +34,13 @@ func NewPipeDialer(reply []byte) *PipeDialer { return &PipeDialer{reply: reply} 
 
 // DialContext connects to a new in-memory server.
 func (d *PipeDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	client, server := net.Pipe()
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed { // Close is waiting for the servers: no new one
+		return nil, &net.OpError{Op: "dial", Net: network, Err: net.ErrClosed}
+	}
+	client, server := net.Pipe()
 	d.conns = append(d.conns, server)
-	d.mu.Unlock()
 	d.wg.Add(2)
 	go func() {
 		defer d.wg.Done()
@@ -50,6 +57,7 @@ func (d *PipeDialer) DialContext(ctx context.Context, network, addr string) (net
 // Close ends every server side and waits for its goroutines.
 func (d *PipeDialer) Close() {
 	d.mu.Lock()
+	d.closed = true
 	for _, c := range d.conns {
 		c.Close()
 	}
