@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -591,8 +592,8 @@ func (b *batch) claim(dest, id string) string {
 		dir := b.root
 		for i, p := range parts[:len(parts)-1] {
 			dir = filepath.Join(dir, p)
-			if _, isFile := b.names[digestName(dir)]; isFile {
-				d := digestName(strings.Join(parts[:i+1], "/")) // its path in the output directory
+			if _, isFile := b.names[fileKey(dir)]; isFile {
+				d := fileKey(strings.Join(parts[:i+1], "/")) // its path in the output directory
 				parts[i] += "~" + hex.EncodeToString(d[:4])
 				dir = filepath.Join(filepath.Dir(dir), parts[i])
 			}
@@ -600,11 +601,11 @@ func (b *batch) claim(dest, id string) string {
 		}
 		dest = filepath.Join(b.root, filepath.Join(parts...))
 	}
-	name := digestName(dest)
+	name := fileKey(dest)
 	_, isDir := b.names[dirDigest(dest)]
 	if other, ok := b.names[name]; ok && other != of || isDir {
 		dest += "~" + hex.EncodeToString(of[:4]) // the first bytes of id's SHA-256
-		name = digestName(dest)
+		name = fileKey(dest)
 	}
 	b.names[name] = of
 	return dest
@@ -619,14 +620,28 @@ func (b *batch) reserve(p string) {
 		return
 	}
 	if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
-		b.names[digestName(filepath.Join(b.root, rel))] = digestName("") // no URL's
+		b.names[fileKey(filepath.Join(b.root, rel))] = digestName("") // no URL's
 	}
 }
 
 // dirDigest is the key under which names records that the path dir is a
 // directory of the output; a file's name never ends in a separator, so
 // the two never meet.
-func dirDigest(dir string) nameDigest { return digestName(dir + string(filepath.Separator)) }
+func dirDigest(dir string) nameDigest { return fileKey(dir + string(filepath.Separator)) }
+
+// fileKey is the digest names keeps of a file's path: of the path as it
+// is, or in lower case where file systems usually ignore case (Windows,
+// macOS), so that "README" and "readme" never share a file there.
+func fileKey(path string) nameDigest {
+	if foldNames {
+		path = strings.ToLower(path)
+	}
+	return digestName(path)
+}
+
+// foldNames is set where names differ only in case name one file (a
+// variable so that tests run it everywhere).
+var foldNames = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
 
 // nameDigest is what the batch keeps of a file name or a URL: 16 bytes of
 // its SHA-256, so that a list of a million URLs costs tens of MiB, not
@@ -716,10 +731,7 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n i
 		return 0, "", outputErr("write", dest, err)
 	}
 	if durable {
-		if d, err := os.Open(dir); err == nil {
-			d.Sync() // the name is on disk before the log says ok
-			d.Close()
-		}
+		syncDir(dir) // the name is on disk before the log says ok
 	}
 	if h != nil {
 		sum = hex.EncodeToString(h.Sum(nil))
@@ -735,12 +747,36 @@ func (b *batch) prepareDir(dir string) error {
 	if b.cleaned[dir] {
 		return nil
 	}
+	// With a --log, the directories made here are on disk before a log
+	// line names a file in one: each one's entry in its parent is synced
+	// (the file's own entry is synced by writeFile).
+	var made []string
+	if b.o.batch.log != "" {
+		for d := dir; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+				break
+			}
+			made = append(made, d)
+		}
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
+	}
+	for _, d := range made {
+		syncDir(filepath.Dir(d))
 	}
 	b.cleaned[dir] = true
 	b.cleanStale(dir)
 	return nil
+}
+
+// syncDir syncs the directory dir's entries to disk, where the system
+// can: Windows cannot sync a directory, and keeps its entries its own way.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }
 
 func (b *batch) forgetDir(dir string) {

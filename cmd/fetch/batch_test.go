@@ -813,3 +813,48 @@ func TestDispatchEndsAfterCancel(t *testing.T) {
 		t.Fatal("dispatch still running 30 s after the cancellation")
 	}
 }
+
+// TestWindowsNames: with Windows' rules, a name loses what Windows
+// forbids or would change, and a device's name is never a file's.
+func TestWindowsNames(t *testing.T) {
+	defer func(old bool) { windowsNames = old }(windowsNames)
+	windowsNames = true
+	for in, want := range map[string]string{
+		`a<b>c:d"e|f?g*h`: "a_b_c_d_e_f_g_h",
+		"trailing.":       "trailing_",
+		"space ":          "space_",
+		"CON":             "_CON",
+		"nul.txt":         "_nul.txt",
+		"com1":            "_com1",
+		"console":         "console",
+		"..":              "..",
+		"plain.txt":       "plain.txt",
+	} {
+		if got := safeName(in); got != want {
+			t.Errorf("safeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	u, _ := fetch.Parse("http://h/q%3Fa%2A/CON")
+	if got, err := templateName("{path}", u); err != nil || got != filepath.Join("q_a_", "_CON") {
+		t.Errorf("template: %q, %v", got, err)
+	}
+	windowsNames = false
+	if got := safeName(`a:b?`); got != `a:b?` {
+		t.Errorf("without Windows' rules: %q", got)
+	}
+}
+
+// TestClaimFoldsCase: where case does not tell names apart, two URLs
+// whose names differ only in case get two files.
+func TestClaimFoldsCase(t *testing.T) {
+	defer func(old bool) { foldNames = old }(foldNames)
+	for _, fold := range []bool{false, true} {
+		foldNames = fold
+		b := &batch{root: "out", names: map[nameDigest]nameDigest{}}
+		first := b.claim(filepath.Join("out", "README"), "http://h/README")
+		second := b.claim(filepath.Join("out", "readme"), "http://h/readme")
+		if first != filepath.Join("out", "README") || (second == filepath.Join("out", "readme")) == fold {
+			t.Errorf("fold %v: %s, %s", fold, first, second)
+		}
+	}
+}

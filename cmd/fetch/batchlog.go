@@ -90,7 +90,7 @@ func readDone(name string) (done map[string]bool, names map[nameDigest]nameDiges
 		if json.Unmarshal(line, &l) == nil && l.Outcome == "ok" {
 			done[l.URL] = true
 			if l.File != "" {
-				names[digestName(l.File)] = digestName(l.URL)
+				names[fileKey(l.File)] = digestName(l.URL)
 				// and its directories, all the way up (claim asks
 				// only those in the output directory)
 				for d := filepath.Dir(l.File); ; d = filepath.Dir(d) {

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes"
@@ -128,15 +126,10 @@ func urlSegments(u *fetch.URL) ([]string, error) {
 func safeRelative(name string) (string, error) {
 	var out []string
 	for _, s := range strings.Split(name, "/") {
-		s = strings.Map(func(r rune) rune {
-			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\\' || r == utf8.RuneError {
-				return '_'
-			}
-			return r
-		}, s)
 		if len(s) > 200 {
 			s = strings.ToValidUTF8(s[:200], "_")
 		}
+		s = safeName(s)
 		switch s {
 		case "":
 			continue

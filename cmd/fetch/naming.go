@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"unicode"
@@ -236,12 +237,38 @@ func pathSegments(u *fetch.URL) ([]string, error) {
 	return out, nil
 }
 
-// safeName replaces control and format characters and backslashes by "_".
+// safeName makes one segment of a file name safe: control and format
+// characters, backslashes and invalid UTF-8 become "_". On Windows (see
+// windowsNames) so do the characters it forbids in names (< > : " | ? *),
+// a final dot or space, which it would drop, and a device's name (CON,
+// NUL, COM1...), which it would open instead of a file, gets "_" before
+// it. "." and ".." are left to the caller.
 func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
+	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\\' || r == utf8.RuneError {
+			return '_'
+		}
+		if windowsNames && strings.ContainsRune(`<>:"|?*`, r) {
 			return '_'
 		}
 		return r
 	}, s)
+	if !windowsNames || s == "." || s == ".." || s == "" {
+		return s
+	}
+	if last := s[len(s)-1]; last == '.' || last == ' ' {
+		s = s[:len(s)-1] + "_"
+	}
+	base, _, _ := strings.Cut(s, ".")
+	switch strings.ToUpper(strings.TrimRight(base, " ")) {
+	case "CON", "PRN", "AUX", "NUL",
+		"COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
+		"LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9":
+		s = "_" + s
+	}
+	return s
 }
+
+// windowsNames applies Windows' rules for names in safeName (a variable
+// so that the rules are tested everywhere).
+var windowsNames = runtime.GOOS == "windows"

@@ -1,0 +1,27 @@
+//go:build windows
+
+package main
+
+import (
+	"errors"
+
+	"golang.org/x/sys/windows"
+)
+
+// processAlive tells whether process pid still runs, so that a killed
+// batch's temporary files are removed and a running one's left alone. A
+// process that cannot be opened for another reason than its absence
+// (access denied) is taken as running.
+func processAlive(pid int) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return !errors.Is(err, windows.ERROR_INVALID_PARAMETER) // no such process
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	if windows.GetExitCodeProcess(h, &code) != nil {
+		return true
+	}
+	const stillActive = 259 // STILL_ACTIVE
+	return code == stillActive
+}
