@@ -482,6 +482,10 @@ func hostKey(nntpServer string, u *fetch.URL) string {
 func (b *batch) name(u *fetch.URL) (string, error) {
 	if b.tmpl != "" {
 		rel, err := templateName(b.tmpl, u)
+		var fe *fetch.Error
+		if errors.As(err, &fe) {
+			return "", err // the URL's own fault (its scheme's grammar), as under -O
+		}
 		if err != nil {
 			return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-o", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
 		}

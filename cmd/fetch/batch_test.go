@@ -468,6 +468,14 @@ func TestBatchExitSeverity(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d (%q)", tt.urls, code, tt.code, stderr)
 		}
 	}
+	// A URL its scheme's grammar refuses is malformed (3) under a
+	// template as under -O, not a usage error of the template (2).
+	for _, out := range [][]string{{"-O"}, {"-o", "{path}"}} {
+		args := append(append(out, "--output-dir", dir, "-q"), "gopher://u:p@127.0.0.1:7070/0/x")
+		if code, _, stderr := runFetch(t, "", args...); code != 3 {
+			t.Errorf("%v: exit %d, want 3 (%q)", out, code, stderr)
+		}
+	}
 	if !moreSevere(7, 5) || !moreSevere(5, 6) || !moreSevere(6, 3) || moreSevere(3, 2) {
 		t.Error("severity order")
 	}
