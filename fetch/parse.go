@@ -416,13 +416,27 @@ func urlCheckHostname(s string) (int, string) {
 
 // RedactedText is raw, the text of a URL that need not parse, with its
 // password hidden as Redacted hides a parsed URL's: the text between the
-// first ":" and the last "@" of the part after "//" becomes "****". It
-// is for logs and messages that repeat what a user or a list gave,
-// which may be malformed and still hold a password.
+// first ":" and the last "@" of the part after "//" (or after the scheme
+// of a URL that lacks a slash) becomes "****". It is for logs and
+// messages that repeat what a user or a list gave, which may be
+// malformed and still hold a password.
 func RedactedText(raw string) string {
 	i := strings.Index(raw, "//")
 	if i < 0 {
-		return raw
+		// "ftp:/joe:pw@h/" or "http:joe:pw@h/": a slash short, a
+		// password all the same (a news: message-id, which may hold
+		// ":" and "@", is none)
+		scheme, rest, ok := strings.Cut(raw, ":")
+		switch strings.ToLower(scheme) {
+		case "ftp", "http", "https", "gopher", "telnet", "rlogin", "tn3270", "nntp", "wais", "prospero":
+		default:
+			ok = false
+		}
+		if !ok {
+			return raw
+		}
+		slashes := len(rest) - len(strings.TrimLeft(rest, "/"))
+		return scheme + ":" + rest[:slashes] + strings.TrimPrefix(RedactedText("//"+rest[slashes:]), "//")
 	}
 	auth := raw[i+2:]
 	if end := strings.IndexByte(auth, '/'); end >= 0 {

@@ -276,7 +276,9 @@ func TestRedactedText(t *testing.T) {
 		"http://joe:secret@h/x\tmore":       "http://joe:****@h/x\tmore",
 		"ftp://joe@host/x":                  "ftp://joe@host/x",
 		"ftp://joe:@host/x":                 "ftp://joe:@host/x",
-		"news:joe:secret@host":              "news:joe:secret@host", // no authority, no password
+		"news:joe:secret@host":              "news:joe:secret@host", // a message-id, no password
+		"ftp:/joe:secret@host/x":            "ftp:/joe:****@host/x",
+		"http:joe:secret@host/x":            "http:joe:****@host/x",
 		"not a url":                         "not a url",
 	} {
 		if got := RedactedText(in); got != want {

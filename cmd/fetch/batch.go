@@ -117,8 +117,9 @@ type batch struct {
 
 	commitMu sync.Mutex // a task's WARC records and log line, together
 
-	namesMu sync.Mutex
-	names   map[nameDigest]nameDigest // file → the URL written to it, this run's and the log's
+	namesMu  sync.Mutex
+	names    map[nameDigest]nameDigest // file → the URL written to it, this run's and the log's
+	warcStem string                    // a rotating WARC's files are warcStem + digits + ".warc.gz"
 
 	cleanMu sync.Mutex
 	cleaned map[string]bool // directories cleared of stale temporary files
@@ -177,7 +178,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 			return usage("%v", err)
 		}
 	}
-	if err := os.MkdirAll(b.root, 0o777); err != nil {
+	if err := b.makeDir(b.root); err != nil {
 		return report(s, o, outputErr("create", b.root, err))
 	}
 	b.cleanStale(b.root)
@@ -214,6 +215,9 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		if p != "" && p != ".frontier" && p != "-" {
 			b.reserve(p)
 		}
+	}
+	if o.warc.maxSize > 0 { // the WARC rotates: NAME-00000.warc.gz, NAME-00001.warc.gz...
+		b.warcStem = strings.TrimSuffix(o.warc.path, ".warc.gz") + "-"
 	}
 	if b.c, err = newClient(o, s); err != nil {
 		b.log.close()
@@ -300,11 +304,11 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 // with its number and first bytes; the list goes on after it. Either
 // function returns false to stop.
 func eachLine(r io.Reader, f func(string) bool, tooLong func(n int, start string) bool) error {
-	br := bufio.NewReaderSize(r, maxLine)
+	br := bufio.NewReaderSize(r, maxLine+2) // a line of maxLine bytes and its CR LF
 	for n := 1; ; n++ {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			start := strings.TrimSpace(string(line[:min(len(line), 200)]))
+			start := linePreview(string(line))
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
 			}
@@ -325,6 +329,30 @@ func eachLine(r io.Reader, f func(string) bool, tooLong func(n int, start string
 			return err
 		}
 	}
+}
+
+// linePreview is the start of a list's line too long to take, for the
+// log and messages: its password masked as far as the line shows one, and
+// only its scheme when what follows "//" could still hold one whose "@" is
+// further on.
+func linePreview(line string) string {
+	line = strings.TrimSpace(line)
+	masked := fetch.RedactedText(line)
+	if masked == line {
+		if i := strings.Index(line, "//"); i >= 0 {
+			auth := line[i+2:]
+			if j := strings.IndexAny(auth, "/?#"); j >= 0 {
+				auth = auth[:j]
+			}
+			if strings.Contains(auth, ":") && !strings.Contains(auth, "@") {
+				masked = line[:i+2]
+			}
+		}
+	}
+	if len(masked) > 200 {
+		masked = strings.ToValidUTF8(masked[:200], "")
+	}
+	return masked
 }
 
 // maxLine is the longest line of a URL list: longer than any URL a
@@ -607,7 +635,7 @@ func (b *batch) claim(dest, id string) string {
 	}
 	name := fileKey(dest)
 	_, isDir := b.names[dirDigest(dest)]
-	if other, ok := b.names[name]; ok && other != of || isDir {
+	if other, ok := b.names[name]; ok && other != of || isDir || b.isWARCPart(dest) {
 		dest += "~" + hex.EncodeToString(of[:4]) // the first bytes of id's SHA-256
 		name = fileKey(dest)
 	}
@@ -628,6 +656,22 @@ func (b *batch) reserve(p string) {
 	}
 }
 
+// isWARCPart reports whether dest is one of the files of a rotating
+// WARC (its stem, five or more digits, .warc.gz), which reserve cannot
+// list in advance.
+func (b *batch) isWARCPart(dest string) bool {
+	if b.warcStem == "" {
+		return false
+	}
+	a, err1 := filepath.Abs(dest)
+	stem, err2 := filepath.Abs(b.warcStem)
+	if err1 != nil || err2 != nil || !strings.HasPrefix(a, stem) {
+		return false
+	}
+	digits, ok := strings.CutSuffix(a[len(stem):], ".warc.gz")
+	return ok && len(digits) >= 5 && strings.Trim(digits, "0123456789") == ""
+}
+
 // dirDigest is the key under which names records that the path dir is a
 // directory of the output; a file's name never ends in a separator, so
 // the two never meet.
@@ -638,7 +682,7 @@ func dirDigest(dir string) nameDigest { return fileKey(dir + string(filepath.Sep
 // macOS), so that "README" and "readme" never share a file there.
 func fileKey(path string) nameDigest {
 	if foldNames {
-		path = strings.ToLower(path)
+		path = strings.ToLower(strings.ToUpper(path)) // "ς" and "σ" alike
 	}
 	return digestName(path)
 }
@@ -751,9 +795,19 @@ func (b *batch) prepareDir(dir string) error {
 	if b.cleaned[dir] {
 		return nil
 	}
-	// With a --log, the directories made here are on disk before a log
-	// line names a file in one: each one's entry in its parent is synced
-	// (the file's own entry is synced by writeFile).
+	if err := b.makeDir(dir); err != nil {
+		return err
+	}
+	b.cleaned[dir] = true
+	b.cleanStale(dir)
+	return nil
+}
+
+// makeDir makes dir and its missing parents. With a --log, the
+// directories made are on disk before a log line names a file in one:
+// each one's entry in its parent is synced (the file's own entry is
+// synced by writeFile).
+func (b *batch) makeDir(dir string) error {
 	var made []string
 	if b.o.batch.log != "" {
 		for d := dir; ; d = filepath.Dir(d) {
@@ -769,8 +823,6 @@ func (b *batch) prepareDir(dir string) error {
 	for _, d := range made {
 		syncDir(filepath.Dir(d))
 	}
-	b.cleaned[dir] = true
-	b.cleanStale(dir)
 	return nil
 }
 

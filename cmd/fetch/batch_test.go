@@ -448,6 +448,14 @@ func TestBatchKeepsItsOwnFiles(t *testing.T) {
 	if b, _ := os.ReadFile(list); !strings.HasPrefix(string(b), srv.URL) {
 		t.Errorf("the list became %q", b)
 	}
+	// A rotating WARC's files, which come as the run goes, are kept too.
+	code, _, stderr = runFetch(t, "", "-O", "--output-dir", dir, "--warc", filepath.Join(dir, "r.warc.gz"), "--warc-max-size", "1M", srv.URL+"/r-00000.warc.gz")
+	if code != 0 {
+		t.Fatalf("rotating WARC: exit %d, %q", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "r-00000.warc.gz")); err != nil || strings.HasPrefix(string(b), "doc ") {
+		t.Errorf("the WARC became %q, %v", b, err)
+	}
 }
 
 // TestBatchExitSeverity: the batch's status is its most severe failure's.
@@ -561,6 +569,29 @@ func TestEachLineBounded(t *testing.T) {
 		func(n int, start string) bool { long = append(long, fmt.Sprint(n, " ", len(start))); return true })
 	if err != nil || strings.Join(got, ",") != "x,z" || strings.Join(long, ",") != "2 200" {
 		t.Errorf("long lines: %q, %q, %v", got, long, err)
+	}
+}
+
+// TestLinePreview: the start of a line too long to take shows no part of
+// a password, whether its "@" is in the part read or further on.
+func TestLinePreview(t *testing.T) {
+	secret := strings.Repeat("S", 300)
+	for _, line := range []string{
+		"https://oauth2:" + secret + "@host/" + strings.Repeat("p", 70000),
+		"https://oauth2:" + secret + strings.Repeat("S", 70000),
+	} {
+		got := linePreview(line[:maxLine])
+		if strings.Contains(got, "SSS") || len(got) > 200 || !strings.HasPrefix(got, "https://") {
+			t.Errorf("preview %q", got)
+		}
+	}
+	// A line of exactly maxLine bytes is still a URL.
+	exact := "http://h/" + strings.Repeat("x", maxLine-len("http://h/"))
+	var got []string
+	err := eachLine(strings.NewReader(exact+"\r\n"), func(s string) bool { got = append(got, s); return true },
+		func(n int, _ string) bool { t.Errorf("line %d taken for too long", n); return true })
+	if err != nil || len(got) != 1 || got[0] != exact {
+		t.Errorf("a %d-byte line: %d lines, %v", maxLine, len(got), err)
 	}
 }
 

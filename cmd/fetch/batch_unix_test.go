@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -45,16 +46,27 @@ func TestBatchListFromPipe(t *testing.T) {
 }
 
 // TestBatchLogMustBeAFile: a --log that is a device is refused before
-// anything is fetched (/dev/zero was read without end), and so is a file
-// with a line no batch writes.
+// anything is fetched (/dev/zero was read without end), but for
+// /dev/null, which keeps nothing; a log line longer than any of a list's
+// is passed over, and the lines after it still count.
 func TestBatchLogMustBeAFile(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); io.WriteString(w, "x") }))
+	defer srv.Close()
 	dir := t.TempDir()
+	code, _, stderr := runFetch(t, "", "-O", "--output-dir", dir, "--log", "/dev/zero", srv.URL+"/a")
+	if code != 7 || !strings.Contains(stderr, "not a regular file") || hits.Load() != 0 {
+		t.Errorf("--log /dev/zero: exit %d, %d requests, %q", code, hits.Load(), stderr)
+	}
+	if code, _, stderr := runFetch(t, "", "-O", "--output-dir", dir, "--log", os.DevNull, srv.URL+"/a"); code != 0 || hits.Load() != 1 {
+		t.Errorf("--log /dev/null: exit %d, %d requests, %q", code, hits.Load(), stderr)
+	}
 	long := filepath.Join(dir, "long.log")
-	os.WriteFile(long, []byte(strings.Repeat("x", 3<<20)+"\n"), 0o666)
-	for logName, want := range map[string]string{"/dev/zero": "not a regular file", long: "line 1 is longer"} {
-		code, _, stderr := runFetch(t, "", "-O", "--output-dir", dir, "--log", logName, "http://127.0.0.1:1/x")
-		if code != 7 || !strings.Contains(stderr, want) {
-			t.Errorf("--log %s: exit %d, %q", logName, code, stderr)
-		}
+	ok := `{"url":"` + srv.URL + `/b","outcome":"ok","exit":0,"bytes":1,"duration_ms":1,"attempts":1}`
+	os.WriteFile(long, []byte(`{"url":"http://h/`+strings.Repeat("x", 3<<20)+`","outcome":"ok"}`+"\n"+ok+"\n"), 0o666)
+	hits.Store(0)
+	code, _, stderr = runFetch(t, "", "-O", "--output-dir", dir, "--log", long, srv.URL+"/b")
+	if code != 0 || hits.Load() != 0 {
+		t.Errorf("after a long line: exit %d, %d requests, %q", code, hits.Load(), stderr)
 	}
 }

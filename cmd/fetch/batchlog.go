@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,12 +35,13 @@ type logLine struct {
 type batchLog struct {
 	mu   sync.Mutex
 	f    *os.File // nil without --log
+	keep bool     // f is a file to sync (not /dev/null)
 	json io.Writer
 	err  error // the first write failure; the batch stops on it
 }
 
-// maxLogLine bounds a log line: a URL of a list is at most 64 KiB, and
-// its error message repeats it once with a clipped reply.
+// maxLogLine is the longest log line read whole: a list's URLs are at most
+// 64 KiB, and a line repeats one in its error message.
 const maxLogLine = 1 << 20
 
 // readDone reads an existing log: the URLs it records as ok, and the
@@ -61,31 +61,26 @@ func readDone(name string) (done map[string]bool, names map[nameDigest]nameDiges
 	if fi, err := f.Stat(); err != nil {
 		return nil, nil, 0, err
 	} else if !fi.Mode().IsRegular() {
+		if name == os.DevNull {
+			return done, names, 0, nil // no log kept: nothing done
+		}
 		// a device or a pipe would be read without end (/dev/zero) or
 		// consumed
 		return nil, nil, 0, errors.New("not a regular file")
 	}
 	r := bufio.NewReader(f)
-	for n := 1; ; n++ {
-		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long := append([]byte(nil), line...) // the next read reuses the buffer
-			for errors.Is(err, bufio.ErrBufferFull) && len(long) < maxLogLine {
-				line, err = r.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
+	for {
+		line, n, err := readLogLine(r)
 		if err == io.EOF {
-			return done, names, whole, nil
+			return done, names, whole, nil // and a last line without its end is not counted
 		}
 		if err != nil {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				err = fmt.Errorf("line %d is longer than any line of a batch's log", n)
-			}
 			return nil, nil, 0, err
 		}
-		whole += int64(len(line))
+		whole += n
+		if len(line) > maxLogLine {
+			continue // no line of a list's URL: its URL (megabytes long) is fetched again
+		}
 		var l logLine
 		if json.Unmarshal(line, &l) == nil && l.Outcome == "ok" {
 			done[l.URL] = true
@@ -108,6 +103,23 @@ func readDone(name string) (done map[string]bool, names map[nameDigest]nameDiges
 	}
 }
 
+// readLogLine reads one line through its "\n": at most its first
+// maxLogLine+1 bytes, and its whole length.
+func readLogLine(r *bufio.Reader) ([]byte, int64, error) {
+	line, err := r.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, int64(len(line)), err
+	}
+	kept := append([]byte(nil), line...) // the next read reuses the buffer
+	n := int64(len(line))
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = r.ReadSlice('\n')
+		n += int64(len(line))
+		kept = append(kept, line[:min(len(line), max(0, maxLogLine+1-len(kept)))]...)
+	}
+	return kept, n, err
+}
+
 // openLog opens the --log file for appending and returns the URLs it
 // already records as ok and the files they have.
 func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[nameDigest]nameDigest, error) {
@@ -125,7 +137,9 @@ func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[na
 	}
 	// A line cut short by a kill goes, so that every line of the log is
 	// whole JSON; its URL was not done and is fetched again.
-	if fi, err := f.Stat(); err == nil && fi.Size() > whole {
+	fi, err := f.Stat()
+	l.keep = err == nil && fi.Mode().IsRegular()
+	if l.keep && fi.Size() > whole {
 		if err := f.Truncate(whole); err != nil {
 			f.Close()
 			return nil, nil, nil, outputErr("write", name, err)
@@ -158,8 +172,10 @@ func (l *batchLog) write(line logLine) error {
 	}
 	if _, err := l.f.Write(b); err != nil {
 		l.err = outputErr("write", l.f.Name(), err)
-	} else if err := l.f.Sync(); err != nil {
-		l.err = outputErr("sync", l.f.Name(), err)
+	} else if l.keep {
+		if err := l.f.Sync(); err != nil {
+			l.err = outputErr("sync", l.f.Name(), err)
+		}
 	}
 	return l.err
 }

@@ -112,8 +112,11 @@ func (b *batch) feed(ctx context.Context, in io.Reader, release func()) error {
 		}
 	}
 	err := eachLine(in, send, func(n int, start string) bool {
+		if ctx.Err() != nil {
+			return false // interrupted: the log may be closed already
+		}
 		b.read.Add(1)
-		line := logLine{URL: redactArg(start) + "…", Outcome: "failed", Exit: fetch.KindMalformed.ExitCode()}
+		line := logLine{URL: start + "…", Outcome: "failed", Exit: fetch.KindMalformed.ExitCode()}
 		line.Error = longLineErr(n).Error()
 		if err := b.commit(&line); err != nil {
 			b.fail(line, err)

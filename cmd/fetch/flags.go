@@ -337,8 +337,8 @@ Batch (many URLs into files; a rerun with the same --log resumes)
   and ETA (-q: none); --json writes the log lines to standard output, and a failed URL's
   error goes there, in its line, rather than to stderr. The exit status is the most
   severe among the failures, in the order 7, 1, 5, 4, 6, 2, 3; a summary line goes to
-  stderr after a failure, Ctrl-C or a status line. A URL listed twice is fetched twice
-  (a crawl, -r, fetches each once).
+  stderr after a failure, Ctrl-C or a status line. A URL listed again is fetched again
+  unless its first fetch has ended (a crawl, -r, fetches each once).
 
 Crawling (follow what listings link to; see README, "Crawling")
   -r, --recursive       fetch each URL and, from every listing fetched (gopher menus, FTP,
