@@ -646,8 +646,8 @@ func (b *batch) claim(dest, id string) string {
 // reserve keeps the file p from every URL, as claim spells names
 // (the output directory joined with the name in it).
 func (b *batch) reserve(p string) {
-	root, err1 := filepath.Abs(b.root)
-	abs, err2 := filepath.Abs(p)
+	root, err1 := resolvedPath(b.root)
+	abs, err2 := resolvedPath(p)
 	if err1 != nil || err2 != nil {
 		return
 	}
@@ -670,6 +670,23 @@ func (b *batch) isWARCPart(dest string) bool {
 	}
 	digits, ok := strings.CutSuffix(a[len(stem):], ".warc.gz")
 	return ok && len(digits) >= 5 && strings.Trim(digits, "0123456789") == ""
+}
+
+// resolvedPath is p absolute, through symbolic links (of its directory
+// when p does not exist yet), so that a file named through a link to the
+// output directory is seen in it.
+func resolvedPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs)), nil
+	}
+	return abs, nil
 }
 
 // dirDigest is the key under which names records that the path dir is a

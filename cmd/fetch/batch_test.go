@@ -448,6 +448,16 @@ func TestBatchKeepsItsOwnFiles(t *testing.T) {
 	if b, _ := os.ReadFile(list); !strings.HasPrefix(string(b), srv.URL) {
 		t.Errorf("the list became %q", b)
 	}
+	// Named through a link to the output directory, they are seen in it.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runFetch(t, "", "-O", "--output-dir", link, "--log", filepath.Join(dir, "run.log"), srv.URL+"/run.log")
+	if code != 0 {
+		t.Fatalf("through a link: exit %d, %q", code, stderr)
+	}
+	readLog(t, logName) // still the log's lines only
 	// A rotating WARC's files, which come as the run goes, are kept too.
 	code, _, stderr = runFetch(t, "", "-O", "--output-dir", dir, "--warc", filepath.Join(dir, "r.warc.gz"), "--warc-max-size", "1M", srv.URL+"/r-00000.warc.gz")
 	if code != 0 {
@@ -659,6 +669,8 @@ func TestBatchMasksMalformedPasswords(t *testing.T) {
 		"ftp://joe:sekrit@[::1/x",
 		"ftp://joe:sekrit@127.0.0.1:18021:21/x",
 		"http://joe:sekrit@127.0.0.1/x\ty",
+		"ftp:/joe:sekrit@127.0.0.1/x",   // parsed by the generic grammar, without a host
+		"ftp:///joe:sekrit@127.0.0.1/x", // an empty host
 	}
 	os.WriteFile(list, []byte(strings.Join(bad, "\n")+"\n"), 0o666)
 	code, stdout, stderr := runFetch(t, "", "-i", list, "-O", "--output-dir", dir, "--log", logName, "--json")
@@ -674,7 +686,7 @@ func TestBatchMasksMalformedPasswords(t *testing.T) {
 	if _, all := readLog(t, logName); len(all) != len(bad) {
 		t.Errorf("%d log lines, want %d", len(all), len(bad))
 	}
-	if got := maskedCommandLine(bad[:2]); strings.Contains(got, "sekrit") {
+	if got := maskedCommandLine(bad); strings.Contains(got, "sekrit") {
 		t.Errorf("WARC command line: %q", got)
 	}
 }

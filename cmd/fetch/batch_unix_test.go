@@ -58,6 +58,13 @@ func TestBatchLogMustBeAFile(t *testing.T) {
 	if code != 7 || !strings.Contains(stderr, "not a regular file") || hits.Load() != 0 {
 		t.Errorf("--log /dev/zero: exit %d, %d requests, %q", code, hits.Load(), stderr)
 	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runFetch(t, "", "-O", "--output-dir", dir, "--log", fifo, srv.URL+"/a"); code != 7 || hits.Load() != 0 {
+		t.Errorf("--log FIFO: exit %d, %d requests, %q", code, hits.Load(), stderr) // its open waited for a writer
+	}
 	if code, _, stderr := runFetch(t, "", "-O", "--output-dir", dir, "--log", os.DevNull, srv.URL+"/a"); code != 0 || hits.Load() != 1 {
 		t.Errorf("--log /dev/null: exit %d, %d requests, %q", code, hits.Load(), stderr)
 	}

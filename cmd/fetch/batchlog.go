@@ -50,6 +50,11 @@ const maxLogLine = 1 << 20
 // log without it, where the next line goes.
 func readDone(name string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
 	done, names = map[string]bool{}, map[nameDigest]nameDigest{}
+	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && name != os.DevNull {
+		// before opening: a FIFO's open waits for a writer, and a
+		// device would be read without end (/dev/zero)
+		return nil, nil, 0, errors.New("not a regular file")
+	}
 	f, err := os.Open(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return done, names, 0, nil

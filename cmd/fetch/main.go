@@ -163,6 +163,8 @@ func withURL(raw string, err error) error {
 	}
 	if fe.URL == "" {
 		fe.URL = redactArg(raw)
+	} else {
+		fe.URL = redactArg(fe.URL) // a URL parsed without a host keeps a password Redacted cannot see
 	}
 	return err
 }
@@ -171,9 +173,11 @@ func withURL(raw string, err error) error {
 // and the batch log: as it prints once parsed, or as given with the
 // password masked when it does not parse.
 func redactArg(raw string) string {
-	if u, err := fetch.Parse(raw); err == nil {
+	if u, err := fetch.Parse(raw); err == nil && (u.Host != "" || u.HasUser) {
 		return u.Redacted()
 	}
+	// Not parsed, or parsed without an authority by the generic grammar
+	// ("ftp:/u:pw@h/x", which FTP's own refuses): the text masked.
 	return fetch.RedactedText(raw)
 }
 

@@ -80,11 +80,9 @@ func maskedCommandLine(args []string) string {
 				prefix, val = k+"=", v
 			}
 		}
-		if u, err := fetch.Parse(val); err == nil {
-			if u.HasPassword {
-				val = u.Redacted()
-			}
-		} else {
+		if u, err := fetch.Parse(val); err == nil && u.HasPassword {
+			val = u.Redacted()
+		} else if err != nil || u.Host == "" {
 			val = fetch.RedactedText(val) // a malformed URL may hold one too
 		}
 		out = append(out, prefix+val)
