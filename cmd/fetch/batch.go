@@ -217,7 +217,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		}
 	}
 	if o.warc.maxSize > 0 { // the WARC rotates: NAME-00000.warc.gz, NAME-00001.warc.gz...
-		b.warcStem = strings.TrimSuffix(o.warc.path, ".warc.gz") + "-"
+		b.warcStem, _ = b.inRoot(strings.TrimSuffix(o.warc.path, ".warc.gz") + "-")
 	}
 	if b.c, err = newClient(o, s); err != nil {
 		b.log.close()
@@ -646,29 +646,34 @@ func (b *batch) claim(dest, id string) string {
 // reserve keeps the file p from every URL, as claim spells names
 // (the output directory joined with the name in it).
 func (b *batch) reserve(p string) {
-	root, err1 := resolvedPath(b.root)
-	abs, err2 := resolvedPath(p)
-	if err1 != nil || err2 != nil {
-		return
-	}
-	if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
-		b.names[fileKey(filepath.Join(b.root, rel))] = digestName("") // no URL's
+	if name, ok := b.inRoot(p); ok {
+		b.names[fileKey(name)] = digestName("") // no URL's
 	}
 }
 
-// isWARCPart reports whether dest is one of the files of a rotating
-// WARC (its stem, five or more digits, .warc.gz), which reserve cannot
-// list in advance.
+// inRoot is p as claim spells a name in the output directory (the
+// output directory joined with its path there), when p is inside it.
+func (b *batch) inRoot(p string) (string, bool) {
+	root, err1 := resolvedPath(b.root)
+	abs, err2 := resolvedPath(p)
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return filepath.Join(b.root, rel), true
+}
+
+// isWARCPart reports whether dest is one of the files of a rotating WARC
+// in the output directory (its stem, five or more digits, .warc.gz),
+// which reserve cannot list in advance.
 func (b *batch) isWARCPart(dest string) bool {
-	if b.warcStem == "" {
+	if b.warcStem == "" || !strings.HasPrefix(dest, b.warcStem) {
 		return false
 	}
-	a, err1 := filepath.Abs(dest)
-	stem, err2 := filepath.Abs(b.warcStem)
-	if err1 != nil || err2 != nil || !strings.HasPrefix(a, stem) {
-		return false
-	}
-	digits, ok := strings.CutSuffix(a[len(stem):], ".warc.gz")
+	digits, ok := strings.CutSuffix(dest[len(b.warcStem):], ".warc.gz")
 	return ok && len(digits) >= 5 && strings.Trim(digits, "0123456789") == ""
 }
 

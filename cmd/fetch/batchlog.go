@@ -50,29 +50,18 @@ const maxLogLine = 1 << 20
 // log without it, where the next line goes.
 func readDone(name string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
 	done, names = map[string]bool{}, map[nameDigest]nameDigest{}
-	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && name != os.DevNull {
-		// before opening: a FIFO's open waits for a writer, and a
-		// device would be read without end (/dev/zero)
+	// Checked before opening: a FIFO's open waits for a writer, and a
+	// device would be read without end (/dev/zero).
+	if fi, err := os.Stat(name); errors.Is(err, os.ErrNotExist) || err == nil && name == os.DevNull {
+		return done, names, 0, nil // a new log, or none kept
+	} else if err == nil && !fi.Mode().IsRegular() {
 		return nil, nil, 0, errors.New("not a regular file")
 	}
 	f, err := os.Open(name)
-	if errors.Is(err, os.ErrNotExist) {
-		return done, names, 0, nil
-	}
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, nil, 0, err
-	} else if !fi.Mode().IsRegular() {
-		if name == os.DevNull {
-			return done, names, 0, nil // no log kept: nothing done
-		}
-		// a device or a pipe would be read without end (/dev/zero) or
-		// consumed
-		return nil, nil, 0, errors.New("not a regular file")
-	}
 	r := bufio.NewReader(f)
 	for {
 		line, n, err := readLogLine(r)
