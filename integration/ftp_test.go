@@ -89,6 +89,41 @@ func TestFTPContent(t *testing.T) {
 	})
 }
 
+// TestFTPSizeOnce: vsftpd ends RETR's 150 reply with the file's byte
+// count, so a reused session sends SIZE before its first file only and
+// checks the others against the 150's count; pyftpdlib's 150 has no count
+// and gets SIZE every time. Every file's bytes and size are checked.
+func TestFTPSizeOnce(t *testing.T) {
+	want := map[string]int{"vsftpd": 1, "pyftpdlib": 3}
+	eachFTPNamed(t, func(t *testing.T, server, addr string) {
+		var files []contentFile
+		for _, f := range contentManifest(t) {
+			if f.Path != "100m.bin" && !unservable(server, f.Path) && len(files) < 3 {
+				files = append(files, f)
+			}
+		}
+		if len(files) < 3 {
+			t.Fatalf("%d files in the manifest", len(files))
+		}
+		sizes := 0
+		c := ftpClient(ftp.Config{}, fetch.Options{Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) {
+			if d == fetch.DirSent && strings.HasPrefix(l, "SIZE ") {
+				sizes++
+			}
+		})})
+		defer c.Close()
+		for _, f := range files {
+			u := "ftp://" + addr + "/" + escapePath(f.Path)
+			if got := fetchSHA(t, c, u); got != f.SHA256 {
+				t.Errorf("%s: sha256 %s, want %s", u, got, f.SHA256)
+			}
+		}
+		if sizes != want[server] {
+			t.Errorf("%d SIZE commands for %d files, want %d", sizes, len(files), want[server])
+		}
+	})
+}
+
 // contentDirs lists every directory of the content tree ("" is the root),
 // with the files each holds according to the manifest.
 func contentDirs(t *testing.T) map[string]map[string]string {

@@ -53,6 +53,12 @@ type session struct {
 	atKnown bool     // at is valid (false after a failed CWD)
 	typ     string   // the TYPE in force, "" when unknown
 
+	// countIn150 is true once a 150 reply to RETR on this connection gave
+	// the byte count that SIZE had given: later binary RETRs from the
+	// start skip SIZE (one round trip a file) and check the transfer
+	// against the 150's count. A 150 without it brings SIZE back.
+	countIn150 bool
+
 	lastUsed   time.Time // when the last request gave the connection back
 	unverified bool      // reused without a check (see Driver.checkAfter)
 	replies    int       // replies read on the connection

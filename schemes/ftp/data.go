@@ -26,7 +26,7 @@ type dataConn interface {
 
 // openData prepares the data connection for the next transfer command.
 func (s *session) openData(ctx context.Context) (dataConn, error) {
-	dc, err := s.startData(ctx)
+	dc, err := s.startData(ctx, false)
 	if err != nil {
 		return nil, err
 	}
@@ -37,15 +37,17 @@ func (s *session) openData(ctx context.Context) (dataConn, error) {
 	return dc, nil
 }
 
-// startData is openData returning while a passive connection is still
-// being dialled, so that commands sent meanwhile (RETR's SIZE, MDTM and
-// REST) overlap the dial's round trip, as in curl; the caller calls
-// ready before the transfer command.
-func (s *session) startData(ctx context.Context) (dataConn, error) {
+// startData is openData that, with overlap, returns while a passive
+// connection is still being dialled, so that the commands the caller
+// sends meanwhile (RETR's SIZE, MDTM and REST) overlap the dial's round
+// trip, as in curl; the caller calls ready before the transfer command.
+// Without overlap the dial is made here: a goroutine would only add a
+// hand-off when nothing is sent before the transfer command.
+func (s *session) startData(ctx context.Context, overlap bool) (dataConn, error) {
 	if s.d.cfg.Active {
 		return s.active(ctx)
 	}
-	p, err := s.passive(ctx)
+	p, err := s.passive(ctx, overlap)
 	if err != nil {
 		return nil, err // not a nil *passiveConn in a non-nil dataConn
 	}
@@ -83,8 +85,9 @@ func (p *passiveConn) close() {
 }
 
 // passive asks for a passive data port, EPSV first (RFC 2428) and PASV
-// when EPSV is disabled or refused, and starts dialling it.
-func (s *session) passive(ctx context.Context) (*passiveConn, error) {
+// when EPSV is disabled or refused, and dials it (in the background with
+// overlap).
+func (s *session) passive(ctx context.Context, overlap bool) (*passiveConn, error) {
 	if !s.noEPSV {
 		r, err := s.cmd("EPSV", wire.Lit("EPSV"))
 		if err != nil {
@@ -95,7 +98,7 @@ func (s *session) passive(ctx context.Context) (*passiveConn, error) {
 			if err != nil {
 				return nil, s.badData("EPSV", r, err)
 			}
-			return s.dialData(ctx, port)
+			return s.dialData(ctx, port, overlap)
 		}
 		if r.Code == 421 {
 			// Closing (a pooled connection the server gave up): not a
@@ -119,7 +122,7 @@ func (s *session) passive(ctx context.Context) (*passiveConn, error) {
 	if ip != s.dataHost {
 		s.req.Trace(fetch.DirInfo, fmt.Sprintf("ignoring the address %s in the PASV reply: data goes to the control peer %s", ip, s.dataHost))
 	}
-	return s.dialData(ctx, port)
+	return s.dialData(ctx, port, overlap)
 }
 
 func (s *session) badData(op string, r reply, err error) *fetch.Error {
@@ -132,10 +135,11 @@ func (s *session) badData(op string, r reply, err error) *fetch.Error {
 // default, would only cost four socket options a file.
 var dataDialer = &net.Dialer{KeepAlive: -1}
 
-// dialData starts connecting to a passive data port on the control peer,
-// after the port policy has accepted it: a server must not make us talk
-// to port 25 or another reserved port (RFC 1738 §6).
-func (s *session) dialData(ctx context.Context, port int) (*passiveConn, error) {
+// dialData connects to a passive data port on the control peer, in the
+// background with overlap, after the port policy has accepted it: a
+// server must not make us talk to port 25 or another reserved port
+// (RFC 1738 §6).
+func (s *session) dialData(ctx context.Context, port int, overlap bool) (*passiveConn, error) {
 	if err := s.checkDataPort(port); err != nil {
 		return nil, err
 	}
@@ -154,6 +158,11 @@ func (s *session) dialData(ctx context.Context, port int) (*passiveConn, error) 
 		quiet.Options.Dialer = dataDialer
 	}
 	p := &passiveConn{done: make(chan struct{})}
+	if !overlap {
+		p.c, p.err = quiet.Dial(ctx, addr)
+		close(p.done)
+		return p, nil
+	}
 	go func() {
 		defer close(p.done)
 		p.c, p.err = quiet.Dial(ctx, addr)

@@ -31,6 +31,9 @@ type fakeServer struct {
 	hook func(c *fakeConn, verb, arg string) bool
 	// greeting replaces the 220 line.
 	greeting string
+	// opening, when set, makes RETR's 150 line from the number of bytes
+	// to be sent.
+	opening func(n int) string
 
 	start sync.Once
 	mu    sync.Mutex
@@ -299,7 +302,11 @@ func (c *fakeConn) command(verb, arg string) bool {
 		if c.rest > int64(len(f)) {
 			c.rest = int64(len(f))
 		}
-		c.send(f[c.rest:])
+		if s.opening != nil {
+			c.sendWith(s.opening(len(f)-int(c.rest)), f[c.rest:])
+		} else {
+			c.send(f[c.rest:])
+		}
 		c.rest = 0
 	case "LIST", "MLSD", "NLST":
 		if verb == "MLSD" && !s.mlsd {
@@ -339,13 +346,16 @@ func (c *fakeConn) dataConn() (net.Conn, error) {
 }
 
 // send transfers data with the usual 150 ... 226.
-func (c *fakeConn) send(data string) {
+func (c *fakeConn) send(data string) { c.sendWith("150 Opening data connection.", data) }
+
+// sendWith is send with opening as the 150 line.
+func (c *fakeConn) sendWith(opening, data string) {
 	dc, err := c.dataConn()
 	if err != nil {
 		c.reply("425 Can't open data connection.")
 		return
 	}
-	c.reply("150 Opening data connection.")
+	c.reply("%s", opening)
 	io.WriteString(dc, data)
 	dc.Close()
 	c.reply("226 Transfer complete.")

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,18 @@ func FuzzParseMDTM(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if tm, err := parseMDTM(s); err == nil && tm.Location() != time.UTC {
 			t.Fatalf("%q: %v", s, tm)
+		}
+	})
+}
+
+func FuzzByteCount(f *testing.F) {
+	for _, s := range []string{"Opening BINARY mode data connection for f (1024 bytes).", "x (7 Bytes)", "(", "( bytes)", "(-1 bytes)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, ok := byteCount(reply{Code: 150, Lines: []string{"first line", s}})
+		if ok && (n < 0 || !strings.Contains(s, "("+strconv.FormatInt(n, 10)) && !strings.Contains(s, "(0")) {
+			t.Fatalf("%q: %d", s, n)
 		}
 	})
 }

@@ -459,3 +459,124 @@ func TestNoModTime(t *testing.T) {
 		}
 	}
 }
+
+// vsftpdOpening is vsftpd's 150 reply to RETR, which ends with the count.
+func vsftpdOpening(n int) string {
+	return fmt.Sprintf("150 Opening BINARY mode data connection for f (%d bytes).", n)
+}
+
+// TestCountIn150: once a server's 150 reply has given the count SIZE gave,
+// a reused session leaves SIZE out and checks the transfer against the
+// 150's count; a server whose 150 carries no count, or another one, gets
+// SIZE before every binary RETR, and so does a RETR from an offset.
+func TestCountIn150(t *testing.T) {
+	files := map[string]string{"/a.bin": "first file", "/b.bin": "the second", "/c.bin": "and a third one"}
+	for _, tc := range []struct {
+		name    string
+		opening func(n int) string
+		sizes   int // SIZE commands for the three files
+	}{
+		{"count", vsftpdOpening, 1},
+		{"count in capitals", func(n int) string { return fmt.Sprintf("150 Here it comes (%d Bytes)", n) }, 1},
+		{"no count", func(int) string { return "150 Here it comes." }, 3},
+		{"another count", func(n int) string { return vsftpdOpening(n + 1) }, 3},
+		{"not a count", func(n int) string { return fmt.Sprintf("150 file (%dx bytes)", n) }, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newFake(t)
+			for p, c := range files {
+				s.add(p, c)
+			}
+			s.opening = tc.opening
+			sizes := 0
+			s.hook = func(c *fakeConn, verb, arg string) bool {
+				if verb == "SIZE" {
+					sizes++
+				}
+				return false
+			}
+			c, _ := pooledClient(fetch.Options{})
+			defer c.Close()
+			for _, p := range []string{"/a.bin", "/b.bin", "/c.bin"} {
+				got, res, err := get(t, c, "ftp://"+s.addr()+p)
+				if err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+				if got != files[p] {
+					t.Fatalf("%s: %q, want %q", p, got, files[p])
+				}
+				if tc.sizes == 1 && res.Document.Size != int64(len(files[p])) {
+					t.Errorf("%s: size %d, want %d", p, res.Document.Size, len(files[p]))
+				}
+			}
+			if sizes != tc.sizes {
+				t.Errorf("%d SIZE commands, want %d\n%s", sizes, tc.sizes, s.transcript())
+			}
+			if n := len(s.controls()); n != 1 {
+				t.Errorf("%d control connections, want 1", n)
+			}
+			if tc.sizes != 1 {
+				return
+			}
+			// From an offset, SIZE tells whether the offset is past the end.
+			if got, _, err := getAt(t, c, "ftp://"+s.addr()+"/c.bin", 4); err != nil || got != files["/c.bin"][4:] {
+				t.Fatalf("from offset 4: %q, %v", got, err)
+			}
+			if sizes != 2 {
+				t.Errorf("from an offset: %d SIZE commands in all, want 2", sizes)
+			}
+		})
+	}
+}
+
+// TestCountIn150Truncated: after SIZE was left out, a transfer shorter
+// than the 150's count is fetch.ErrTruncated, as it would be against SIZE.
+func TestCountIn150Truncated(t *testing.T) {
+	s := newFake(t)
+	s.add("/a.bin", "first file")
+	s.add("/b.bin", "the second")
+	retrs := 0
+	s.opening = func(n int) string {
+		retrs++
+		if retrs > 1 {
+			n += 5 // says more than it sends
+		}
+		return vsftpdOpening(n)
+	}
+	c, _ := pooledClient(fetch.Options{})
+	defer c.Close()
+	wantBody(t, c, "ftp://"+s.addr()+"/a.bin", "first file")
+	_, _, err := get(t, c, "ftp://"+s.addr()+"/b.bin")
+	if !errors.Is(err, fetch.ErrTruncated) {
+		t.Fatalf("got %v, want ErrTruncated", err)
+	}
+	if !strings.Contains(s.transcript(), "RETR b.bin") || strings.Count(s.transcript(), "SIZE") != 1 {
+		t.Fatalf("transcript:\n%s", s.transcript())
+	}
+}
+
+func TestByteCount(t *testing.T) {
+	for in, want := range map[string]int64{
+		"Opening BINARY mode data connection for d.bin (1024 bytes).": 1024,
+		"Opening BINARY mode data connection for d.bin (0 bytes)":     0,
+		"Opening BINARY mode data connection for a (b) (7 Bytes).":    7,
+		"Data connection already open; Transfer starting.":            -1,
+		"Opening data connection for x (1024 bytes":                   -1,
+		"Opening data connection for x ( bytes).":                     -1,
+		"Opening data connection for x (-1 bytes).":                   -1,
+		"Opening data connection for x (+1 bytes).":                   -1,
+		"Opening data connection for x (1024 bytes). Enjoy":           -1,
+		"Opening data connection for x (99999999999999999999 bytes).": -1,
+	} {
+		n, ok := byteCount(reply{Code: 150, Lines: []string{in}})
+		if !ok {
+			n = -1
+		}
+		if n != want {
+			t.Errorf("%q: %d, want %d", in, n, want)
+		}
+	}
+	if _, ok := byteCount(reply{Code: 150}); ok {
+		t.Error("a reply without lines has a count")
+	}
+}

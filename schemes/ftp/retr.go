@@ -27,7 +27,12 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 	if err := s.setType(typ); err != nil {
 		return nil, false, err
 	}
-	dc, err := s.startData(ctx)
+	offset := s.req.Offset
+	// In ASCII mode the size on the wire is not the file's. SIZE is left
+	// out once this server's 150 replies have been seen to carry the same
+	// count (see countIn150).
+	askSize := typ == "I" && !(s.countIn150 && offset == 0)
+	dc, err := s.startData(ctx, askSize || !s.req.NoModTime || offset > 0)
 	if err != nil {
 		return nil, false, err
 	}
@@ -37,7 +42,7 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 		}
 	}()
 	size := int64(-1)
-	if typ == "I" { // in ASCII mode the size on the wire is not the file's
+	if askSize {
 		if r, err := s.cmd("SIZE", wire.Lit("SIZE "), wire.Arg("name", arg)); err != nil {
 			return nil, false, err
 		} else if r.Code == 213 {
@@ -54,7 +59,6 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 			mod, _ = parseMDTM(strings.TrimSpace(r.Text()))
 		}
 	}
-	offset := s.req.Offset
 	if size >= 0 && offset > size {
 		return nil, false, errorf(fetch.KindServer, "REST", "cannot resume at byte %d: the file has %d bytes", offset, size)
 	}
@@ -93,6 +97,17 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 		}
 		return nil, false, s.refused("RETR", r, nil)
 	}
+	if typ == "I" && offset == 0 && r.Class() == 1 {
+		n, ok := byteCount(r)
+		switch {
+		case !askSize && ok:
+			size = n
+		case askSize && size >= 0:
+			s.countIn150 = ok && n == size
+		default:
+			s.countIn150 = false
+		}
+	}
 	data, err := dc.conn(ctx)
 	if err != nil {
 		return nil, false, err
@@ -111,6 +126,30 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 		}
 	}
 	return doc, false, nil
+}
+
+// byteCount reads the "(N bytes)" that many servers (vsftpd, ProFTPD,
+// wu-ftpd) put at the end of RETR's 150 reply.
+func byteCount(r reply) (int64, bool) {
+	if len(r.Lines) == 0 {
+		return 0, false
+	}
+	t := strings.TrimSuffix(strings.TrimSpace(r.Lines[len(r.Lines)-1]), ".")
+	i := strings.LastIndexByte(t, '(')
+	if i < 0 {
+		return 0, false
+	}
+	num, ok := strings.CutSuffix(strings.ToLower(t[i+1:]), " bytes)")
+	if !ok || num == "" || len(num) > 18 {
+		return 0, false
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	return n, err == nil
 }
 
 // parseMDTM reads a 213 reply's time, YYYYMMDDHHMMSS[.sss] in UTC
