@@ -519,7 +519,7 @@ func (b *batch) name(u *fetch.URL) (string, error) {
 		}
 		return rel, nil
 	}
-	name, err := remoteName(u)
+	name, err := remoteNameOf(b.c, u)
 	if err != nil {
 		return "", err
 	}

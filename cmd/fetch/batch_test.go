@@ -489,9 +489,16 @@ func TestBatchExitSeverity(t *testing.T) {
 	// A URL its scheme's grammar refuses is malformed (3) under a
 	// template as under -O, not a usage error of the template (2).
 	for _, out := range [][]string{{"-O"}, {"-o", "{path}"}} {
-		args := append(append(out, "--output-dir", dir, "-q"), "gopher://u:p@127.0.0.1:7070/0/x")
-		if code, _, stderr := runFetch(t, "", args...); code != 3 {
-			t.Errorf("%v: exit %d, want 3 (%q)", out, code, stderr)
+		for _, u := range []string{"gopher://u:p@127.0.0.1:7070/0/x", "ftp:/u@127.0.0.1/x"} {
+			args := append(append(out, "--output-dir", dir, "-q"), u)
+			if code, _, stderr := runFetch(t, "", args...); code != 3 {
+				t.Errorf("%v %s: exit %d, want 3 (%q)", out, u, code, stderr)
+			}
+			// and one URL on its own, outside the batch engine
+			args = append(append(out[:len(out):len(out)], "-q"), u)
+			if code, _, stderr := runFetch(t, "", args...); code != 3 {
+				t.Errorf("%v %s alone: exit %d, want 3 (%q)", out, u, code, stderr)
+			}
 		}
 	}
 	if !moreSevere(7, 5) || !moreSevere(5, 6) || !moreSevere(6, 3) || moreSevere(3, 2) {

@@ -68,6 +68,17 @@ func remoteName(u *fetch.URL) (string, error) {
 	return name, nil
 }
 
+// remoteNameOf is remoteName after the grammar of u's scheme in c has
+// accepted u: a URL its scheme refuses (ftp:/u@h/x, a slash short) is
+// malformed (exit 3) under -O as anywhere else, not a name -O cannot make
+// (a usage error, exit 2).
+func remoteNameOf(c *fetch.Client, u *fetch.URL) (string, error) {
+	if _, err := c.View(u); err != nil {
+		return "", err
+	}
+	return remoteName(u)
+}
+
 // outputErr is a failure to write the output file dest: it names dest, the
 // file asked for, never the temporary file written beside it.
 func outputErr(op, dest string, err error) error {

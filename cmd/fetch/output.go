@@ -37,7 +37,7 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		}
 	}
 	if o.remoteName {
-		if dest, err = remoteName(u); err != nil {
+		if dest, err = remoteNameOf(c, u); err != nil {
 			return err
 		}
 	}
