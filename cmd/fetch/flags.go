@@ -296,8 +296,8 @@ Output
                         without one go to standard output; "-o -" is standard output and
                         writes even binary data to a terminal (refused there otherwise)
                         Once with {scheme} {host} {port} {path} {file} it is a template for
-                        every URL: -o 'mirror/{host}/{path}' (parts made safe; never outside
-                        the template's directory, which is created)
+                        every URL: -o 'mirror/{host}/{path}' (parts made safe as in a batch,
+                        never outside the template's directory, which is created)
   -O, --remote-name     write each URL to a file in the current directory named after the
                         last segment of its path (of the selector for gopher, without the
                         Gopher+ string); control characters become "_"

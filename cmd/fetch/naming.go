@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -163,87 +161,41 @@ func handsOff(d fetch.Driver) bool {
 	return ok
 }
 
-// isTemplate reports an -o value that names each URL's file by its parts:
-// {scheme}, {host}, {port}, {path} (the decoded path, or gopher selector,
-// segment by segment) and {name} (its last segment, as -O names it; also
-// {file}, as a batch's template calls it).
+// isTemplate reports an -o value that names each URL's file by its parts
+// (templateFields).
 func isTemplate(s string) bool {
-	for _, p := range []string{"{scheme}", "{host}", "{port}", "{path}", "{name}", "{file}"} {
-		if strings.Contains(s, p) {
+	for _, f := range templateFields {
+		if strings.Contains(s, f) {
 			return true
 		}
 	}
 	return false
 }
 
-// expandTemplate is the file an -o template names for u. Every part taken
-// from the URL is made safe as -O makes names ("/" only between {path}'s
-// segments, no "." or ".." segment, no control character), and the result
-// never leaves the template's own directory (what precedes the first
-// "{"); the directories it needs are created.
-func expandTemplate(tmpl string, u *fetch.URL, defaultPort int) (string, error) {
-	bad := func(msg string) error {
-		return &fetch.Error{Kind: fetch.KindUsage, Op: "-o", URL: u.Redacted(), Offset: -1, Err: errors.New(msg)}
+// expandTemplate is the file an -o template of several URLs on the
+// command line names for u. The fields are a batch's (templateName), made
+// safe the same way; the template's directory, up to the segment holding
+// its first field, is taken as written, and the file never leaves it. The
+// directories the file needs are created.
+func expandTemplate(tmpl string, u *fetch.URL) (string, error) {
+	first := len(tmpl)
+	for _, f := range templateFields {
+		if i := strings.Index(tmpl, f); i >= 0 && i < first {
+			first = i
+		}
 	}
-	segs, err := pathSegments(u)
+	dir := tmpl[:strings.LastIndexAny(tmpl[:first], "/"+string(filepath.Separator))+1]
+	rel, err := templateName(tmpl[len(dir):], u)
+	var fe *fetch.Error
+	if err != nil && !errors.As(err, &fe) {
+		err = &fetch.Error{Kind: fetch.KindUsage, Op: "-o", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
+	}
 	if err != nil {
 		return "", err
 	}
-	var name string
-	if strings.Contains(tmpl, "{name}") || strings.Contains(tmpl, "{file}") {
-		if name, err = remoteName(u); err != nil {
-			return "", err
-		}
-	}
-	host := safeName(strings.NewReplacer(":", "_", "[", "", "]", "").Replace(u.Host))
-	if host == "" {
-		host = "localhost"
-	}
-	path := strings.Join(segs, "/")
-	if path == "" {
-		path = "index"
-	}
-	out := strings.NewReplacer("{scheme}", u.Scheme, "{host}", host, "{port}", strconv.Itoa(u.PortOr(defaultPort)),
-		"{path}", path, "{name}", name, "{file}", name).Replace(tmpl)
-	base := filepath.Dir(tmpl[:strings.IndexByte(tmpl, '{')] + "x")
-	rel, err := filepath.Rel(base, filepath.Clean(out))
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return "", bad(fmt.Sprintf("the template gives %q, outside %s", out, base))
-	}
+	out := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(out), 0o777); err != nil {
 		return "", outputErr("create the directory of", out, err)
-	}
-	return out, nil
-}
-
-// pathSegments are the decoded segments of u's path (of the selector for
-// gopher), each made safe, with empty, "." and ".." segments left out.
-func pathSegments(u *fetch.URL) ([]string, error) {
-	var raw []string
-	if u.Scheme == "gopher" {
-		g, err := gopher.ParseURL(u)
-		if err != nil {
-			return nil, err
-		}
-		raw = strings.Split(g.Selector, "/")
-	} else {
-		p := u.Path
-		if i := strings.IndexAny(p, ";?"); i >= 0 {
-			p = p[:i]
-		}
-		for _, s := range strings.Split(p, "/") {
-			d, err := fetch.Unescape(s)
-			if err != nil {
-				return nil, err
-			}
-			raw = append(raw, strings.Split(d, "/")...)
-		}
-	}
-	var out []string
-	for _, s := range raw {
-		if s = safeName(s); s != "" && s != "." && s != ".." {
-			out = append(out, s)
-		}
 	}
 	return out, nil
 }

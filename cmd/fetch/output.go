@@ -32,7 +32,7 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 	}
 	dest, forced := o.destFor(i)
 	if isTemplate(dest) {
-		if dest, err = expandTemplate(dest, u, c.DefaultPortOf(u.Scheme)); err != nil {
+		if dest, err = expandTemplate(dest, u); err != nil {
 			return err
 		}
 	}

@@ -434,10 +434,10 @@ func TestOutputTemplate(t *testing.T) {
 	}
 	host := strings.ReplaceAll(strings.TrimPrefix(srv.URL, "http://"), ":", "_")
 	for name, want := range map[string]string{
-		"a/b.txt":     "at /a/b.txt",
-		"c.txt":       "at /c.txt",
-		"x/evil_.txt": "at /x/%2E%2E/%2E%2E/%2E%2E/evil%0A.txt",
-		"index":       "at /",
+		"a/b.txt":           "at /a/b.txt",
+		"c.txt":             "at /c.txt",
+		"x/_/_/_/evil_.txt": "at /x/%2E%2E/%2E%2E/%2E%2E/evil%0A.txt",
+		"index":             "at /",
 	} {
 		got, err := os.ReadFile(filepath.Join(dir, "mirror", host, filepath.FromSlash(name)))
 		if err != nil || string(got) != want {
@@ -454,7 +454,7 @@ func TestOutputTemplate(t *testing.T) {
 	}
 	u, _ := fetch.Parse("gopher://h/0/dir/about.txt%09%09+")
 	for _, field := range []string{"{name}", "{file}"} { // one field, two spellings
-		got, err := expandTemplate(filepath.Join(dir, "g", "{scheme}-"+field), u, 70)
+		got, err := expandTemplate(filepath.Join(dir, "g", "{scheme}-"+field), u)
 		if err != nil || got != filepath.Join(dir, "g", "gopher-about.txt") {
 			t.Errorf("gopher %s: %q, %v", field, got, err)
 		}
@@ -481,5 +481,45 @@ func TestTerminalFdStandardFiles(t *testing.T) {
 	}
 	if _, is := terminalFd(&bytes.Buffer{}); is {
 		t.Error("a buffer is taken for a terminal")
+	}
+}
+
+// TestExpandTemplateIsTheBatchs: the -o template of several URLs on the
+// command line names files as a batch's template does, below the
+// template's own directory, which is taken as written.
+func TestExpandTemplateIsTheBatchs(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ tmpl, url string }{
+		{"{host}/{path}", "http://example.org/dir/"},
+		{"{host}/{path}", "http://example.org/%2e%2e/%2e%2e/etc/passwd"},
+		{"{scheme}/{host}/{path}", "news:<a/b@example>"},
+		{"{host}/{file}", "gopher://127.0.0.1:7070/1"},
+		{"{host}_{port}/{path}", "ftp://127.0.0.1/pub/f;type=a"},
+		{"{path}/../../x", "http://h/f"},
+	} {
+		u, err := fetch.Parse(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := templateName(tc.tmpl, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := expandTemplate(dir+"/m/"+tc.tmpl, u) // not Join, which would clean it
+		if err != nil || got != filepath.Join(dir, "m", want) {
+			t.Errorf("%s %s: %q, %v; want %q", tc.tmpl, tc.url, got, err, filepath.Join(dir, "m", want))
+		}
+	}
+	// The literal part of the field's own segment stays with it, and a
+	// directory given before the fields is the user's, ".." included.
+	u, _ := fetch.Parse("http://h/a/b.txt")
+	for tmpl, want := range map[string]string{
+		"m/copy-of-{file}":    "m/copy-of-b.txt",
+		"m/sub/../{host}.txt": "m/sub/../h.txt",
+	} {
+		got, err := expandTemplate(dir+"/"+tmpl, u)
+		if err != nil || got != filepath.Join(dir, want) {
+			t.Errorf("%s: %q, %v; want %q", tmpl, got, err, filepath.Join(dir, want))
+		}
 	}
 }
