@@ -80,10 +80,10 @@ func maskedCommandLine(args []string) string {
 				prefix, val = k+"=", v
 			}
 		}
-		if u, err := fetch.Parse(val); err == nil && u.HasPassword {
-			val = u.Redacted()
-		} else if err != nil || u.Host == "" {
-			val = fetch.RedactedText(val) // a malformed URL may hold one too
+		// A URL with a host and no password stays as written; any other
+		// text may hold a password (a malformed URL too): redactArg's.
+		if u, err := fetch.Parse(val); err != nil || u.HasPassword || u.Host == "" {
+			val = redactArg(val)
 		}
 		out = append(out, prefix+val)
 	}
