@@ -92,7 +92,8 @@ func TestFTPContent(t *testing.T) {
 // TestFTPSizeOnce: vsftpd ends RETR's 150 reply with the file's byte
 // count, so a reused session sends SIZE before its first file only and
 // checks the others against the 150's count; pyftpdlib's 150 has no count
-// and gets SIZE every time. Every file's bytes and size are checked.
+// and gets SIZE every time. Every file's SHA-256 is checked, and its size
+// against the one announced (fetchSHA).
 func TestFTPSizeOnce(t *testing.T) {
 	want := map[string]int{"vsftpd": 1, "pyftpdlib": 3}
 	eachFTPNamed(t, func(t *testing.T, server, addr string) {

@@ -580,3 +580,72 @@ func TestByteCount(t *testing.T) {
 		t.Error("a reply without lines has a count")
 	}
 }
+
+// TestCountIn150Missing: when SIZE was left out and RETR's reply brings
+// no count after all (a 150 without one, a 125, a 226 before the data),
+// SIZE is asked once the data has ended, so a short transfer is still
+// fetch.ErrTruncated, and the next file gets SIZE before RETR again.
+func TestCountIn150Missing(t *testing.T) {
+	const second = "the second file, whole"
+	for _, tc := range []struct {
+		name, first string // the reply before the data ("" when 226 comes first)
+		short       bool
+	}{
+		{"150 without a count", "150 Here it comes.", true},
+		{"125", "125 Data connection already open; transfer starting.", true},
+		{"226 first", "", true},
+		{"150 without a count, whole", "150 Here it comes.", false},
+		{"226 first, whole", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newFake(t)
+			s.add("/a.bin", "first file")
+			s.add("/b.bin", second)
+			s.add("/c.bin", "the third")
+			s.opening = vsftpdOpening
+			var sizes []string
+			s.hook = func(c *fakeConn, verb, arg string) bool {
+				if verb == "SIZE" {
+					sizes = append(sizes, arg)
+				}
+				if verb != "RETR" || arg != "b.bin" {
+					return false
+				}
+				dc, err := c.dataConn()
+				if err != nil {
+					c.reply("425 No data connection.")
+					return true
+				}
+				if tc.first == "" {
+					c.reply("226 Transfer complete.")
+				} else {
+					c.reply("%s", tc.first)
+				}
+				data := second
+				if tc.short {
+					data = second[:7]
+				}
+				io.WriteString(dc, data)
+				dc.Close()
+				if tc.first != "" {
+					c.reply("226 Transfer complete.")
+				}
+				return true
+			}
+			c, _ := pooledClient(fetch.Options{})
+			defer c.Close()
+			wantBody(t, c, "ftp://"+s.addr()+"/a.bin", "first file")
+			got, _, err := get(t, c, "ftp://"+s.addr()+"/b.bin")
+			if tc.short && !errors.Is(err, fetch.ErrTruncated) {
+				t.Fatalf("short b.bin: %q, %v; want ErrTruncated", got, err)
+			}
+			if !tc.short && (err != nil || got != second) {
+				t.Fatalf("b.bin: %q, %v", got, err)
+			}
+			wantBody(t, c, "ftp://"+s.addr()+"/c.bin", "the third")
+			if want := "a.bin b.bin c.bin"; strings.Join(sizes, " ") != want {
+				t.Errorf("SIZE for %q, want %q", sizes, want)
+			}
+		})
+	}
+}

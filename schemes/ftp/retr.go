@@ -17,8 +17,8 @@ import (
 )
 
 // retrieve sends TYPE, EPSV or PASV (the data connection is dialled while
-// the next commands run), SIZE, MDTM (unless the request does not want
-// the time), REST and RETR for the URL's name. When
+// the next commands run), SIZE (see countIn150), MDTM (unless the request
+// does not want the time), REST and RETR for the URL's name. When
 // RETR is refused with 550 and CWD <name> succeeds, the name is a
 // directory: isDir is true and the session is inside it.
 func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, isDir bool, err error) {
@@ -97,12 +97,20 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 		}
 		return nil, false, s.refused("RETR", r, nil)
 	}
-	if typ == "I" && offset == 0 && r.Class() == 1 {
+	sizeAfter := ""
+	if typ == "I" && offset == 0 {
 		n, ok := byteCount(r)
+		ok = ok && r.Class() == 1
 		switch {
 		case !askSize && ok:
 			size = n
-		case askSize && size >= 0:
+		case !askSize:
+			// No count this time (a 125, a 150 without one, a 226 at
+			// once): SIZE is asked once the data has ended, so that
+			// this file is checked too, and before the next ones.
+			s.countIn150 = false
+			sizeAfter = arg
+		case size >= 0:
 			s.countIn150 = ok && n == size
 		default:
 			s.countIn150 = false
@@ -113,7 +121,7 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 		return nil, false, err
 	}
 	data = s.req.CaptureReads(data) // the file as sent, before ASCII conversion
-	t := &transfer{s: s, data: data, want: -1, final: r.Class() == 2}
+	t := &transfer{s: s, data: data, want: -1, final: r.Class() == 2, sizeAfter: sizeAfter}
 	if size >= 0 {
 		t.want = size - offset
 	}
@@ -168,13 +176,16 @@ func parseMDTM(s string) (time.Time, error) {
 // data is only a success once the control connection says 2xx and the
 // byte count matches SIZE; otherwise Read fails with fetch.ErrTruncated.
 type transfer struct {
-	s     *session
-	data  net.Conn
-	n     int64 // bytes read from the data connection
-	want  int64 // bytes SIZE promised from the offset on, or -1
-	final bool  // the final reply was read
-	err   error // sticky: io.EOF after a good end
-	shut  bool
+	s    *session
+	data net.Conn
+	n    int64 // bytes read from the data connection
+	want int64 // bytes SIZE promised from the offset on, or -1
+	// sizeAfter, when set, is the name to ask SIZE of after the final
+	// reply: SIZE was left out and RETR's reply gave no count.
+	sizeAfter string
+	final     bool  // the final reply was read
+	err       error // sticky: io.EOF after a good end
+	shut      bool
 }
 
 func (t *transfer) Read(p []byte) (int, error) {
@@ -243,8 +254,31 @@ func (t *transfer) finish() error {
 			return t.truncated(fmt.Sprintf("the server ended the transfer after %d bytes", t.n), r)
 		}
 	}
+	if err := t.askSize(); err != nil {
+		return err
+	}
 	if t.want >= 0 && t.n < t.want {
 		return t.truncated(fmt.Sprintf("%d of %d bytes", t.n, t.want), reply{})
+	}
+	return nil
+}
+
+// askSize sends the SIZE left out before RETR (sizeAfter), once the
+// transfer's final reply is in, and sets want from its answer.
+func (t *transfer) askSize() error {
+	if t.sizeAfter == "" {
+		return nil
+	}
+	name := t.sizeAfter
+	t.sizeAfter = ""
+	r, err := t.s.cmd("SIZE", wire.Lit("SIZE "), wire.Arg("name", name))
+	if err != nil {
+		return err
+	}
+	if r.Code == 213 {
+		if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
+			t.want = n
+		}
 	}
 	return nil
 }
@@ -270,8 +304,8 @@ func (t *transfer) Close() error {
 		t.data.Close()
 		if t.final {
 			// The server said 2xx before any data; nothing more to read.
-			err = nil
-			if t.want >= 0 && t.n < t.want {
+			err = t.askSize()
+			if err == nil && t.want >= 0 && t.n < t.want {
 				err = t.truncated(fmt.Sprintf("closed after %d of %d bytes", t.n, t.want), reply{})
 			}
 		} else {
