@@ -501,6 +501,14 @@ func TestBatchExitSeverity(t *testing.T) {
 			}
 		}
 	}
+	// Through a proxy the URL is the proxy's to judge, under -O as under
+	// -o: both reach the proxy (here refused by the port policy, 4).
+	for _, out := range [][]string{{"-O"}, {"-o", filepath.Join(dir, "f")}} {
+		args := append(append(out, "-q", "--proxy", "http://127.0.0.1:1"), "ftp://h.invalid/x;type=z")
+		if code, _, stderr := runFetch(t, "", args...); code != 4 {
+			t.Errorf("%v through a proxy: exit %d, want 4 (%q)", out, code, stderr)
+		}
+	}
 	if !moreSevere(7, 5) || !moreSevere(5, 6) || !moreSevere(6, 3) || moreSevere(3, 2) {
 		t.Error("severity order")
 	}
@@ -544,6 +552,8 @@ func TestTemplateNames(t *testing.T) {
 		{"{scheme}/{host}/{path}", "news:<a/b@example>", "news/news/<a_b@example>"},
 		{"{host}/{path}", "nntp://127.0.0.1/local.test/3", "127.0.0.1/local.test/3"},
 		{"{host}/{path}", "http://[::1]:8080/f", "__1/f"},
+		{"{host}/{path}", "file:///etc/passwd", "localhost/etc/passwd"},
+		{"{host}", "file:///etc/passwd", "localhost"},
 		{"../../{file}", "http://h/f", "_/_/f"},
 		{"{path}/../../x", "http://h/f", "f/_/_/x"},
 		{"{file}", "http://h/" + tempPrefix + "1.2.x", "_fetch-part.1.2.x"}, // never taken for a killed run's file

@@ -25,7 +25,7 @@ func defaultPort(scheme string) int { return moduleSchemes().DefaultPort(scheme)
 //
 //	{scheme} the URL's scheme
 //	{host}   the host (IPv6 literal without brackets, ":" as "_"); for
-//	         news: URLs, "news"
+//	         news: URLs, "news"; "localhost" for a URL without one
 //	{port}   the port, the scheme's default when the URL names none
 //	{path}   the decoded path, "/" kept between segments; the selector for
 //	         gopher (never its search or Gopher+ string); "index" when
@@ -65,8 +65,11 @@ func templateName(t string, u *fetch.URL) (string, error) {
 	p := strings.Join(segs, "/")
 	file := segs[len(segs)-1]
 	host := strings.ReplaceAll(u.Host, ":", "_")
-	if u.Scheme == "news" {
+	switch {
+	case u.Scheme == "news":
 		host = "news"
+	case host == "":
+		host = "localhost" // file:///x (RFC 1738 §3.10), never "" beside a host's tree
 	}
 	r := strings.NewReplacer(
 		"{scheme}", u.Scheme,

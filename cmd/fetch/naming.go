@@ -69,10 +69,18 @@ func remoteName(u *fetch.URL) (string, error) {
 // remoteNameOf is remoteName after the grammar of u's scheme in c has
 // accepted u: a URL its scheme refuses (ftp:/u@h/x, a slash short) is
 // malformed (exit 3) under -O as anywhere else, not a name -O cannot make
-// (a usage error, exit 2).
+// (a usage error, exit 2). A URL a proxy takes is the proxy's to judge,
+// as the request itself is.
 func remoteNameOf(c *fetch.Client, u *fetch.URL) (string, error) {
-	if _, err := c.View(u); err != nil {
-		return "", err
+	proxied := false
+	if c.Options.Proxy != nil {
+		p, err := c.Options.Proxy(u)
+		proxied = err == nil && p != nil
+	}
+	if !proxied {
+		if _, err := c.View(u); err != nil {
+			return "", err
+		}
 	}
 	return remoteName(u)
 }
@@ -185,7 +193,7 @@ func expandTemplate(tmpl string, u *fetch.URL) (string, error) {
 		}
 	}
 	dir := tmpl[:strings.LastIndexAny(tmpl[:first], "/"+string(filepath.Separator))+1]
-	rel, err := templateName(tmpl[len(dir):], u)
+	rel, err := templateName(filepath.ToSlash(tmpl[len(dir):]), u)
 	var fe *fetch.Error
 	if err != nil && !errors.As(err, &fe) {
 		err = &fetch.Error{Kind: fetch.KindUsage, Op: "-o", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
