@@ -489,21 +489,22 @@ func TestTerminalFdStandardFiles(t *testing.T) {
 // template's own directory, which is taken as written.
 func TestExpandTemplateIsTheBatchs(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range []struct{ tmpl, url string }{
-		{"{host}/{path}", "http://example.org/dir/"},
-		{"{host}/{path}", "http://example.org/%2e%2e/%2e%2e/etc/passwd"},
-		{"{scheme}/{host}/{path}", "news:<a/b@example>"},
-		{"{host}/{file}", "gopher://127.0.0.1:7070/1"},
-		{"{host}_{port}/{path}", "ftp://127.0.0.1/pub/f;type=a"},
-		{"{path}/../../x", "http://h/f"},
+	for _, tc := range []struct{ tmpl, url, want string }{
+		{"{host}/{path}", "http://example.org/dir/", "example.org/dir/index"},
+		{"{host}/{path}", "http://example.org/%2e%2e/%2e%2e/etc/passwd", "example.org/_/_/etc/passwd"},
+		{"{scheme}/{host}/{path}", "news:<a/b@example>", "news/news/<a_b@example>"},
+		{"{host}/{file}", "gopher://127.0.0.1:7070/1", "127.0.0.1/index"},
+		{"{host}_{port}/{path}", "ftp://127.0.0.1/pub/f;type=a", "127.0.0.1_21/pub/f"},
+		{"{path}/../../x", "http://h/f", "f/_/_/x"},
+		{"{host}/{path}", "file:///etc/passwd", "localhost/etc/passwd"},
 	} {
 		u, err := fetch.Parse(tc.url)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want, err := templateName(tc.tmpl, u)
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || want != filepath.FromSlash(tc.want) {
+			t.Fatalf("templateName %s %s: %q, %v; want %q", tc.tmpl, tc.url, want, err, tc.want)
 		}
 		got, err := expandTemplate(dir+"/m/"+tc.tmpl, u) // not Join, which would clean it
 		if err != nil || got != filepath.Join(dir, "m", want) {
