@@ -66,23 +66,26 @@ func remoteName(u *fetch.URL) (string, error) {
 	return name, nil
 }
 
-// remoteNameOf is remoteName after the grammar of u's scheme in c has
-// accepted u: a URL its scheme refuses (ftp:/u@h/x, a slash short) is
-// malformed (exit 3) under -O as anywhere else, not a name -O cannot make
-// (a usage error, exit 2). A URL a proxy takes is the proxy's to judge,
-// as the request itself is.
+// remoteNameOf is remoteName, except that when -O can make no name of a
+// URL its scheme's grammar in c refuses (ftp:/u@h/x, a slash short), the
+// URL is malformed (exit 3) as anywhere else, not a name -O cannot make
+// (a usage error, exit 2). A URL a proxy takes is the proxy's to judge, as
+// the request itself is. The grammar is asked only after a failure: a
+// name costs nothing more.
 func remoteNameOf(c *fetch.Client, u *fetch.URL) (string, error) {
-	proxied := false
-	if c.Options.Proxy != nil {
-		p, err := c.Options.Proxy(u)
-		proxied = err == nil && p != nil
+	name, err := remoteName(u)
+	if err == nil {
+		return name, nil
 	}
-	if !proxied {
-		if _, err := c.View(u); err != nil {
+	if c.Options.Proxy != nil {
+		if p, perr := c.Options.Proxy(u); perr == nil && p != nil {
 			return "", err
 		}
 	}
-	return remoteName(u)
+	if _, verr := c.View(u); verr != nil {
+		return "", verr
+	}
+	return "", err
 }
 
 // outputErr is a failure to write the output file dest: it names dest, the
