@@ -17,7 +17,9 @@
 //     listed, with the canonical URL ending in "/". SIZE is left out on a
 //     connection whose server has put the same count in a RETR's 150 reply
 //     ("(N bytes)", as vsftpd, ProFTPD and wu-ftpd do): the transfer is
-//     checked against that count instead, a round trip less a file;
+//     checked against that count instead, a round trip less a file; a
+//     reply without the count brings SIZE back, asked after that file's
+//     data so that it is checked too;
 //   - no name (the path ends in "/"): the directory is listed, by MLSD when
 //     FEAT offers it, else by LIST.
 //
