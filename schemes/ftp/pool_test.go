@@ -495,7 +495,12 @@ func TestCountIn150(t *testing.T) {
 				}
 				return false
 			}
-			c, _ := pooledClient(fetch.Options{})
+			notes := 0 // -v's note that SIZE is left out from now on
+			c, _ := pooledClient(fetch.Options{Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) {
+				if d == fetch.DirInfo && strings.Contains(l, "SIZE is left out") {
+					notes++
+				}
+			})})
 			defer c.Close()
 			for _, p := range []string{"/a.bin", "/b.bin", "/c.bin"} {
 				got, res, err := get(t, c, "ftp://"+s.addr()+p)
@@ -511,6 +516,9 @@ func TestCountIn150(t *testing.T) {
 			}
 			if sizes != tc.sizes {
 				t.Errorf("%d SIZE commands, want %d\n%s", sizes, tc.sizes, s.transcript())
+			}
+			if want := map[bool]int{true: 1, false: 0}[tc.sizes == 1]; notes != want {
+				t.Errorf("%d notes that SIZE is left out, want %d", notes, want)
 			}
 			if n := len(s.controls()); n != 1 {
 				t.Errorf("%d control connections, want 1", n)

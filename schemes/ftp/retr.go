@@ -110,8 +110,12 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 			// this file is checked too, and before the next ones.
 			s.countIn150 = false
 			sizeAfter = arg
+			s.req.Trace(fetch.DirInfo, "no byte count in this reply: SIZE is asked after the data, and before RETR again")
 		case size >= 0:
 			s.countIn150 = ok && n == size
+			if s.countIn150 {
+				s.req.Trace(fetch.DirInfo, "the server's 150 reply gives SIZE's count: SIZE is left out on this connection from now on")
+			}
 		default:
 			s.countIn150 = false
 		}
