@@ -43,12 +43,8 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 	}()
 	size := int64(-1)
 	if askSize {
-		if r, err := s.cmd("SIZE", wire.Lit("SIZE "), wire.Arg("name", arg)); err != nil {
+		if size, err = s.size(arg); err != nil {
 			return nil, false, err
-		} else if r.Code == 213 {
-			if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
-				size = n
-			}
 		}
 	}
 	var mod time.Time
@@ -275,16 +271,24 @@ func (t *transfer) askSize() error {
 	}
 	name := t.sizeAfter
 	t.sizeAfter = ""
-	r, err := t.s.cmd("SIZE", wire.Lit("SIZE "), wire.Arg("name", name))
-	if err != nil {
-		return err
+	n, err := t.s.size(name)
+	if err == nil && n >= 0 {
+		t.want = n
 	}
-	if r.Code == 213 {
-		if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
-			t.want = n
-		}
+	return err
+}
+
+// size asks SIZE of name: the byte count of a 213 reply, -1 for any other
+// reply or a count that is not one.
+func (s *session) size(name string) (int64, error) {
+	r, err := s.cmd("SIZE", wire.Lit("SIZE "), wire.Arg("name", name))
+	if err != nil || r.Code != 213 {
+		return -1, err
 	}
-	return nil
+	if n, err := strconv.ParseInt(strings.TrimSpace(r.Text()), 10, 64); err == nil && n >= 0 {
+		return n, nil
+	}
+	return -1, nil
 }
 
 func (t *transfer) truncated(msg string, r reply) error {
