@@ -509,15 +509,7 @@ func hostKey(nntpServer string, u *fetch.URL) string {
 // name is the URL's file, relative to the output directory.
 func (b *batch) name(u *fetch.URL) (string, error) {
 	if b.tmpl != "" {
-		rel, err := templateName(b.tmpl, u)
-		var fe *fetch.Error
-		if errors.As(err, &fe) {
-			return "", err // the URL's own fault (its scheme's grammar), as under -O
-		}
-		if err != nil {
-			return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-o", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
-		}
-		return rel, nil
+		return templateFile(b.tmpl, u)
 	}
 	name, err := remoteNameOf(b.c, u)
 	if err != nil {

@@ -82,6 +82,18 @@ func templateName(t string, u *fetch.URL) (string, error) {
 	return safeRelative(r.Replace(t))
 }
 
+// templateFile is templateName with its failure classified: a URL its
+// scheme's grammar refuses is the URL's own fault (its error as it is,
+// exit 3, as under -O); any other is a usage error of the template.
+func templateFile(t string, u *fetch.URL) (string, error) {
+	rel, err := templateName(t, u)
+	var fe *fetch.Error
+	if err != nil && !errors.As(err, &fe) {
+		err = &fetch.Error{Kind: fetch.KindUsage, Op: "-o", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
+	}
+	return rel, err
+}
+
 // urlSegments is the URL's path decoded into segments, never empty: a
 // path that is empty or ends in "/" ends in "index".
 func urlSegments(u *fetch.URL) ([]string, error) {

@@ -196,11 +196,7 @@ func expandTemplate(tmpl string, u *fetch.URL) (string, error) {
 		}
 	}
 	dir := tmpl[:strings.LastIndexAny(tmpl[:first], "/"+string(filepath.Separator))+1]
-	rel, err := templateName(filepath.ToSlash(tmpl[len(dir):]), u)
-	var fe *fetch.Error
-	if err != nil && !errors.As(err, &fe) {
-		err = &fetch.Error{Kind: fetch.KindUsage, Op: "-o", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
-	}
+	rel, err := templateFile(filepath.ToSlash(tmpl[len(dir):]), u)
 	if err != nil {
 		return "", err
 	}
