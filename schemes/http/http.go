@@ -445,8 +445,10 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 	if doc.Offset > 0 {
 		doc.Size = total
 	}
-	if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
-		doc.ModTime = t
+	if !req.NoModTime {
+		if t, err := nethttp.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+			doc.ModTime = t
+		}
 	}
 	doc.Meta[fetch.MetaStatus] = resp.Status
 	for k, v := range resp.Header {

@@ -349,3 +349,25 @@ func TestMetaKey(t *testing.T) {
 		t.Errorf("metaKey of a listed name allocates %v times", n)
 	}
 }
+
+// Last-Modified becomes the document's ModTime, unless the request says
+// no date is wanted (a batch), which spares parsing it.
+func TestModTime(t *testing.T) {
+	addr := rawServer(t, "HTTP/1.1 200 OK\r\nLast-Modified: Tue, 03 Nov 1992 17:04:05 GMT\r\nContent-Length: 2\r\n\r\nok", nil)
+	want := time.Date(1992, time.November, 3, 17, 4, 5, 0, time.UTC)
+	c := newClient(fetch.Options{})
+	for _, skip := range []bool{false, true} {
+		u, err := c.Parse("http://" + addr + "/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := c.Do(context.Background(), &fetch.Request{URL: u, NoModTime: skip})
+		if err != nil {
+			t.Fatalf("NoModTime %v: %v", skip, err)
+		}
+		res.Close()
+		if got := res.Document.ModTime; skip && !got.IsZero() || !skip && !got.Equal(want) {
+			t.Errorf("NoModTime %v: ModTime %v", skip, got)
+		}
+	}
+}
