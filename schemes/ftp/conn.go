@@ -15,10 +15,19 @@ import (
 	"github.com/fetchproject/fetch/fetch/wire"
 )
 
-// maxReplyLines bounds a multi-line reply (a banner, FEAT) so a server
-// cannot make the client buffer without end; each line is bounded by the
-// wire reader.
-const maxReplyLines = 4096
+// maxReplyLines and maxReplyBytes bound a multi-line reply (a banner,
+// FEAT) so a server cannot make the client buffer without end; each line
+// is bounded by the wire reader, and a reply as a whole in time by the
+// session's wire.ReplyTimer.
+const (
+	maxReplyLines = 4096
+	maxReplyBytes = 1 << 20
+)
+
+// maxReadyWaits bounds the "120 ready in nnn minutes" replies waited
+// through before the 220: a server that sends them without end (each
+// renewing the idle timeout) would hold the client for ever.
+const maxReadyWaits = 8
 
 // reply is one FTP reply (RFC 959 §4.2): a three-digit code and its text
 // lines, the code prefix removed.
@@ -40,6 +49,8 @@ type session struct {
 	req *fetch.Request
 	nc  net.Conn
 	w   *wire.Conn
+	// timer bounds each reply in time (under w's reader)
+	timer *wire.ReplyTimer
 
 	dataHost string            // where passive data connections go
 	feats    map[string]string // FEAT, once asked
@@ -73,7 +84,11 @@ func (d *Driver) connect(ctx context.Context, req *fetch.Request) (*session, err
 		return nil, err
 	}
 	s := &session{d: d, req: req, nc: nc, noEPSV: d.cfg.DisableEPSV, atKnown: true}
-	s.w = wire.NewConn(nc, 0, req.Options.Tracer)
+	s.timer = wire.NewReplyTimer(nc)
+	s.w = wire.NewConn(struct {
+		io.Reader
+		io.Writer
+	}{s.timer, nc}, 0, req.Options.Tracer)
 	s.w.Mask = wire.MaskCommands("PASS", "ACCT")
 	// The data connection goes to the control connection's peer whatever
 	// address a PASV reply names (CVE-2020-8284). Through a proxy dialer
@@ -97,15 +112,17 @@ func (d *Driver) connect(ctx context.Context, req *fetch.Request) (*session, err
 
 // greeting reads the server's 220, waiting through 120 "ready soon".
 func (s *session) greeting() error {
-	for {
+	for waits := 0; ; waits++ {
 		r, err := s.readReply("connect")
 		if err != nil {
 			return err
 		}
-		switch r.Code {
-		case 120:
+		switch {
+		case r.Code == 120 && waits < maxReadyWaits:
 			continue
-		case 220:
+		case r.Code == 120:
+			return s.refused("connect", r, fmt.Errorf("still not ready after %d replies of 120", waits+1))
+		case r.Code == 220:
 			return nil
 		}
 		return s.refused("connect", r, nil)
@@ -185,7 +202,13 @@ func (s *session) cmd(op string, parts ...wire.Part) (reply, error) {
 
 // readReply reads one reply, multi-line or not (RFC 959 §4.2).
 func (s *session) readReply(op string) (reply, error) {
+	limit := fetch.DefaultIdleTimeout // a pooled connection's QUIT
+	if s.req != nil {
+		limit = s.req.Options.Idle()
+	}
+	s.timer.Begin(limit)
 	r, err := readReply(s.w.R, op)
+	s.timer.End()
 	if err == nil {
 		if r.Code == 421 && s.replies == s.base {
 			s.closing = true
@@ -210,6 +233,7 @@ func readReply(r *wire.Reader, op string) (reply, error) {
 	if sep != '-' {
 		return rep, nil
 	}
+	size := len(line)
 	// Multi-line: everything up to a line "<same code> " belongs to it.
 	for {
 		line, err := r.ReadLine()
@@ -218,6 +242,9 @@ func readReply(r *wire.Reader, op string) (reply, error) {
 		}
 		if len(rep.Lines) >= maxReplyLines {
 			return reply{}, badReply(op, fmt.Errorf("%w: a reply of more than %d lines", ErrBadReply, maxReplyLines))
+		}
+		if size += len(line); size > maxReplyBytes {
+			return reply{}, badReply(op, fmt.Errorf("%w: a reply of more than %d bytes", ErrBadReply, maxReplyBytes))
 		}
 		if c, sep, ok := replyCode(line); ok && c == code && sep != '-' {
 			rep.Lines = append(rep.Lines, line[min(len(line), 4):])

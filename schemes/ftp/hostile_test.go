@@ -290,6 +290,7 @@ func TestHugeReplyLine(t *testing.T) {
 			return false
 		}},
 		{name: "endless multi-line", greeting: "220-hello\r\n" + strings.Repeat(" more\r\n", maxReplyLines+10)},
+		{name: "many long lines", greeting: "220-hello\r\n" + strings.Repeat(strings.Repeat("y", 60<<10)+"\r\n", maxReplyBytes/(60<<10)+1) + "220 end\r\n"},
 		{name: "no code", greeting: "hello there\r\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -520,5 +521,64 @@ func TestSplicedTransfers(t *testing.T) {
 				t.Fatalf("err = %v, want ErrTruncated", err)
 			}
 		})
+	}
+}
+
+// TestReadyWaitsBounded: the client waits through a server's "120 ready
+// soon" replies for its 220, but not through any number of them.
+func TestReadyWaitsBounded(t *testing.T) {
+	for _, tt := range []struct {
+		waits int
+		ok    bool
+	}{{1, true}, {maxReadyWaits, true}, {maxReadyWaits + 1, false}, {1000, false}} {
+		t.Run(fmt.Sprint(tt.waits), func(t *testing.T) {
+			s := rfcServer(t)
+			s.greeting = strings.Repeat("120 Service ready in 1 minute.\r\n", tt.waits) + "220 ready\r\n"
+			got, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/etc/motd")
+			if tt.ok && (err != nil || got == "") {
+				t.Fatalf("after %d replies of 120: %q, %v", tt.waits, got, err)
+			}
+			if !tt.ok && (fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "120")) {
+				t.Fatalf("after %d replies of 120: err = %v, want the server's refusal naming 120", tt.waits, err)
+			}
+		})
+	}
+}
+
+// TestReplyTrickleTimesOut: a reply whose lines come slowly enough to
+// renew the idle timeout each time is still bounded as a whole, by the
+// idle timeout from its first byte.
+func TestReplyTrickleTimesOut(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	const lines, gap = 100, 100 * time.Millisecond // 10 s in all
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.WriteString(c, "220-hello\r\n")
+		for i := 0; i < lines; i++ {
+			time.Sleep(gap)
+			if _, err := fmt.Fprintf(c, " line %d\r\n", i); err != nil {
+				return
+			}
+		}
+		io.WriteString(c, "220 ready\r\n")
+	}()
+	idle := 4 * gap
+	start := time.Now()
+	_, _, err = get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{IdleTimeout: idle}), "ftp://"+ln.Addr().String()+"/f")
+	if !errors.Is(err, fetch.ErrTimeout) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+	// The bound is 2 × idle (the wait for the first byte, then the
+	// reply); half the trickle's length leaves room for a busy machine.
+	if el := time.Since(start); el > lines*gap/2 {
+		t.Errorf("the reply was read for %v; the idle timeout is %v", el, idle)
 	}
 }

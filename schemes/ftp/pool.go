@@ -83,7 +83,9 @@ func (s *session) reuse(ctx context.Context, req *fetch.Request, dirs []string) 
 	} else {
 		r, err = s.cmd("NOOP", wire.Lit("NOOP"))
 	}
-	if err != nil || r.Class() != 2 {
+	if err != nil || r.Class() != 2 || s.w.R.B.Buffered() > 0 {
+		// (bytes after the reply: one reply too many, so the NOOP's
+		// may be the one still to come)
 		req.Trace(fetch.DirInfo, "the pooled connection is not usable; connecting anew")
 		s.nc.Close()
 		return false
@@ -100,6 +102,12 @@ func (s *session) reuse(ctx context.Context, req *fetch.Request, dirs []string) 
 func (s *session) done(keep bool) {
 	if !keep || s.noReuse || s.key == "" {
 		s.quit()
+		return
+	}
+	if s.w.R.B.Buffered() > 0 {
+		// Bytes no command asked for (a reply too many): the next
+		// request would read every reply one step late.
+		s.nc.Close()
 		return
 	}
 	opts := s.req.Options
@@ -136,11 +144,14 @@ func (s *session) Close() error {
 
 // reusable tells whether a request that failed with err left its control
 // connection in a known state: the server refused a command with a
-// well-formed reply (550 no such file, a CWD into nothing), other than
-// 421, which says it is closing the connection.
+// well-formed failure reply (550 no such file, a CWD into nothing), other
+// than 421, which says it is closing the connection. A reply of another
+// class where a command wanted a particular one (a 229 to PASV, a 200 to
+// SIZE) is no refusal: the connection's replies may be out of step with
+// its commands, and it is closed.
 func reusable(err error) bool {
 	var fe *fetch.Error
-	return errors.As(err, &fe) && fe.Kind == fetch.KindServer && fe.Code != 0 && fe.Code != 421 && !errors.Is(err, ErrBadReply)
+	return errors.As(err, &fe) && fe.Kind == fetch.KindServer && fe.Code >= 400 && fe.Code != 421 && !errors.Is(err, ErrBadReply)
 }
 
 // leaveHome is called before every CWD: the first one of a login records

@@ -657,3 +657,86 @@ func TestCountIn150Missing(t *testing.T) {
 		})
 	}
 }
+
+// TestReplyTooManyNotPooled: a server that sends a reply no command asked
+// for (a second 226) leaves its connection one reply ahead of the client.
+// That connection is not given back to the pool: were it reused, every
+// later command would read the previous one's reply (EPSV the NOOP's 200,
+// PASV the EPSV's 229, or an old 227 naming a port long closed).
+func TestReplyTooManyNotPooled(t *testing.T) {
+	for _, pooled := range []bool{true, false} {
+		t.Run(fmt.Sprint("checked ", pooled), func(t *testing.T) {
+			s := newFake(t)
+			s.add("/a.bin", "first file")
+			s.add("/b.bin", "second file")
+			twice := true
+			s.hook = func(c *fakeConn, verb, arg string) bool {
+				if verb != "RETR" || arg != "a.bin" || !twice {
+					return false
+				}
+				twice = false
+				dc, err := c.dataConn()
+				if err != nil {
+					c.reply("425 no data connection")
+					return true
+				}
+				c.reply("150 Opening data connection.")
+				io.WriteString(dc, "first file")
+				dc.Close()
+				c.reply("226 Transfer complete.\r\n226 Transfer complete.")
+				return true
+			}
+			c := client(Config{AnonymousPassword: "a@b"}, fetch.Options{})
+			if pooled {
+				c, _ = pooledClient(fetch.Options{}) // a NOOP before each reuse
+			}
+			defer c.Close()
+			wantBody(t, c, "ftp://"+s.addr()+"/a.bin", "first file")
+			for range 3 {
+				wantBody(t, c, "ftp://"+s.addr()+"/b.bin", "second file")
+			}
+			if n := len(s.controls()); n != 2 {
+				t.Errorf("%d control connections, want 2 (the one a reply ahead closed, the next reused)", n)
+			}
+		})
+	}
+}
+
+// TestOutOfStepReplyNotPooled: a reply of the wrong class to a command (a
+// 200 to PASV) fails the request as a refusal would, but it is no refusal:
+// the connection is closed rather than pooled, unlike after a 425.
+func TestOutOfStepReplyNotPooled(t *testing.T) {
+	for _, tt := range []struct {
+		reply string
+		conns int
+	}{
+		{"425 no data connection now", 1},
+		{"200 NOOP ok.", 2},
+	} {
+		t.Run(tt.reply[:3], func(t *testing.T) {
+			s := newFake(t)
+			s.add("/a.bin", "first file")
+			first := true
+			s.hook = func(c *fakeConn, verb, arg string) bool {
+				if verb == "PASV" && first {
+					first = false
+					c.reply("%s", tt.reply)
+					return true
+				}
+				return false
+			}
+			d := New(Config{AnonymousPassword: "a@b", DisableEPSV: true})
+			d.checkAfter = 0
+			c := fetch.NewClient(fetch.Options{})
+			c.Register("ftp", d)
+			defer c.Close()
+			if _, _, err := get(t, c, "ftp://"+s.addr()+"/a.bin"); err == nil {
+				t.Fatalf("PASV answered %q: no error", tt.reply)
+			}
+			wantBody(t, c, "ftp://"+s.addr()+"/a.bin", "first file")
+			if n := len(s.controls()); n != tt.conns {
+				t.Errorf("%d control connections, want %d", n, tt.conns)
+			}
+		})
+	}
+}

@@ -1,0 +1,59 @@
+package wire
+
+import (
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// slowReader returns one byte a call, sleeping gap before each.
+type slowReader struct{ gap time.Duration }
+
+func (r slowReader) Read(p []byte) (int, error) {
+	time.Sleep(r.gap)
+	p[0] = 'x'
+	return 1, nil
+}
+
+// A reply is timed from its first byte: reads fail once the limit has
+// passed since then, and nothing is timed outside Begin and End.
+func TestReplyTimer(t *testing.T) {
+	const gap = 20 * time.Millisecond
+	tm := NewReplyTimer(slowReader{gap})
+	b := make([]byte, 1)
+	// Outside a reply: no bound however long it reads.
+	for range 5 {
+		if _, err := tm.Read(b); err != nil {
+			t.Fatalf("read outside a reply: %v", err)
+		}
+	}
+	tm.Begin(3 * gap)
+	var err error
+	n := 0
+	for ; n < 100 && err == nil; n++ {
+		_, err = tm.Read(b)
+	}
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork {
+		t.Fatalf("after %d reads of a reply bounded to %v: err = %v, want a timeout", n, 3*gap, err)
+	}
+	if n < 3 {
+		t.Errorf("the reply failed after %d reads, before its limit", n)
+	}
+	// The next reply starts afresh, and End stops the clock.
+	tm.End()
+	tm.Begin(time.Hour)
+	if _, err := tm.Read(b); err != nil {
+		t.Fatalf("a new reply: %v", err)
+	}
+	tm.End()
+	tm.Begin(0) // no bound
+	for range 5 {
+		if _, err := tm.Read(b); err != nil {
+			t.Fatalf("a reply without a bound: %v", err)
+		}
+	}
+	var _ io.Reader = tm
+}
