@@ -312,7 +312,9 @@ func eachLine(r io.Reader, f func(string) bool, tooLong func(n int, start string
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
 			}
-			if !strings.HasPrefix(start, "#") && !tooLong(n, start) {
+			// A comment of any length is skipped, and so is a line of
+			// blanks only.
+			if start != "" && !strings.HasPrefix(start, "#") && !tooLong(n, start) {
 				return nil
 			}
 			line = nil
@@ -333,20 +335,21 @@ func eachLine(r io.Reader, f func(string) bool, tooLong func(n int, start string
 
 // linePreview is the start of a list's line too long to take, for the
 // log and messages: its password masked as far as the line shows one, and
-// only its scheme when what follows "//" could still hold one whose "@" is
-// further on.
+// only its scheme (and the slashes after it) when what follows could still
+// hold one whose "@" is further on. That is judged after the scheme's ":"
+// and any slashes, not after "//": "ftp:/u:pw@h" and "http:u:pw@h", a slash
+// or two short, carry a password too (fetch.RedactedText masks them).
 func linePreview(line string) string {
 	line = strings.TrimSpace(line)
 	masked := fetch.RedactedText(line)
-	if masked == line {
-		if i := strings.Index(line, "//"); i >= 0 {
-			auth := line[i+2:]
-			if j := strings.IndexAny(auth, "/?#"); j >= 0 {
-				auth = auth[:j]
-			}
-			if strings.Contains(auth, ":") && !strings.Contains(auth, "@") {
-				masked = line[:i+2]
-			}
+	if _, rest, ok := strings.Cut(line, ":"); ok && masked == line {
+		rest = strings.TrimLeft(rest, "/")
+		auth := rest
+		if j := strings.IndexAny(auth, "/?#"); j >= 0 {
+			auth = auth[:j]
+		}
+		if strings.Contains(auth, ":") && !strings.Contains(auth, "@") {
+			masked = line[:len(line)-len(rest)]
 		}
 	}
 	if len(masked) > 200 {

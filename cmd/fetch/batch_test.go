@@ -603,19 +603,34 @@ func TestEachLineBounded(t *testing.T) {
 // a password, whether its "@" is in the part read or further on.
 func TestLinePreview(t *testing.T) {
 	secret := strings.Repeat("S", 300)
-	for _, line := range []string{
-		"https://oauth2:" + secret + "@host/" + strings.Repeat("p", 70000),
-		"https://oauth2:" + secret + strings.Repeat("S", 70000),
-	} {
-		got := linePreview(line[:maxLine])
-		if strings.Contains(got, "SSS") || len(got) > 200 || !strings.HasPrefix(got, "https://") {
-			t.Errorf("preview %q", got)
+	for _, start := range []string{"https://", "ftp:/", "http:", "gopher:///"} {
+		for _, line := range []string{
+			start + "oauth2:" + secret + "@host/" + strings.Repeat("p", 70000),
+			start + "oauth2:" + secret + strings.Repeat("S", 70000),
+		} {
+			got := linePreview(line[:maxLine])
+			if strings.Contains(got, "SSS") || len(got) > 200 || !strings.HasPrefix(got, start) {
+				t.Errorf("preview %q", got)
+			}
 		}
+	}
+	// Nothing to mask: the line's start as it is.
+	long := "http://host/" + strings.Repeat("p", 70000)
+	if got := linePreview(long[:maxLine]); got != long[:200] {
+		t.Errorf("preview %q, want the line's first 200 bytes", got)
+	}
+	// A line of blanks longer than any URL is no URL: skipped as a
+	// blank line is.
+	err := eachLine(strings.NewReader(strings.Repeat(" ", 2*maxLine)+"\nhttp://h/x\n"),
+		func(s string) bool { return true },
+		func(n int, _ string) bool { t.Errorf("line %d of blanks taken for a URL too long", n); return true })
+	if err != nil {
+		t.Fatal(err)
 	}
 	// A line of exactly maxLine bytes is still a URL.
 	exact := "http://h/" + strings.Repeat("x", maxLine-len("http://h/"))
 	var got []string
-	err := eachLine(strings.NewReader(exact+"\r\n"), func(s string) bool { got = append(got, s); return true },
+	err = eachLine(strings.NewReader(exact+"\r\n"), func(s string) bool { got = append(got, s); return true },
 		func(n int, _ string) bool { t.Errorf("line %d taken for too long", n); return true })
 	if err != nil || len(got) != 1 || got[0] != exact {
 		t.Errorf("a %d-byte line: %d lines, %v", maxLine, len(got), err)
