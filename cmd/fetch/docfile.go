@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // tempPrefix starts the name of every temporary file of a batch, followed
@@ -58,7 +59,7 @@ func createTempDoc(dir, base string) (*docFile, error) {
 // tempName is a temporary name in dir for a document to be named base.
 func tempName(dir, base string) string {
 	if len(base) > 100 {
-		base = base[:100]
+		base = strings.ToValidUTF8(base[:100], "") // not half a character
 	}
 	return filepath.Join(dir, fmt.Sprintf("%s%d.%08x.%s", tempPrefix, os.Getpid(), rand.Uint32(), base))
 }

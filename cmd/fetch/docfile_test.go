@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // names lists dir, failing the test if it cannot.
@@ -98,5 +100,15 @@ func TestDocFileUnnamed(t *testing.T) {
 	}
 	if got := names(t, dir); len(got) != 0 {
 		t.Errorf("directory holds %q while the document is written", got)
+	}
+}
+
+// A temporary name keeps the final name's first 100 bytes, never half a
+// character: file systems that take only UTF-8 names would refuse it.
+func TestTempNameUTF8(t *testing.T) {
+	base := "a" + strings.Repeat("é", 80) // 161 bytes; byte 100 is inside an "é"
+	name := filepath.Base(tempName(t.TempDir(), base))
+	if !utf8.ValidString(name) || !strings.HasPrefix(name, tempPrefix) || !strings.HasSuffix(name, "a"+strings.Repeat("é", 49)) {
+		t.Errorf("temporary name %q", name)
 	}
 }
