@@ -15,6 +15,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -939,5 +940,33 @@ func TestClaimFoldsCase(t *testing.T) {
 		if first != filepath.Join("out", "README") || (second == filepath.Join("out", "readme")) == fold {
 			t.Errorf("fold %v: %s, %s", fold, first, second)
 		}
+	}
+}
+
+// TestBatchResumeNonUTF8: a URL whose text is not UTF-8 (a file: URL with
+// a Latin-1 name) is logged with those bytes percent-encoded, not turned
+// into U+FFFD by JSON, so a rerun finds it done and fetches nothing again.
+func TestBatchResumeNonUTF8(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a file name that is not UTF-8 needs a file system that takes any bytes")
+	}
+	src, out := t.TempDir(), t.TempDir()
+	name := filepath.Join(src, "caf\xe9")
+	if err := os.WriteFile(name, []byte("latin"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logName := filepath.Join(t.TempDir(), "log")
+	u := "file://" + name
+	for run := 1; run <= 2; run++ {
+		if code, _, stderr := runFetch(t, u+"\n", "-i", "-", "-O", "--output-dir", out, "--log", logName, "-q"); code != 0 {
+			t.Fatalf("run %d: exit %d, %s", run, code, stderr)
+		}
+	}
+	_, all := readLog(t, logName)
+	if len(all) != 1 || all[0].URL != "file://"+src+"/caf%E9" {
+		t.Errorf("log after two runs: %+v", all)
+	}
+	if got := names(t, out); len(got) != 1 {
+		t.Errorf("output after two runs: %q, want the one file", got)
 	}
 }

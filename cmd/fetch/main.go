@@ -12,7 +12,9 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
 )
@@ -178,7 +180,28 @@ func redactArg(raw string) string {
 	}
 	// Not parsed, or parsed without an authority by the generic grammar
 	// ("ftp:/u:pw@h/x", which FTP's own refuses): the text masked.
-	return fetch.RedactedText(raw)
+	return escapeInvalidUTF8(fetch.RedactedText(raw))
+}
+
+// escapeInvalidUTF8 percent-encodes the bytes of s that are not UTF-8. The
+// batch log is JSON, which would turn each into U+FFFD, and a rerun would
+// no longer find the URL it logged as done; in a URL "%E9" is the octet
+// itself, so the text stays the same URL.
+func escapeInvalidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&b, "%%%02X", s[i])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // report prints err and returns its exit status.
