@@ -112,6 +112,7 @@ type batch struct {
 	shared    bool             // a queue shared with other workers (--queue)
 	backlog   int              // tasks fed or set aside ahead of the workers
 	queuedNow func() int       // the frontier's queue length, when it knows it
+	addMu     sync.Mutex       // held while URLs are added and counted (--max-urls)
 	scope     *scope           // --recursive: what to follow; nil otherwise
 	cancel    context.CancelFunc
 

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -60,5 +62,36 @@ func TestLinksQueueFailure(t *testing.T) {
 	}
 	if calls != 1 || len(l.found) != 0 || !errors.Is(l.flushErr(), boom) {
 		t.Errorf("%d flushes, %d links kept, error %v; want 1, 0 and %v", calls, len(l.found), l.flushErr(), boom)
+	}
+}
+
+// TestMaxURLsWithWorkers: --max-urls holds with several workers listing
+// at once: each takes its room from what the others left, and the seeds
+// count before any link does.
+func TestMaxURLsWithWorkers(t *testing.T) {
+	src := t.TempDir()
+	var seeds []string
+	for d := range 8 {
+		dir := filepath.Join(src, fmt.Sprintf("d%d", d))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for f := range 40 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", f)), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seeds = append(seeds, "file://"+dir+"/")
+	}
+	for run := range 10 {
+		out := t.TempDir()
+		logName := filepath.Join(out, "log")
+		args := append([]string{"-r", "--max-urls", "20", "-j", "8", "--per-host", "8", "--output-dir", out, "--log", logName, "-q"}, seeds...)
+		if code, _, stderr := runFetch(t, "", args...); code != 0 {
+			t.Fatalf("run %d: exit %d, %s", run, code, stderr)
+		}
+		if _, all := readLog(t, logName); len(all) != 20 {
+			t.Fatalf("run %d: %d URLs logged with --max-urls 20", run, len(all))
+		}
 	}
 }

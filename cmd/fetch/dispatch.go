@@ -77,8 +77,12 @@ func (b *batch) feed(ctx context.Context, in io.Reader, release func()) error {
 		if len(pending) == 0 {
 			return true
 		}
+		// Counted under addFound's lock: a worker that lists a seed
+		// before the seeds are counted would find room that is theirs.
+		b.addMu.Lock()
 		n, err := b.adder.Add(ctx, pending...)
 		b.read.Add(int64(n))
+		b.addMu.Unlock()
 		b.skipped.Add(int64(len(pending) - n))
 		pending = pending[:0]
 		if err != nil {
@@ -320,6 +324,10 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, u *fetch.URL, free f
 
 // addFound queues a listing's links, within --max-urls.
 func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
+	// The room is read and taken under one lock: workers that finish
+	// listings together would each see the same room and each fill it.
+	b.addMu.Lock()
+	defer b.addMu.Unlock()
 	if maxURLs := b.o.crawl.maxURLs; maxURLs > 0 {
 		room := max(maxURLs-b.read.Load(), 0)
 		if int64(len(found)) > room {
