@@ -658,6 +658,30 @@ func TestHostile(t *testing.T) {
 			is: fetch.ErrTimeout,
 		},
 		{
+			// Each byte comes inside the idle timeout, so only a
+			// bound on the status line as a whole ends it (the
+			// trickle alone would last 20 s).
+			name: "status line trickled",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if !strings.HasPrefix(line, "ARTICLE") {
+					return false
+				}
+				c.w.WriteString("220 0 ")
+				for range 200 {
+					c.w.WriteString("x")
+					if c.w.Flush() != nil {
+						return true
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+				c.printf("")
+				c.flush()
+				return true
+			},
+			is: fetch.ErrTimeout,
+		},
+		{
 			name: "stall inside an article",
 			url:  "news:hello.1@fetch.test",
 			handle: func(c *fakeConn, line string) bool {

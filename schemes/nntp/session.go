@@ -34,7 +34,10 @@ type session struct {
 	conn net.Conn
 	w    *wire.Conn   // commands and traced status lines
 	data *wire.Reader // the same stream, untraced: article text and list data
-	addr string
+	// timer bounds each status line in time, under w's reader (data
+	// blocks are bounded in size, and their time is the caller's)
+	timer *wire.ReplyTimer
+	addr  string
 
 	creds credentials
 	caps  map[string]string // CAPABILITIES labels (upper case) → arguments; nil when unsupported
@@ -54,7 +57,11 @@ func open(ctx context.Context, req *fetch.Request, addr string, creds credential
 		return nil, err
 	}
 	s := &session{req: req, conn: c, addr: addr, creds: creds}
-	s.w = wire.NewConn(c, 0, req.Options.Tracer)
+	s.timer = wire.NewReplyTimer(c)
+	s.w = wire.NewConn(struct {
+		io.Reader
+		io.Writer
+	}{s.timer, c}, 0, req.Options.Tracer)
 	s.w.Mask = wire.MaskCommands("AUTHINFO PASS")
 	// Data lines (articles, overviews, group lists) are not traced.
 	s.data = s.w.R.Untraced()
@@ -252,7 +259,13 @@ func (s *session) send(_ context.Context, op string, parts ...wire.Part) error {
 
 // status reads one status line (RFC 3977 §3.2).
 func (s *session) status(_ context.Context, op string) (int, string, error) {
+	limit := fetch.DefaultIdleTimeout
+	if s.req != nil {
+		limit = s.req.Options.Idle()
+	}
+	s.timer.Begin(limit)
 	line, err := s.w.R.ReadLine()
+	s.timer.End()
 	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			err = fmt.Errorf("%w: the server closed the connection before replying", fetch.ErrTruncated)
