@@ -144,9 +144,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			return nil, fe
 		}
 		cause := unwrapURLError(err)
-		if pastDeadline(ctx) && !errors.Is(cause, fetch.ErrTimeout) {
+		var ne net.Error
+		if !errors.Is(cause, fetch.ErrTimeout) && (pastDeadline(ctx) || errors.As(cause, &ne) && ne.Timeout()) {
 			// net/http reports what it had parsed when the time limit
-			// closed the connection; the client reports the limit.
+			// closed the connection, or its own limit on the header
+			// (ResponseHeaderTimeout); the client reports a timeout.
 			cause = fmt.Errorf("%w: %v", fetch.ErrTimeout, cause)
 		}
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "GET", Offset: -1, Err: cause}
@@ -330,10 +332,14 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 		DisableCompression: true, // bytes arrive as the server stores them
 		// The same bound on a server's protocol lines as every other driver.
 		MaxResponseHeaderBytes: wire.DefaultMaxLine,
-		// No ResponseHeaderTimeout: every read already waits at most the
-		// idle time (fetch.NewDeadlineConn), and the timer net/http would
-		// start and stop for each request is work a batch does not need.
-		TLSHandshakeTimeout: opts.Idle(),
+		// Each read waits at most the idle time (fetch.NewDeadlineConn),
+		// but a server that trickles its header a byte at a time renews
+		// that wait with each byte: the header as a whole must come
+		// within twice the idle time of the request (the server's
+		// silence before it, which the idle time bounds, then the
+		// header itself).
+		ResponseHeaderTimeout: 2 * opts.Idle(),
+		TLSHandshakeTimeout:   opts.Idle(),
 		// Keep-alive within the client's pool limits; Client.CloseIdle
 		// and Close end the idle connections.
 		DisableKeepAlives:   opts.IdlePerHost() == 0,

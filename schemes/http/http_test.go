@@ -185,6 +185,33 @@ func TestStallTimesOut(t *testing.T) {
 	}
 }
 
+// TestTrickledHeaderTimesOut: a response header whose bytes each come
+// inside the idle timeout must still be whole within twice that time of
+// the request; the trickle alone would last 20 s.
+func TestTrickledHeaderTimesOut(t *testing.T) {
+	addr := rawServer(t, "HTTP/1.1 200 OK\r\n", func(c net.Conn) {
+		for range 200 {
+			if _, err := io.WriteString(c, "X"); err != nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		io.WriteString(c, ": y\r\nContent-Length: 0\r\n\r\n")
+	})
+	const idle = 400 * time.Millisecond
+	start := time.Now()
+	res, err := newClient(fetch.Options{IdleTimeout: idle}).Fetch(context.Background(), "http://"+addr+"/")
+	if err == nil {
+		res.Close()
+	}
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err).ExitCode() != 5 {
+		t.Fatalf("err = %v after %v, want a timeout", err, time.Since(start))
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the header was read for %v; the idle timeout is %v", d, idle)
+	}
+}
+
 func TestResumeRange(t *testing.T) {
 	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		nethttp.ServeContent(w, r, "f", time.Time{}, strings.NewReader("0123456789"))
