@@ -35,7 +35,9 @@
 // Per-request inputs: Request.Query is the search of a type 7 URL without
 // one (else the prompter is asked for the field "query"); Request.Form
 // answers +ASK questions by label or by 1-based index; Request.Raw returns
-// the reply exactly as received, length line and terminator included.
+// the reply exactly as received, length line and terminator included; a
+// Gopher+ reply that ends short of its length line's framing is still
+// fetch.ErrTruncated.
 // Without it, text (type 0, and views of a text/ type) comes with local
 // line ends (LF), whichever the server sent (fetch.LocalLines).
 //
@@ -445,7 +447,18 @@ func readReply(b *bufio.Reader, plusRequested, raw bool, t fetch.Tracer) (*reply
 			}
 			rep := &reply{plus: true, length: n}
 			if raw {
-				rep.body = &rawCount{r: rest, need: int64(len(head)) + n, check: n >= 0}
+				// The bytes pass through as received; the checks at the
+				// close are the ones the non-raw readers below make, so
+				// that a short reply is an error in either mode. "+-2"
+				// ends at the close and promises nothing to check.
+				var data io.Reader = b
+				switch {
+				case n >= 0:
+					data = &rawLength{r: b, want: n}
+				case n == -1:
+					data = &rawDot{r: b}
+				}
+				rep.body = io.MultiReader(bytes.NewReader(head), data)
 				return rep, nil
 			}
 			switch {
@@ -682,23 +695,93 @@ func (l *lengthReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// rawCount passes bytes through unchanged and, when check is set, fails
-// with fetch.ErrTruncated if fewer than need arrive before the close.
-type rawCount struct {
-	r     io.Reader
-	need  int64
-	got   int64
-	check bool
+// rawLength passes the data of a "+N" reply through unchanged and fails
+// with fetch.ErrTruncated if the close comes before N bytes. It counts
+// the data alone, not the length line, so that no sum can overflow for an
+// N near the largest int64.
+type rawLength struct {
+	r    io.Reader
+	want int64
+	got  int64
 }
 
-func (c *rawCount) Read(p []byte) (int, error) {
+func (c *rawLength) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.got += int64(n)
-	if err == io.EOF && c.check && c.got < c.need {
+	if err == io.EOF && c.got < c.want {
 		return n, fmt.Errorf("%w: %d of the %d bytes announced by the Gopher+ length line arrived",
-			fetch.ErrTruncated, c.got, c.need)
+			fetch.ErrTruncated, c.got, c.want)
 	}
 	return n, err
+}
+
+// rawDot passes the data of a "+-1" reply through unchanged and fails
+// with fetch.ErrTruncated if the close comes before the "." line that
+// ends it. It ends the data where textReader does: a line holding only
+// "." (with LF, CR LF, or the close after it). Bytes after that line are
+// passed on too, as received, and do not make the reply short.
+type rawDot struct {
+	r     io.Reader
+	state int // one of the dot* constants
+}
+
+// States of rawDot: where in a line the last byte left it.
+const (
+	dotLineStart = iota // at the start of a line
+	dotOnly             // the line so far is "."
+	dotCR               // the line so far is ".\r"
+	dotInLine           // inside any other line
+	dotEnded            // the "." line has arrived
+)
+
+func (c *rawDot) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.scan(p[:n])
+	if err == io.EOF && c.state != dotEnded && c.state != dotOnly {
+		// A "." just before the close ends the data, as in textReader.
+		return n, fmt.Errorf("%w: the server closed before the \".\" line that ends the data", fetch.ErrTruncated)
+	}
+	return n, err
+}
+
+// scan moves the state over data.
+func (c *rawDot) scan(data []byte) {
+	for i := 0; i < len(data) && c.state != dotEnded; i++ {
+		b := data[i]
+		switch c.state {
+		case dotLineStart:
+			switch b {
+			case '.':
+				c.state = dotOnly
+			case '\n':
+			default:
+				c.state = dotInLine
+			}
+		case dotOnly:
+			switch b {
+			case '\n':
+				c.state = dotEnded
+			case '\r':
+				c.state = dotCR
+			default:
+				c.state = dotInLine
+			}
+		case dotCR:
+			if b == '\n' {
+				c.state = dotEnded
+			} else {
+				c.state = dotInLine
+			}
+		case dotInLine:
+			// Skip to the line's end at once: most bytes are here.
+			j := bytes.IndexByte(data[i:], '\n')
+			if j < 0 {
+				return
+			}
+			i += j
+			c.state = dotLineStart
+		}
+	}
 }
 
 // netErr wraps a failure to talk to the server. The client names the URL

@@ -1,6 +1,7 @@
 package gopher
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -76,6 +78,56 @@ func TestRaw(t *testing.T) {
 	_, body, err = getWith(t, client(fetch.Options{}), f.url("9/b%09%09+"), fetch.Request{Raw: true})
 	if !errors.Is(err, fetch.ErrTruncated) || string(body) != "+10\r\nshort" {
 		t.Fatalf("raw truncated: %q, %v", body, err)
+	}
+}
+
+// TestRawFraming holds raw mode to the same completeness checks as the
+// parsed reply: the bytes come back unchanged, and a reply that ends
+// before its length line's framing is fetch.ErrTruncated in both modes.
+func TestRawFraming(t *testing.T) {
+	for _, c := range []struct {
+		reply string
+		short bool
+	}{
+		{"+5\r\nshort", false},
+		{"+10\r\nshort", true},
+		{"+9223372036854775807\r\nshort", true}, // head+N would overflow int64
+		{"+9223372036854775790\r\nshort", true},
+		{"+-1\r\nline\r\n.\r\n", false},
+		{"+-1\r\nline\n.\n", false},
+		{"+-1\r\nline\r\n.", false}, // the close right after the "."
+		{"+-1\r\nline\r\n.\r\nafter the end", false},
+		{"+-1\r\nline\r\n", true},
+		{"+-1\r\n", true},
+		{"+-1\r\nno line end", true},
+		{"+-1\r\n..\r\n", true}, // a stuffed dot, not the end
+		{"+-1\r\n.x\r\n", true},
+		{"+-1\r\n.\r", true},
+		{"+-2\r\nup to the close", false},
+		{"+-2\r\n", false},
+	} {
+		for _, oneByte := range []bool{false, true} {
+			read := func(raw bool) ([]byte, error) {
+				var r io.Reader = strings.NewReader(c.reply)
+				if oneByte {
+					// Every Read returns one byte, so the "." line
+					// is split across reads.
+					r = iotest.OneByteReader(r)
+				}
+				rep, err := readReply(bufio.NewReader(r), true, raw, nil)
+				if err != nil {
+					return nil, err
+				}
+				return io.ReadAll(rep.body)
+			}
+			got, err := read(true)
+			if string(got) != c.reply || errors.Is(err, fetch.ErrTruncated) != c.short || (err != nil && !c.short) {
+				t.Errorf("raw %q (one byte a read: %v): %q, %v; want the bytes unchanged and short=%v", c.reply, oneByte, got, err, c.short)
+			}
+			if _, err := read(false); errors.Is(err, fetch.ErrTruncated) != c.short {
+				t.Errorf("parsed %q (one byte a read: %v): %v; want short=%v", c.reply, oneByte, err, c.short)
+			}
+		}
 	}
 }
 
