@@ -123,7 +123,11 @@ func (d *Driver) askBlock(ctx context.Context, req *fetch.Request, g *URL) ([]As
 		if err != nil {
 			return nil, annotate(req, err)
 		}
-		for _, a := range ParseAttributes(data) {
+		attrs, err := ParseAttributes(data)
+		if err != nil {
+			return nil, annotate(req, err)
+		}
+		for _, a := range attrs {
 			if len(a.Ask) > 0 {
 				return a.Ask, nil
 			}

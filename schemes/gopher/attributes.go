@@ -16,9 +16,35 @@ import (
 const AttributesMIMEType = "application/gopher+-attributes"
 
 // MetaAttributes is the Document.Meta key holding the parsed attributes of
-// a "!" or "$" reply as JSON ([]Attributes); DocumentAttributes decodes it,
-// and Document.As(*[]Attributes) gives them without JSON.
+// a "!" or "$" reply as JSON ([]Attributes), when that JSON is at most
+// 64 KiB; past that the key is absent and MetaAttributesOmitted says
+// so. DocumentAttributes and Document.As(*[]Attributes) give attributes
+// of any size.
 const MetaAttributes = "gopher+.attributes"
+
+// MetaAttributesOmitted is present, with the reason, when the JSON of the
+// attributes was too long to go in MetaAttributes.
+const MetaAttributesOmitted = "gopher+.attributes-omitted"
+
+// maxMetaAttributes bounds the JSON kept in Meta. Meta holds facts to show
+// with --info, one string per key; a directory's worth of attributes is
+// better read from Native, which holds them parsed whatever their size,
+// than copied again as one long string. 64 KiB holds the "$" of a
+// directory of about 90 items from pygopherd (700 bytes of JSON each).
+const maxMetaAttributes = 64 << 10
+
+// Bounds of ParseAttributes on a reply of at most maxAttributes bytes.
+// Parsed, a short line costs far more than its bytes: a 6-byte "+INFO"
+// line becomes an Attributes and a Block (about 220 bytes), a 2-byte "+"
+// line a Block (56), so 4 MiB of such lines came to hundreds of MiB.
+// Real replies are sparser: pygopherd's "$" of a menu spends 184 bytes
+// and 6 lines on each item (testdata/harness/gopher-observed). The bounds
+// admit 10,000 such items, more than a gopher directory holds in practice,
+// and hold the parse of any reply to a few tens of MiB.
+const (
+	maxAttrItems = 10000
+	maxAttrLines = 100000
+)
 
 // Document.Meta keys of the gopher driver (Gopher+ §2.3-2.5).
 const (
@@ -82,18 +108,28 @@ type Block struct {
 
 // ParseAttributes parses the data of a "!" or "$" reply: blocks start with
 // "+" in column 1, their lines with a space; each +INFO block starts the
-// attributes of a new item. It never fails: lines it cannot place are
-// kept in the block they follow.
-func ParseAttributes(data []byte) []Attributes {
+// attributes of a new item. Lines it cannot place are kept in the block
+// they follow. It fails, with fetch.ErrTooLarge, only for data of more
+// than 10,000 items or 100,000 lines.
+func ParseAttributes(data []byte) ([]Attributes, error) {
 	var out []Attributes
 	var cur *Attributes
 	var blk *Block
-	s := strings.ReplaceAll(string(data), "\r\n", "\n")
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return nil
+	s := string(data) // the one copy: every line and head is a substring
+	if s == "\n" || s == "\r\n" {
+		return nil, nil // no lines, as for no data
 	}
-	for _, line := range strings.Split(s, "\n") {
+	lines := 0
+	for line := range strings.Lines(s) {
+		if lines++; lines > maxAttrLines {
+			return nil, errAttrLines
+		}
+		// CR LF or LF ends a line; a CR elsewhere is data.
+		if strings.HasSuffix(line, "\r\n") {
+			line = line[:len(line)-2]
+		} else {
+			line = strings.TrimSuffix(line, "\n")
+		}
 		if strings.HasPrefix(line, "+") {
 			name, head := line, ""
 			if i := strings.IndexByte(line, ':'); i >= 0 {
@@ -102,6 +138,9 @@ func ParseAttributes(data []byte) []Attributes {
 				name, head = line[:i], line[i+1:]
 			}
 			if name == "+INFO" || cur == nil {
+				if len(out) == maxAttrItems {
+					return nil, errAttrItems
+				}
 				out = append(out, Attributes{})
 				cur = &out[len(out)-1]
 			}
@@ -110,6 +149,7 @@ func ParseAttributes(data []byte) []Attributes {
 			continue
 		}
 		if blk == nil {
+			// The first item, as cur is nil too: no bound to check.
 			out = append(out, Attributes{Blocks: []Block{{}}})
 			cur = &out[len(out)-1]
 			blk = &cur.Blocks[0]
@@ -119,8 +159,14 @@ func ParseAttributes(data []byte) []Attributes {
 	for i := range out {
 		out[i].interpret()
 	}
-	return out
+	return out, nil
 }
+
+// The errors of ParseAttributes past its bounds.
+var (
+	errAttrItems = fmt.Errorf("%w (an attribute reply is limited to %d items)", fetch.ErrTooLarge, maxAttrItems)
+	errAttrLines = fmt.Errorf("%w (an attribute reply is limited to %d lines)", fetch.ErrTooLarge, maxAttrLines)
+)
 
 // interpret fills the parsed fields from the blocks.
 func (a *Attributes) interpret() {
@@ -238,11 +284,14 @@ func parseAskLine(l string) (AskField, bool) {
 }
 
 // attributesMeta is the Document.Meta of an attribute reply: the JSON of
-// every item's attributes, and the main facts of the first item.
+// every item's attributes (when short enough), and the main facts of the
+// first item.
 func attributesMeta(attrs []Attributes) map[string]string {
 	m := map[string]string{}
-	if js, err := json.Marshal(attrs); err == nil {
-		m[MetaAttributes] = string(js)
+	if js, ok := attributesJSON(attrs); ok {
+		m[MetaAttributes] = js
+	} else {
+		m[MetaAttributesOmitted] = fmt.Sprintf("the attributes are longer than %d bytes as JSON; the document holds them all", maxMetaAttributes)
 	}
 	m[MetaItems] = strconv.Itoa(len(attrs))
 	if len(attrs) == 0 {
@@ -268,11 +317,41 @@ func attributesMeta(attrs []Attributes) map[string]string {
 	return m
 }
 
+// attributesJSON is the JSON of attrs, or false when it would be longer
+// than maxMetaAttributes. Every block's name, head and lines are in the
+// JSON, quoted, so attributes whose text alone passes the bound are not
+// encoded at all.
+func attributesJSON(attrs []Attributes) (string, bool) {
+	n := 0
+	for _, a := range attrs {
+		for _, b := range a.Blocks {
+			n += len(b.Name) + len(b.Head)
+			for _, l := range b.Lines {
+				n += len(l) + 2
+			}
+		}
+	}
+	if n > maxMetaAttributes {
+		return "", false
+	}
+	js, err := json.Marshal(attrs)
+	if err != nil || len(js) > maxMetaAttributes {
+		return "", false
+	}
+	return string(js), true
+}
+
 // DocumentAttributes returns the parsed attributes of a document fetched
-// with a "!" or "$" Gopher+ string, or false for any other document.
+// with a "!" or "$" Gopher+ string, or false for any other document: those
+// the driver put in Native, else those decoded from MetaAttributes. The
+// slice may be the document's own.
 func DocumentAttributes(doc *fetch.Document) ([]Attributes, bool) {
 	if doc == nil || doc.MIMEType != AttributesMIMEType {
 		return nil, false
+	}
+	var native []Attributes
+	if doc.As(&native) {
+		return native, true
 	}
 	js, ok := doc.Meta[MetaAttributes]
 	if !ok {

@@ -43,7 +43,11 @@ func (d *Driver) attributes(ctx context.Context, req *fetch.Request, rq *request
 	if len(names) == 0 {
 		return data, nil
 	}
-	return selectBlocks(ParseAttributes(data), names), nil
+	attrs, err := ParseAttributes(data)
+	if err != nil {
+		return nil, annotate(req, err)
+	}
+	return selectBlocks(attrs, names), nil
 }
 
 // readAttributes reads an attribute reply whole (bounded) and closes conn;

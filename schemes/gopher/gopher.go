@@ -30,7 +30,8 @@
 // line: "+N" (exactly N bytes follow, fewer is fetch.ErrTruncated), "+-1"
 // (ends at a "." line), "+-2" (ends at the close), "--N" (an error block
 // with its code). Attribute replies are parsed into Attributes (see
-// DocumentAttributes and RenderAttributes).
+// DocumentAttributes and RenderAttributes); one of more than 4 MiB,
+// 10,000 items or 100,000 lines is fetch.ErrTooLarge.
 //
 // Per-request inputs: Request.Query is the search of a type 7 URL without
 // one (else the prompter is asked for the field "query"); Request.Form
@@ -315,7 +316,10 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		if err != nil {
 			return nil, err
 		}
-		attrs := ParseAttributes(data)
+		attrs, err := ParseAttributes(data)
+		if err != nil {
+			return nil, annotate(req, err) // attributes closed conn
+		}
 		for k, v := range attributesMeta(attrs) {
 			meta[k] = v
 		}

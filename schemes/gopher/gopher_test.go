@@ -449,6 +449,45 @@ func TestDirectoryAttributes(t *testing.T) {
 	}
 }
 
+// TestAttributeBounds holds the parse of an attribute reply to its item
+// and line bounds, and keeps a large parse out of Meta's JSON: a reply
+// of short lines once cost about a hundred times its size in memory.
+func TestAttributeBounds(t *testing.T) {
+	items := func(n int) string { return "+-2\r\n" + strings.Repeat("+INFO\r\n", n) }
+	lines := func(n int) string { return "+-2\r\n+X\r\n" + strings.Repeat(" y\r\n", n-1) }
+	for _, c := range []struct {
+		name, url, reply, bound string
+	}{
+		{"items", "0/x%09%09!", items(maxAttrItems + 1), "10000 items"},
+		{"lines", "1/x%09%09$", lines(maxAttrLines + 1), "100000 lines"},
+		{"+ASK items", "0/x%09%09?", items(maxAttrItems + 1), "10000 items"},
+	} {
+		f := newFake(t, answerWith(c.reply))
+		_, _, err := get(t, client(fetch.Options{}), f.url(c.url))
+		if !errors.Is(err, fetch.ErrTooLarge) || !strings.Contains(fmt.Sprint(err), c.bound) {
+			t.Errorf("%s: %v; want fetch.ErrTooLarge naming %q", c.name, err, c.bound)
+		}
+	}
+
+	// At the bounds the reply is parsed; its JSON is too long for Meta,
+	// which says so, and the attributes come from Native.
+	for _, reply := range []string{items(maxAttrItems), lines(maxAttrLines)} {
+		f := newFake(t, answerWith(reply))
+		res, _, err := get(t, client(fetch.Options{}), f.url("1/x%09%09$"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Document.Meta
+		if _, ok := m[MetaAttributes]; ok || m[MetaAttributesOmitted] == "" {
+			t.Errorf("%d bytes of Meta JSON, omitted: %q; want none and why", len(m[MetaAttributes]), m[MetaAttributesOmitted])
+		}
+		as, ok := DocumentAttributes(res.Document)
+		if !ok || fmt.Sprint(len(as)) != m[MetaItems] {
+			t.Errorf("DocumentAttributes: %d items, %v; meta says %s", len(as), ok, m[MetaItems])
+		}
+	}
+}
+
 // formServer serves an item whose +ASK block is ask and records the
 // answers; it ignores "!+ASK" when plain is set, as pygopherd does.
 func formServer(t *testing.T, ask string, plain bool) *fakeServer {
