@@ -21,6 +21,17 @@ func newClient(opts fetch.Options, _ string) *fetch.Client {
 	return c
 }
 
+// suiteDocuments is what the conformance client's searches ask for: the
+// suite's largest listing is 100,000 entries, and a search's answer may
+// hold only about as many headers as were asked for.
+const suiteDocuments = 100000
+
+func suiteClient(opts fetch.Options, _ string) *fetch.Client {
+	c := fetch.NewClient(opts)
+	c.Register("wais", wais.New(wais.Config{ChunkSize: testChunk, MaxDocuments: suiteDocuments}))
+	return c
+}
+
 // harness describes the wais driver to the conformance suite: the
 // document is retrieved slice by slice, the listing is a search.
 func harness() *fetchtest.Harness {
@@ -28,7 +39,7 @@ func harness() *fetchtest.Harness {
 		Scheme:      "wais",
 		DefaultPort: 210,
 		ClientFirst: true,
-		NewClient:   newClient,
+		NewClient:   suiteClient,
 		DocumentURL: func(addr string) string { return "wais://" + addr + "/db/TEXT/doc1" },
 		ListingURL:  func(addr string) string { return "wais://" + addr + "/db?words" },
 		Open:        open,

@@ -45,7 +45,12 @@
 // Diagnostics become errors of kind fetch.KindServer (exit 6) whose Reply
 // is the code and text ("S1 The following database is not available:
 // x"); errors.As gives the *Diagnostic. Every message read is bounded by
-// Config.MaxMessage, every read by the idle timeout.
+// Config.MaxMessage, every read by the idle timeout. A search's answer is
+// bounded further by what it asked for: at most 2*MaxDocuments+16 records
+// (headers and diagnostics) of at most 4 KiB each: more records is the
+// server's error (apdu.ErrTooManyRecords, fetch.KindServer), more bytes a
+// refusal like any oversized message (fetch.ErrTooLarge). A retrieval's
+// answer is bounded by twice the ChunkSize and 64 KiB.
 package wais
 
 import (
@@ -77,6 +82,11 @@ const (
 	// maxPosition is where byte positions end: freeWAIS keeps them in a
 	// C long, 32 bits on the servers of its time.
 	maxPosition = 1<<31 - 1
+	// maxRecordBytes is what a search response may spend on one record
+	// (a document header or a diagnostic) when its size is bounded: a
+	// freeWAIS header (document id, headline, types, source, date) is a
+	// few hundred bytes.
+	maxRecordBytes = 4 << 10
 )
 
 // DefaultPort is WAIS's port (RFC 1738 §3.9).
@@ -185,11 +195,12 @@ func checkText(req *fetch.Request, part, s string) error {
 
 // session is one connection to a WAIS server.
 type session struct {
-	req  *fetch.Request
-	conn net.Conn
-	r    *bufio.Reader
-	max  int
-	tee  io.Writer // the next response message as received, for an archive
+	req     *fetch.Request
+	conn    net.Conn
+	r       *bufio.Reader
+	max     int       // largest message read
+	records int       // most records a response may hold; 0 for no bound
+	tee     io.Writer // the next response message as received, for an archive
 }
 
 func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error) {
@@ -218,7 +229,10 @@ func (s *session) exchange(op string, q *apdu.Search) (*apdu.SearchResponse, err
 	if err != nil {
 		return nil, s.readErr(op, err)
 	}
-	p, err := apdu.Decode(m)
+	p, err := apdu.DecodeLimit(m, s.records)
+	if errors.Is(err, apdu.ErrTooManyRecords) && q.Seeds != nil {
+		err = fmt.Errorf("%w, for a search asking for at most %d documents", err, q.Seeds.MaxDocuments)
+	}
 	if err != nil {
 		return nil, s.readErr(op, err)
 	}
@@ -286,6 +300,7 @@ func (d *Driver) search(ctx context.Context, req *fetch.Request, db, words strin
 		// the 25-byte WAIS header and the SearchResponse APDU.
 		s.tee = req.Capture.Payload(s.conn.RemoteAddr())
 	}
+	s.records, s.max = searchBounds(d.cfg.MaxDocuments, s.max)
 	resp, err := s.exchange("search", apdu.NewKeywordSearch(db, words, d.cfg.MaxDocuments))
 	if err != nil {
 		return nil, err
@@ -317,6 +332,24 @@ func (d *Driver) search(ctx context.Context, req *fetch.Request, db, words strin
 		u.Path += "?" + fetch.Escape(words, "")
 	}
 	return &fetch.Result{Kind: fetch.KindListing, URL: u, Listing: l}, nil
+}
+
+// searchBounds is how many records, and how many bytes (at most
+// maxMessage), the answer to a search asking for maxDocs documents may
+// hold. The server sends at most maxDocs headers; the bound leaves room
+// for diagnostics beside them and for a server that overshoots the count
+// it was given, and refuses the flood of tiny records that would cost far
+// more memory than its bytes (and no listing could show anyway). The
+// byte bound follows from the record bound, as a retrieval's follows
+// from its slice.
+func searchBounds(maxDocs, maxMessage int) (records, bytes int) {
+	records = 2*maxDocs + 16
+	bytes = maxMessage
+	// Compared by division, so a large MaxDocuments cannot overflow.
+	if records < (maxMessage-64<<10)/maxRecordBytes {
+		bytes = records*maxRecordBytes + 64<<10
+	}
+	return records, bytes
 }
 
 // isCatalog recognises freeWAIS's answer to a search that matched

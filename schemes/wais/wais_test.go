@@ -424,3 +424,59 @@ func TestGateway(t *testing.T) {
 		t.Fatalf("the gateway was asked for %q", got)
 	}
 }
+
+// TestSearchBounds: a search's answer may hold a little more than the
+// MaxDocuments asked for, not a flood of tiny records, and its size is
+// bounded in proportion: the refusal names the bound and what was asked.
+func TestSearchBounds(t *testing.T) {
+	const maxDocs = 5
+	const records = 2*maxDocs + 16 // the bound: room for diagnostics and some overshoot
+	headers := func(n int) []apdu.DocHeader {
+		hs := make([]apdu.DocHeader, n)
+		for i := range hs {
+			hs[i] = apdu.DocHeader{DocID: []byte{'d', byte('a' + i%26)}, Version: apdu.Unused, Score: 1,
+				BestMatch: apdu.Unused, Length: apdu.Unused, Lines: apdu.Unused}
+		}
+		return hs
+	}
+	search := func(answer []byte) (*fetch.Result, error) {
+		f := newFake(t, func(int, *apdu.Search) []byte { return answer })
+		defer f.srv.Close()
+		c := fetch.NewClient(fetch.Options{IdleTimeout: 5 * time.Second})
+		c.Register("wais", wais.New(wais.Config{MaxDocuments: maxDocs}))
+		return c.Fetch(context.Background(), "wais://"+f.srv.Addr+"/db?w")
+	}
+
+	res, err := search(searchResponse(headers(records)...))
+	if err != nil || len(res.Listing.Entries) != records {
+		t.Fatalf("%d headers for %d asked: %v", records, maxDocs, err)
+	}
+
+	_, err = search(searchResponse(headers(records + 1)...))
+	if !errors.Is(err, apdu.ErrTooManyRecords) || fetch.KindOf(err) != fetch.KindServer ||
+		!strings.Contains(err.Error(), "more than 26 records") || !strings.Contains(err.Error(), "at most 5 documents") {
+		t.Errorf("%d headers for %d asked: error %v (kind %v)", records+1, maxDocs, err, fetch.KindOf(err))
+	}
+
+	// Diagnostics count as records too.
+	diags := make([]apdu.Diagnostic, records+1)
+	for i := range diags {
+		diags[i] = apdu.Diagnostic{Code: "S1", Info: "x"}
+	}
+	_, err = search(message(&apdu.SearchResponse{ResultSetStatus: apdu.Unused, PresentStatus: 0,
+		Info: &apdu.ResponseInfo{Diagnostics: diags}}))
+	if !errors.Is(err, apdu.ErrTooManyRecords) {
+		t.Errorf("%d diagnostics: error %v", len(diags), err)
+	}
+
+	// A few records of 64 KiB headlines: within DefaultMaxMessage, over
+	// what 26 records of 4 KiB and 64 KiB of framing come to.
+	big := headers(3)
+	for i := range big {
+		big[i].Headline = strings.Repeat("h", 64<<10)
+	}
+	_, err = search(searchResponse(big...))
+	if !errors.Is(err, fetch.ErrTooLarge) || !strings.Contains(err.Error(), "limit of 172032") {
+		t.Errorf("a %d-byte answer: error %v", len(searchResponse(big...)), err)
+	}
+}

@@ -3,6 +3,7 @@ package apdu
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -339,5 +340,30 @@ func TestReadMessage(t *testing.T) {
 	}
 	if h, err := ParseHeader([]byte("       123Z2wais\x00\x00\x00\x00\x00\x00  0")); err != nil || h.Length != 123 {
 		t.Errorf("space-padded length: %+v %v", h, err)
+	}
+}
+
+// TestDecodeLimit: DecodeLimit refuses a response of more records than
+// its bound, counting headers, texts and diagnostics together; Decode
+// sets no bound.
+func TestDecodeLimit(t *testing.T) {
+	r := &SearchResponse{ResultSetStatus: Unused, PresentStatus: 0, Info: &ResponseInfo{
+		Headers:     []DocHeader{{DocID: []byte("a")}, {DocID: []byte("b")}},
+		Texts:       []DocText{{DocID: []byte("a"), Text: []byte("t")}},
+		Diagnostics: []Diagnostic{{Code: "S1", Info: "i"}},
+	}}
+	b, err := r.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeLimit(b, 4); err != nil {
+		t.Errorf("4 records within a bound of 4: %v", err)
+	}
+	if _, err := Decode(b); err != nil {
+		t.Errorf("Decode: %v", err)
+	}
+	_, err = DecodeLimit(b, 3)
+	if !errors.Is(err, ErrTooManyRecords) || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "more than 3 records") {
+		t.Errorf("4 records over a bound of 3: %v", err)
 	}
 }

@@ -1,13 +1,28 @@
 package apdu
 
 import (
+	"fmt"
 	"strings"
 )
 
 // Decode reads one APDU: *Search, *SearchResponse, *Init or
 // *InitResponse. Tagged fields it does not know are skipped; bytes after
 // the user-information part are ignored.
-func Decode(b []byte) (PDU, error) {
+func Decode(b []byte) (PDU, error) { return DecodeLimit(b, 0) }
+
+// ErrTooManyRecords is wrapped by DecodeLimit's refusal of a
+// SearchResponse that holds more records than its bound. It wraps
+// ErrMalformed: a server sends no more than it was asked for.
+var ErrTooManyRecords = fmt.Errorf("%w: more records than the client accepts", ErrMalformed)
+
+// DecodeLimit is Decode for a client that knows how much it asked for: a
+// SearchResponse holding more than maxRecords records (document headers,
+// texts and diagnostics together) is refused with ErrTooManyRecords as
+// soon as the record past the bound is reached. An empty header group is
+// 3 bytes on the wire and a DocHeader of some 150 in memory, so without
+// the bound a message's size alone would not bound what it costs.
+// maxRecords <= 0 sets no bound.
+func DecodeLimit(b []byte, maxRecords int) (PDU, error) {
 	if len(b) < 3 {
 		return nil, malformed("APDU of %d bytes", len(b))
 	}
@@ -20,7 +35,7 @@ func Decode(b []byte) (PDU, error) {
 	case TypeSearch:
 		return decodeSearch(head, user)
 	case TypeSearchResponse:
-		return decodeSearchResponse(head, user)
+		return decodeSearchResponse(head, user, maxRecords)
 	case TypeInit:
 		in := &Init{}
 		return in, in.decodeFields(head[1:])
@@ -159,7 +174,7 @@ func (w *WAISSearch) decode(b []byte) error {
 	})
 }
 
-func decodeSearchResponse(head, user []byte) (*SearchResponse, error) {
+func decodeSearchResponse(head, user []byte, maxRecords int) (*SearchResponse, error) {
 	if len(head) < 11 {
 		return nil, malformed("SearchResponseAPDU header of %d bytes", len(head))
 	}
@@ -194,17 +209,23 @@ func decodeSearchResponse(head, user []byte) (*SearchResponse, error) {
 		return nil, malformed("SearchResponseAPDU records with tag %d", tag)
 	}
 	r.Info = &ResponseInfo{}
-	if err := r.Info.decode(v); err != nil {
+	if err := r.Info.decode(v, maxRecords); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-func (ri *ResponseInfo) decode(b []byte) error {
+// decode reads the records of a response, at most maxRecords of them
+// when maxRecords > 0.
+func (ri *ResponseInfo) decode(b []byte, maxRecords int) error {
 	for len(b) > 0 {
 		tag, err := peekTag(b)
 		if err != nil {
 			return err
+		}
+		isRecord := tag == tagDiagnostic || tag == tagHeaderGroup || tag == tagTextGroup
+		if isRecord && maxRecords > 0 && len(ri.Diagnostics)+len(ri.Headers)+len(ri.Texts) >= maxRecords {
+			return fmt.Errorf("%w (a SearchResponse of more than %d records)", ErrTooManyRecords, maxRecords)
 		}
 		if tag == tagDiagnostic {
 			var d Diagnostic
