@@ -402,3 +402,14 @@ func TestNoServer(t *testing.T) {
 		t.Errorf("gave up after %v, before the connect timeout %v", took, dial)
 	}
 }
+
+// TestLongReply: a reply of more lines than the client reads, though far
+// within maxReply octets, is the server's error, naming the bound.
+func TestLongReply(t *testing.T) {
+	f := newFake(t, tree(map[string]string{"/x": strings.Repeat("X\n", maxReplyLines+1)}, nil)).start()
+	_, err := client(f, &stubs{}, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+	if fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "more than 100000 lines") {
+		t.Errorf("error %v (kind %v), want a server error naming the line bound", err, fetch.KindOf(err))
+	}
+}
+

@@ -228,3 +228,31 @@ func TestChooseMethod(t *testing.T) {
 		t.Errorf("chose %d among unusable methods", i)
 	}
 }
+
+// TestReplyBounds: a reply is refused once it passes maxReplyLines lines
+// or maxReplyTokens tokens, whatever its size in octets.
+func TestReplyBounds(t *testing.T) {
+	lines, err := splitReply([]byte(strings.Repeat("a\n", maxReplyLines)))
+	if err != nil || len(lines) != maxReplyLines {
+		t.Errorf("%d lines: %d read, %v", maxReplyLines, len(lines), err)
+	}
+	_, err = splitReply([]byte(strings.Repeat("a\n", maxReplyLines) + "a"))
+	if !errors.Is(err, errReplyTooLarge) || !strings.Contains(err.Error(), "more than 100000 lines") {
+		t.Errorf("%d lines: %v", maxReplyLines+1, err)
+	}
+	// Blank lines are dropped, not counted.
+	if _, err := splitReply([]byte(strings.Repeat("\n", maxReplyLines+1) + "a\n")); err != nil {
+		t.Errorf("blank lines: %v", err)
+	}
+	// Lines of 4000 tokens: within maxLineTokens, but 251 of them pass
+	// maxReplyTokens long before maxReplyLines.
+	line := "a" + strings.Repeat(" a", 3999) + "\n"
+	n := maxReplyTokens / 4000
+	if _, err := splitReply([]byte(strings.Repeat(line, n))); err != nil {
+		t.Errorf("%d tokens: %v", n*4000, err)
+	}
+	_, err = splitReply([]byte(strings.Repeat(line, n) + "a"))
+	if !errors.Is(err, errReplyTooLarge) || !strings.Contains(err.Error(), "more than 1000000 tokens") {
+		t.Errorf("%d tokens: %v", n*4000+1, err)
+	}
+}

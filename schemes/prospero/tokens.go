@@ -13,9 +13,23 @@ import (
 // as "'/pub'" and "AFTP/pub" as "AFTP'/pub'"); inside quotes "''" is one
 // literal quote; "''" alone is the empty token.
 
-// Limits on a reply's text.
+// Limits on a reply's text. A reply is bounded in octets by maxReply; these
+// bound what its octets become, since every line is a slice and every
+// token a string of its own, each costing far more than the two octets
+// ("a\n") it can take on the wire. A 64 MiB reply of short lines would
+// otherwise become gigabytes of slices and strings.
 const (
 	maxLineTokens = 4096
+	// maxReplyLines is the most lines a reply may have. dirsrv writes a
+	// LINK line and a few ATTRIBUTE lines for each entry of a directory,
+	// so this admits directories of tens of thousands of entries, more
+	// than Prospero's archives served; and a LINK is a line, so it bounds
+	// the links, hence the entries of a listing, too.
+	maxReplyLines = 100_000
+	// maxReplyTokens is the most tokens a reply may have: ten a line on
+	// average at maxReplyLines (dirsrv's LINK and ACCESS-METHOD lines
+	// have eight to twelve), some 16 MiB of string headers at most.
+	maxReplyTokens = 1_000_000
 )
 
 // errSyntax marks reply text the grammar cannot read.
@@ -56,10 +70,16 @@ func (l Line) String() string {
 	return strings.Join(q, " ")
 }
 
+// errReplyTooLarge marks a reply of more lines or tokens than this client
+// reads.
+var errReplyTooLarge = errors.New("oversized Prospero reply")
+
 // splitReply cuts a reply into lines of tokens. An unquoted CR is taken
 // for white space, so CR LF ends a line too; empty lines are dropped. A
 // quote left open at the end, or a line of more than maxLineTokens tokens,
-// is an error.
+// is an error; so is a reply of more than maxReplyLines lines or
+// maxReplyTokens tokens, found before the line or token past the bound
+// is kept.
 func splitReply(b []byte) ([]Line, error) {
 	var (
 		lines  []Line
@@ -68,15 +88,30 @@ func splitReply(b []byte) ([]Line, error) {
 		inTok  bool // a token has started (possibly empty, as in '')
 		quoted bool
 		lineNo = 1
+		tokens = 0 // tokens kept, in every line
 	)
 	endTok := func() error {
 		if inTok {
 			if len(line) >= maxLineTokens {
 				return fmt.Errorf("%w: line %d has more than %d tokens", errSyntax, lineNo, maxLineTokens)
 			}
+			if tokens >= maxReplyTokens {
+				return fmt.Errorf("%w: more than %d tokens (at line %d), the most this client reads", errReplyTooLarge, maxReplyTokens, lineNo)
+			}
 			line = append(line, string(tok))
+			tokens++
 		}
 		tok, inTok = tok[:0], false
+		return nil
+	}
+	endLine := func() error {
+		if len(line) == 0 {
+			return nil
+		}
+		if len(lines) >= maxReplyLines {
+			return fmt.Errorf("%w: more than %d lines, the most this client reads", errReplyTooLarge, maxReplyLines)
+		}
+		lines = append(lines, line)
 		return nil
 	}
 	for i := 0; i < len(b); i++ {
@@ -105,8 +140,8 @@ func splitReply(b []byte) ([]Line, error) {
 			if err := endTok(); err != nil {
 				return nil, err
 			}
-			if len(line) > 0 {
-				lines = append(lines, line)
+			if err := endLine(); err != nil {
+				return nil, err
 			}
 			line = nil
 			lineNo++
@@ -121,8 +156,8 @@ func splitReply(b []byte) ([]Line, error) {
 	if err := endTok(); err != nil {
 		return nil, err
 	}
-	if len(line) > 0 {
-		lines = append(lines, line)
+	if err := endLine(); err != nil {
+		return nil, err
 	}
 	return lines, nil
 }
