@@ -3,6 +3,7 @@ package prospero
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -413,3 +414,39 @@ func TestLongReply(t *testing.T) {
 	}
 }
 
+// TestFallbackBound: a server offering many methods that fail gets the
+// chosen one and maxFallbacks more tried, not all of them; the trace and
+// the error say how many were left.
+func TestFallbackBound(t *testing.T) {
+	var reply strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&reply, "ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFTP INTERNET-D h%d.example(2121) ASCII '/x' BINARY\n", i)
+	}
+	f := newFake(t, tree(map[string]string{"/x": reply.String()}, nil)).start()
+	st := &stubs{fail: map[string]bool{"ftp": true}}
+	var mu sync.Mutex
+	var trace []string
+	c := client(f, st, fetch.Options{Tracer: fetch.TracerFunc(func(_ fetch.Direction, l string) {
+		mu.Lock()
+		trace = append(trace, l)
+		mu.Unlock()
+	})})
+	res, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(res.Document.Body)
+	res.Close()
+	if got := st.fetched(); len(got) != 1+maxFallbacks || got[0] != "ftp://h0.example:2121/x;type=i" {
+		t.Errorf("fetched %v, want the chosen method and %d more", got, maxFallbacks)
+	}
+	if fetch.KindOf(err) != fetch.KindNetwork || !strings.Contains(err.Error(), "h0.example") ||
+		!strings.Contains(err.Error(), "6 more access methods offered were not tried") {
+		t.Errorf("error %v (kind %v), want the chosen method's, saying 6 were not tried", err, fetch.KindOf(err))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(strings.Join(trace, "\n"), "prospero: 6 more access methods not tried") {
+		t.Errorf("trace does not say what was left untried:\n%s", strings.Join(trace, "\n"))
+	}
+}

@@ -28,7 +28,8 @@
 //     under that scheme's own port policy, when its Body is first read, so
 //     `fetch --info` shows every method (Document.Meta, the chosen one
 //     marked) without fetching. If the chosen method fails, the next ones
-//     are tried in turn. A listing or session method is fetched at once.
+//     are tried in turn, at most maxFallbacks (3) of them. A listing or
+//     session method is fetched at once.
 //  5. A file with no usable method but PROSPERO-CONTENTS (which dirsrv
 //     offers for files only) is read with "GET-OBJECT-INFO CONTENTS".
 //  6. Any other object is read as a directory: "DIRECTORY ASCII
@@ -69,6 +70,13 @@ const (
 	// maxDepth bounds Prospero hops in one fetch: FORWARDED replies and
 	// methods that lead back to prospero:// URLs.
 	maxDepth = 8
+	// maxFallbacks bounds the methods tried after the chosen one fails.
+	// Each is a connection to a host the server names, so a server
+	// listing thousands of methods must not turn one fetch into thousands
+	// of connections and as many connect timeouts. Real servers offer an
+	// object by one method or two (its archive and a mirror) beside
+	// PROSPERO-CONTENTS and LOCAL; three fallbacks cover them.
+	maxFallbacks = 3
 	// protocolVersion is the Prospero protocol spoken.
 	protocolVersion = 5
 	softwareID      = "fetch"
@@ -375,8 +383,9 @@ func (d *Driver) follow(ctx context.Context, req *fetch.Request, t target, ms []
 }
 
 // methodBody fetches the chosen method's document on the first Read, and
-// falls back to the next usable methods, in order, when one fails, and
-// last to PROSPERO-CONTENTS when the server offered it.
+// falls back to the next usable methods, in order and at most
+// maxFallbacks of them, when one fails, and last to PROSPERO-CONTENTS
+// when the server offered it.
 type methodBody struct {
 	ctx      context.Context
 	req      *fetch.Request
@@ -400,11 +409,17 @@ func (b *methodBody) Read(p []byte) (int, error) {
 
 func (b *methodBody) open() error {
 	var first error
+	tried, untried := 0, 0
 	for ; b.next < len(b.ms); b.next++ {
 		m := b.ms[b.next]
 		if m.URL == "" || m.Kind != fetch.KindDocument {
 			continue
 		}
+		if tried > maxFallbacks { // the chosen method and maxFallbacks more have failed
+			untried++
+			continue
+		}
+		tried++
 		u, err := fetch.Parse(m.URL)
 		if err == nil {
 			var res *fetch.Result
@@ -422,6 +437,12 @@ func (b *methodBody) open() error {
 		if first == nil {
 			first = err
 		}
+	}
+	if untried > 0 {
+		b.req.Trace(fetch.DirInfo, fmt.Sprintf("prospero: %d more access methods not tried: at most %d after the chosen one are", untried, maxFallbacks))
+		// The error stays the chosen method's (its kind, its errors.Is
+		// chain); the text says the rest were not all tried.
+		first = fmt.Errorf("%w (%d more access methods offered were not tried: at most %d after the chosen one are)", first, untried, maxFallbacks)
 	}
 	if b.contents != nil {
 		b.req.Trace(fetch.DirInfo, "prospero: falling back to PROSPERO-CONTENTS")
