@@ -110,15 +110,20 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err != nil {
 		return nil, fetch.Wrap(fetch.KindMalformed, "request", err)
 	}
-	hreq.URL = target
-	hreq.Host = hostHeader(req.URL)
+	hreq.URL = target // its Host is the Host header's, as written
 	d.setHeaders(req, hreq)
 
 	hops := 0
+	foreign := false // a hop has left the first URL's origin
 	client := &nethttp.Client{
 		Transport: d.transport(req),
-		// Each hop keeps the first request's headers; net/http drops the
-		// credentials among them when the host changes.
+		// Each hop keeps the first request's headers, but the
+		// credentials among them (-H "Authorization: ...", a Cookie)
+		// go only to the first URL's origin: its scheme, host and
+		// port. net/http drops them only for another domain, and would
+		// send them to a subdomain, another port (another server) or
+		// from https to http in the clear. Once a hop has left the
+		// origin, no later hop gets them back.
 		CheckRedirect: func(next *nethttp.Request, via []*nethttp.Request) error {
 			hops++
 			if hops > d.maxRedirects() {
@@ -127,6 +132,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			}
 			if err := d.checkHop(req, next.URL); err != nil {
 				return err
+			}
+			if foreign = foreign || !sameOrigin(via[0].URL, next.URL); foreign {
+				for _, k := range credentialHeaders {
+					next.Header.Del(k)
+				}
 			}
 			// Like curl, no Referer: a fetcher does not tell one site
 			// where it came from.
@@ -156,8 +166,27 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	return d.result(req, resp, hops > 0)
 }
 
+// credentialHeaders are the request headers that carry a user's
+// credentials to a server, kept from every other origin on a redirect.
+var credentialHeaders = []string{"Authorization", "Cookie", "Cookie2"}
+
+// sameOrigin tells whether a and b have one scheme, host and port (a
+// missing port being the scheme's default).
+func sameOrigin(a, b *neturl.URL) bool {
+	port := func(u *neturl.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		return strconv.Itoa(defaultPort(strings.ToLower(u.Scheme)))
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
 // requestURL gives net/http the path and search exactly as the URL wrote
 // them: RawPath keeps every escape (a %2F stays %2F), RawQuery the search.
+// Its Host is the Host header's (hostHeader: no default port), so that a
+// hop to a scheme-relative Location ("//cdn.example/x") gets its own Host:
+// net/http keeps a Host set apart from the URL's for such a hop.
 func requestURL(u *fetch.URL, hu *URL) (*neturl.URL, error) {
 	path, err := fetch.Unescape(hu.Path)
 	if err != nil {
@@ -165,7 +194,7 @@ func requestURL(u *fetch.URL, hu *URL) (*neturl.URL, error) {
 	}
 	return &neturl.URL{
 		Scheme:     u.Scheme,
-		Host:       u.HostPort(defaultPort(u.Scheme)),
+		Host:       hostHeader(u),
 		Path:       path,
 		RawPath:    hu.Path,
 		RawQuery:   hu.Search,

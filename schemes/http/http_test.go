@@ -9,6 +9,7 @@ import (
 	"net"
 	nethttp "net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"strings"
 	"testing"
 	"time"
@@ -318,6 +319,121 @@ func TestHeadersNotForwardedAcrossHosts(t *testing.T) {
 	res.Close()
 	if a, b := <-got, <-got; a != "first:Bearer SECRET" || b != "other::" {
 		t.Fatalf("first %q, then %q", a, b)
+	}
+}
+
+// nameDialer dials a loopback address in place of a host:port, or of a
+// host on any port: test servers under host names of their own.
+type nameDialer map[string]string
+
+func (m nameDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	if to := m[addr]; to != "" {
+		addr = to
+	} else if host, _, err := net.SplitHostPort(addr); err == nil && m[host] != "" {
+		addr = m[host]
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
+}
+
+// TestCredentialsStayWithOrigin: the -H credentials (Authorization,
+// Cookie) go to the first URL's origin only: not to a subdomain, not to
+// another port of the same host, and not back to the origin once a hop
+// has left it; a redirect within the origin keeps them.
+func TestCredentialsStayWithOrigin(t *testing.T) {
+	type seen struct{ where, auth, cookie string }
+	got := make(chan seen, 8)
+	var originAddr string
+	origin := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		got <- seen{"origin" + r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Cookie")}
+		if to := r.URL.Query().Get("to"); to != "" {
+			nethttp.Redirect(w, r, to, nethttp.StatusFound)
+		}
+	}))
+	defer origin.Close()
+	other := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		got <- seen{"other" + r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Cookie")}
+		if r.URL.Path == "/away" {
+			nethttp.Redirect(w, r, "http://site.test:"+originAddr+"/back", nethttp.StatusFound)
+		}
+	}))
+	defer other.Close()
+	_, originAddr, _ = net.SplitHostPort(origin.Listener.Addr().String())
+	_, otherPort, _ := net.SplitHostPort(other.Listener.Addr().String())
+	dialer := nameDialer{"site.test": origin.Listener.Addr().String(), "evil.site.test": other.Listener.Addr().String(),
+		"site.test:" + otherPort: other.Listener.Addr().String()}
+	for _, tt := range []struct {
+		name, to string
+		want     []string // where each request went; the first to the origin carries the credentials
+		keep     int      // how many requests carry them
+	}{
+		{"within the origin", "/same", []string{"origin/", "origin/same"}, 2},
+		{"a subdomain", "http://evil.site.test:" + otherPort + "/x", []string{"origin/", "other/x"}, 1},
+		{"another port", "http://site.test:" + otherPort + "/x", []string{"origin/", "other/x"}, 1},
+		{"away and back", "http://evil.site.test:" + otherPort + "/away", []string{"origin/", "other/away", "origin/back"}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := fetch.NewClient(fetch.Options{Dialer: dialer})
+			c.Register("http", New(Config{Header: []string{"Authorization: Bearer SECRET", "Cookie: session=SECRET"}}))
+			res, err := c.Fetch(context.Background(), "http://site.test:"+originAddr+"/?to="+neturl.QueryEscape(tt.to))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Close()
+			for i, where := range tt.want {
+				s := <-got
+				carried := s.auth == "Bearer SECRET" && s.cookie == "session=SECRET"
+				if s.where != where || carried != (i < tt.keep) || !carried && (s.auth != "" || s.cookie != "") {
+					t.Errorf("request %d: %+v (want it at %s, credentials %v)", i+1, s, where, i < tt.keep)
+				}
+			}
+		})
+	}
+}
+
+// sameOrigin compares scheme, host and port, a missing port being the
+// scheme's: https to http on one host is another origin.
+func TestSameOrigin(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{"http://h.test/a", "http://H.TEST:80/b", true},
+		{"https://h.test/", "https://h.test:443/x", true},
+		{"https://h.test/", "http://h.test/", false},
+		{"http://h.test/", "http://h.test:8080/", false},
+		{"http://h.test/", "http://sub.h.test/", false},
+		{"http://[::1]:8080/", "http://[::1]:8080/x", true},
+	} {
+		a, _ := neturl.Parse(tt.a)
+		b, _ := neturl.Parse(tt.b)
+		if got := sameOrigin(a, b); got != tt.same {
+			t.Errorf("sameOrigin(%s, %s) = %v", tt.a, tt.b, got)
+		}
+	}
+}
+
+// TestSchemeRelativeRedirectHost: a Location of "//other.test/x" is asked
+// of other.test with its own Host header, not the first URL's.
+func TestSchemeRelativeRedirectHost(t *testing.T) {
+	hosts := make(chan string, 2)
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		hosts <- r.Host
+		if r.URL.Path == "/" {
+			w.Header().Set("Location", "//cdn.test/x")
+			w.WriteHeader(nethttp.StatusFound)
+		}
+	}))
+	defer srv.Close()
+	c := fetch.NewClient(fetch.Options{Dialer: nameDialer{"origin.test": srv.Listener.Addr().String(), "cdn.test": srv.Listener.Addr().String()}})
+	c.RegisterScheme(Schemes(Config{})...) // port 80 is http's own
+	res, err := c.Fetch(context.Background(), "http://origin.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	if a, b := <-hosts, <-hosts; a != "origin.test" || b != "cdn.test" {
+		t.Errorf("Host headers %q then %q, want origin.test then cdn.test", a, b)
 	}
 }
 
