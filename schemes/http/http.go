@@ -437,7 +437,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		}
 	}
 	if resp.StatusCode >= 400 {
-		drainClose(resp.Body)
+		drainClose(resp.Body, req.Options.Idle())
 		e := &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
 			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode)}
 		if resp.StatusCode == nethttp.StatusNotFound || resp.StatusCode == nethttp.StatusGone {
@@ -455,6 +455,17 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode), Err: errors.New("redirect without a usable Location")}
 	}
 	total := int64(-1)
+	if resp.StatusCode == nethttp.StatusPartialContent && req.Offset == 0 && d.header().Get("Range") == "" {
+		// A part nobody asked for is the whole document only when its
+		// Content-Range says so; else saving it would keep a fragment
+		// as if it were the file.
+		start, n, err := contentRange(resp)
+		if err != nil || start != 0 || n < 0 || resp.ContentLength != n {
+			resp.Body.Close()
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Code: resp.StatusCode,
+				Err: fmt.Errorf("the server sent part of the document (Content-Range %q) to a request for all of it", resp.Header.Get("Content-Range"))}
+		}
+	}
 	if off := req.Offset; off > 0 {
 		start, n, err := contentRange(resp)
 		if resp.StatusCode != nethttp.StatusPartialContent || err != nil || start != off {
@@ -693,8 +704,13 @@ func retryAfter(resp *nethttp.Response) (time.Duration, bool) {
 
 // drainClose reads what is left of a small error page before closing it,
 // so that the connection goes back to the pool: a batch with missing URLs
-// then keeps its connections instead of opening one per 404.
-func drainClose(body io.ReadCloser) {
+// then keeps its connections instead of opening one per 404. The page
+// gets at most limit: each read waits at most the idle time, and a server
+// that trickled the page would renew that wait with each byte. Closing
+// the body when the time is up ends the read under way.
+func drainClose(body io.ReadCloser, limit time.Duration) {
+	t := time.AfterFunc(limit, func() { body.Close() })
 	io.CopyN(io.Discard, body, 64<<10)
+	t.Stop()
 	body.Close()
 }

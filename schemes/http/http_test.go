@@ -213,6 +213,67 @@ func TestTrickledHeaderTimesOut(t *testing.T) {
 	}
 }
 
+// TestUnaskedPartialContent: a 206 to a request without a Range is the
+// document only when its Content-Range covers all of it.
+func TestUnaskedPartialContent(t *testing.T) {
+	for _, tt := range []struct {
+		rng  string
+		body string
+		ok   bool
+	}{
+		{"bytes 0-4/5", "01234", true},
+		{"bytes 5-9/10", "56789", false},
+		{"bytes 0-4/10", "01234", false},
+		{"bytes 0-4/*", "01234", false},
+		{"", "01234", false},
+	} {
+		t.Run(tt.rng, func(t *testing.T) {
+			addr := rawServer(t, "HTTP/1.1 206 Partial Content\r\nContent-Range: "+tt.rng+"\r\nContent-Length: 5\r\n\r\n"+tt.body, nil)
+			res, err := newClient(fetch.Options{}).Fetch(context.Background(), "http://"+addr+"/")
+			if tt.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer res.Close()
+				if b, err := io.ReadAll(res.Document.Body); err != nil || string(b) != tt.body {
+					t.Errorf("%q, %v", b, err)
+				}
+				return
+			}
+			if err == nil {
+				res.Close()
+				t.Fatal("a part of the document was taken for all of it")
+			}
+			if fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "part of the document") {
+				t.Errorf("err = %v", err)
+			}
+		})
+	}
+}
+
+// TestTrickledErrorPage: the error page read before a 404 is reported
+// (so that the connection can be kept) gets the idle time as a whole, not
+// the idle time between each of its bytes: the trickle lasts 20 s.
+func TestTrickledErrorPage(t *testing.T) {
+	addr := rawServer(t, "HTTP/1.1 404 Not Found\r\nContent-Length: 200\r\n\r\n", func(c net.Conn) {
+		for range 200 {
+			if _, err := io.WriteString(c, "x"); err != nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	const idle = 400 * time.Millisecond
+	start := time.Now()
+	_, err := newClient(fetch.Options{IdleTimeout: idle}).Fetch(context.Background(), "http://"+addr+"/")
+	if !errors.Is(err, fetch.ErrNotFound) {
+		t.Fatalf("err = %v, want not found", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the 404 took %v to report; the idle timeout is %v", d, idle)
+	}
+}
+
 func TestResumeRange(t *testing.T) {
 	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		nethttp.ServeContent(w, r, "f", time.Time{}, strings.NewReader("0123456789"))
