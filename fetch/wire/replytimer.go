@@ -20,6 +20,7 @@ type ReplyTimer struct {
 	limit time.Duration
 	armed bool      // between Begin and End
 	start time.Time // of the reply's first byte read; zero before it
+	err   error     // the timeout, once it struck: every later read fails
 }
 
 // NewReplyTimer times replies read from r.
@@ -48,10 +49,14 @@ func (t *ReplyTimer) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Err is the timeout that failed a read, or nil: a parser above may
+// report what it made of a cut reply rather than the read's error.
+func (t *ReplyTimer) Err() error { return t.err }
+
 func (t *ReplyTimer) check() error {
-	if !t.armed || t.limit <= 0 || t.start.IsZero() || time.Since(t.start) <= t.limit {
-		return nil
+	if t.err == nil && t.armed && t.limit > 0 && !t.start.IsZero() && time.Since(t.start) > t.limit {
+		t.err = &fetch.Error{Kind: fetch.KindNetwork, Op: "read reply", Offset: -1,
+			Err: fmt.Errorf("%w: one reply took more than %v from its first byte", fetch.ErrTimeout, t.limit)}
 	}
-	return &fetch.Error{Kind: fetch.KindNetwork, Op: "read reply", Offset: -1,
-		Err: fmt.Errorf("%w: one reply took more than %v from its first byte", fetch.ErrTimeout, t.limit)}
+	return t.err
 }

@@ -42,13 +42,24 @@ func TestReplyTimer(t *testing.T) {
 	if n < 3 {
 		t.Errorf("the reply failed after %d reads, before its limit", n)
 	}
-	// The next reply starts afresh, and End stops the clock.
+	// The timeout stays: the reply was cut, and so is the stream.
 	tm.End()
-	tm.Begin(time.Hour)
-	if _, err := tm.Read(b); err != nil {
-		t.Fatalf("a new reply: %v", err)
+	if _, err2 := tm.Read(b); err2 != err || tm.Err() != err {
+		t.Fatalf("after the timeout: %v, Err() %v", err2, tm.Err())
 	}
-	tm.End()
+	// On a stream whose replies keep time, each starts its own clock.
+	tm = NewReplyTimer(slowReader{gap})
+	for range 3 {
+		tm.Begin(3 * gap)
+		if _, err := tm.Read(b); err != nil {
+			t.Fatalf("a reply of one read: %v", err)
+		}
+		tm.End()
+		time.Sleep(4 * gap) // between replies: not timed
+	}
+	if tm.Err() != nil {
+		t.Fatal(tm.Err())
+	}
 	tm.Begin(0) // no bound
 	for range 5 {
 		if _, err := tm.Read(b); err != nil {

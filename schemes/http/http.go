@@ -154,6 +154,13 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			return nil, fe
 		}
 		cause := unwrapURLError(err)
+		if strings.Contains(cause.Error(), "server response headers exceeded") {
+			// MaxResponseHeaderBytes: net/http's error has no type of
+			// its own, only this text. A size bound, as a line past
+			// wire.DefaultMaxLine is for the other drivers.
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", Offset: -1,
+				Err: fmt.Errorf("%w: a response header of more than %d bytes", fetch.ErrLineTooLong, wire.DefaultMaxLine)}
+		}
 		var ne net.Error
 		if !errors.Is(cause, fetch.ErrTimeout) && (pastDeadline(ctx) || errors.As(cause, &ne) && ne.Timeout()) {
 			// net/http reports what it had parsed when the time limit
@@ -593,7 +600,11 @@ func (d *Driver) traceRequest(req *fetch.Request, h *nethttp.Request) {
 		return
 	}
 	req.Trace(fetch.DirSent, "GET "+h.URL.RequestURI()+" HTTP/1.1")
-	req.Trace(fetch.DirSent, "Host: "+h.Host)
+	host := h.Host
+	if host == "" {
+		host = h.URL.Host // what net/http sends when no Host is set apart
+	}
+	req.Trace(fetch.DirSent, "Host: "+host)
 	traceHeader(req, fetch.DirSent, h.Header)
 }
 
@@ -657,13 +668,48 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 		conn.Close()
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", Offset: -1, Err: err}
 	}
-	resp, err := nethttp.ReadResponse(bufio.NewReader(conn), hreq)
+	// The gateway's header has the bounds a server's has under
+	// net/http's transport (MaxResponseHeaderBytes, a time for the whole
+	// of it): ReadResponse alone would take one of any size, trickled
+	// for as long as each byte came within the idle time.
+	timer := wire.NewReplyTimer(conn)
+	head := &headLimit{r: timer, left: wire.DefaultMaxLine + 4096} // and what bufio reads ahead
+	timer.Begin(2 * req.Options.Idle())
+	resp, err := nethttp.ReadResponse(bufio.NewReader(head), hreq)
+	timer.End()
+	head.left = -1
 	if err != nil {
 		conn.Close()
-		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", Offset: -1, Err: err}
+		if terr := timer.Err(); terr != nil {
+			err = terr // textproto reports the line it was cut in
+		}
+		k := fetch.KindNetwork
+		if errors.Is(err, fetch.ErrLineTooLong) {
+			k = fetch.KindServer
+		}
+		return nil, &fetch.Error{Kind: k, Op: "gateway", Offset: -1, Err: err}
 	}
 	resp.Body = closeBoth{resp.Body, conn}
 	return d.result(req, resp, false)
+}
+
+// headLimit reads at most left bytes from r, failing with
+// fetch.ErrLineTooLong past them; left < 0 is no bound.
+type headLimit struct {
+	r    io.Reader
+	left int64
+}
+
+func (h *headLimit) Read(p []byte) (int, error) {
+	if h.left < 0 {
+		return h.r.Read(p)
+	}
+	if h.left == 0 {
+		return 0, fmt.Errorf("%w: a response header of more than %d bytes", fetch.ErrLineTooLong, wire.DefaultMaxLine)
+	}
+	n, err := h.r.Read(p[:min(int64(len(p)), h.left)])
+	h.left -= int64(n)
+	return n, err
 }
 
 type closeBoth struct {

@@ -10,6 +10,7 @@ import (
 	nethttp "net/http"
 	"net/http/httptest"
 	neturl "net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -324,6 +325,76 @@ func TestGatewaySendsWholeURL(t *testing.T) {
 	if line := <-got; line != "GET gopher://gopher.example/0about HTTP/1.1\r\n" {
 		t.Fatalf("request line %q", line)
 	}
+}
+
+// TestGatewayHeaderBounds: a gateway's response header has a server's
+// bounds: 64 KiB, and twice the idle time as a whole; the same header
+// straight from a server is refused for its size as a bound of the server
+// (exit 6), not as a network failure. A body past the header's bound is
+// read whole.
+func TestGatewayHeaderBounds(t *testing.T) {
+	const idle = 400 * time.Millisecond
+	big := "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\nContent-Length: 2\r\n\r\nok"
+	trickle := func(c net.Conn) {
+		for range 200 { // 20 s in all
+			if _, err := io.WriteString(c, "X"); err != nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		io.WriteString(c, ": y\r\nContent-Length: 0\r\n\r\n")
+	}
+	gateway := func(addr string) *fetch.Client {
+		c := fetch.NewClient(fetch.Options{IdleTimeout: idle, Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
+		c.Register("http", New(Config{}))
+		return c
+	}
+	for _, tt := range []struct {
+		name  string
+		c     func() *fetch.Client
+		url   func() string
+		is    error
+		kind  fetch.Kind
+		limit time.Duration
+	}{
+		{"gateway, 1 MiB header", func() *fetch.Client { return gateway(rawServer(t, big, nil)) },
+			func() string { return "gopher://gopher.example/0about" }, fetch.ErrLineTooLong, fetch.KindServer, 10 * time.Second},
+		{"gateway, trickled header", func() *fetch.Client { return gateway(rawServer(t, "HTTP/1.1 200 OK\r\n", trickle)) },
+			func() string { return "gopher://gopher.example/0about" }, fetch.ErrTimeout, fetch.KindNetwork, 10 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			res, err := tt.c().Fetch(context.Background(), tt.url())
+			if err == nil {
+				res.Close()
+			}
+			if !errors.Is(err, tt.is) || fetch.KindOf(err) != tt.kind {
+				t.Fatalf("err = %v (kind %v), want %v of kind %v", err, fetch.KindOf(err), tt.is, tt.kind)
+			}
+			if d := time.Since(start); d > tt.limit {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+	t.Run("server, 1 MiB header", func(t *testing.T) {
+		addr := rawServer(t, big, nil)
+		_, err := newClient(fetch.Options{}).Fetch(context.Background(), "http://"+addr+"/")
+		if !errors.Is(err, fetch.ErrLineTooLong) || fetch.KindOf(err) != fetch.KindServer {
+			t.Fatalf("err = %v (kind %v)", err, fetch.KindOf(err))
+		}
+	})
+	t.Run("gateway, long body", func(t *testing.T) {
+		body := strings.Repeat("b", 1<<20)
+		addr := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body, nil)
+		res, err := gateway(addr).Fetch(context.Background(), "gopher://gopher.example/0about")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Close()
+		if b, err := io.ReadAll(res.Document.Body); err != nil || string(b) != body {
+			t.Errorf("%d bytes, %v", len(b), err)
+		}
+	})
 }
 
 func TestResumeRejectsWrongRange(t *testing.T) {
