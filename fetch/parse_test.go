@@ -293,6 +293,12 @@ func TestRedacted(t *testing.T) {
 		"ftp://joe:@host.com/":        "ftp://joe:@host.com/",
 		"ftp://joe@host.com/":         "ftp://joe@host.com/",
 		"http://host.com/":            "http://host.com/",
+		// a slash short: no authority by the generic grammar, but a
+		// password all the same
+		"http:/joe:secret@host.com/": "http:/joe:****@host.com/",
+		"ftp:joe:secret@host.com/x":  "ftp:joe:****@host.com/x",
+		"news:joe:secret@host":       "news:joe:secret@host", // a message-id
+		"mailto:joe@host.com":        "mailto:joe@host.com",
 	}
 	for in, want := range cases {
 		u, err := testParse(in)

@@ -72,6 +72,13 @@ func (u *URL) format(redact bool) string {
 		b.WriteByte('#')
 		b.WriteString(urlEscapeUnsafe(u.Fragment))
 	}
+	if redact && !u.Slashes {
+		// "http:/joe:pw@h/", a slash short, has no authority by the
+		// generic grammar, but a scheme's own may read one into it, and
+		// a user meant a password there: masked as RedactedText masks
+		// it (a news: message-id, which may hold ":" and "@", is left).
+		return RedactedText(b.String())
+	}
 	return b.String()
 }
 
