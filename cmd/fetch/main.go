@@ -215,7 +215,10 @@ func report(s stdio, o *options, err error) int {
 		line, _ := json.Marshal(map[string]any{"error": msg, "kind": k.String(), "exit": k.ExitCode()})
 		fmt.Fprintln(s.err, string(line))
 	} else {
-		fmt.Fprintf(s.err, "fetch: %s\n", msg)
+		// The message quotes what servers said (fetch.Error.Reply) and
+		// decoded URL parts; JSON escapes them, a terminal must not get
+		// them raw.
+		fmt.Fprintf(s.err, "fetch: %s\n", strings.Map(printableLines, msg))
 	}
 	return k.ExitCode()
 }

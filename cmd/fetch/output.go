@@ -116,7 +116,7 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 				if o.jsonOut {
 					return printJSON(w, res.Sent)
 				}
-				_, err := fmt.Fprintf(w, "sent to %s via %s: %s\n", strings.Join(res.Sent.Recipients, ", "), res.Sent.Server, res.Sent.Reply)
+				_, err := io.WriteString(w, sentLine(res.Sent))
 				return fetch.Wrap(fetch.KindLocal, "write", err)
 			})
 		}
@@ -124,7 +124,7 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			return printJSON(s.out, res.Sent)
 		}
 		if !o.quiet {
-			fmt.Fprintf(s.err, "sent to %s via %s: %s\n", strings.Join(res.Sent.Recipients, ", "), res.Sent.Server, res.Sent.Reply)
+			io.WriteString(s.err, sentLine(res.Sent))
 		}
 		return nil
 	case fetch.KindSession:
@@ -520,6 +520,24 @@ func printable(r rune) rune {
 		return '?'
 	}
 	return r
+}
+
+// printableLines is printable but keeps line breaks, for a message that
+// may quote a server's multi-line reply: a new line cannot steer the
+// terminal, a carriage return or an escape can.
+func printableLines(r rune) rune {
+	if r == '\n' {
+		return r
+	}
+	return printable(r)
+}
+
+// sentLine is the confirmation of a sent message. The recipients come
+// from the URL (percent-decoded, so any octet) and the reply from the
+// SMTP server: neither may write control characters to the terminal.
+func sentLine(s *fetch.Sent) string {
+	line := fmt.Sprintf("sent to %s via %s: %s", strings.Join(s.Recipients, ", "), s.Server, s.Reply)
+	return strings.Map(printable, line) + "\n"
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -114,21 +114,24 @@ func (p *terminalPrompter) Prompt(ctx context.Context, q fetch.Question) (string
 		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "prompt", URL: q.URL, Part: q.Field, Offset: -1,
 			Err: fmt.Errorf("%w: %s (not a terminal; give %s)", fetch.ErrNoAnswer, q.Label, hint)}
 	}
+	// The label, choices and default come from the URL (a mail's
+	// recipients) or from the server (a Gopher+ form): shown with
+	// printable, so neither writes control characters to the terminal.
 	label := q.Label
 	if label == "" {
 		label = q.Field
 	}
 	if len(q.Choices) > 0 {
-		fmt.Fprintf(p.out, "%s\n", label)
+		fmt.Fprintf(p.out, "%s\n", strings.Map(printable, label))
 		for i, c := range q.Choices {
-			fmt.Fprintf(p.out, "  %d) %s\n", i+1, c)
+			fmt.Fprintf(p.out, "  %d) %s\n", i+1, strings.Map(printable, c))
 		}
 		label = "choice"
 	}
 	if q.Default != "" {
 		label += " [" + q.Default + "]"
 	}
-	fmt.Fprintf(p.out, "%s: ", label)
+	fmt.Fprintf(p.out, "%s: ", strings.Map(printable, label))
 	var answer string
 	if q.Secret {
 		b, err := term.ReadPassword(p.fd)
