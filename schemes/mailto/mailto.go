@@ -64,7 +64,8 @@ type Config struct {
 	// TLSInsecure skips verification of the server's certificate. Tests only.
 	TLSInsecure bool
 	// User and Password, when User is set, log in with SMTP AUTH PLAIN
-	// (RFC 4954). They are sent only over TLS or to a loopback server.
+	// (RFC 4954). They are sent only over TLS or to a loopback server
+	// dialed directly (not through fetch.Options.Dialer, a proxy).
 	User, Password string
 	// Edit, when set, is called with a draft (header fields, a blank line,
 	// the body) when neither the request nor the URL gives a body, and

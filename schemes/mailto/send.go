@@ -38,8 +38,11 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 	if err != nil {
 		return "", err
 	}
-	loopback := isLoopback(host)
-	if d.cfg.User != "" && !d.cfg.StartTLS && !loopback {
+	// A loopback server may have the password in clear text: it never
+	// leaves this machine. Through a proxy (Options.Dialer, --socks5) the
+	// loopback is the proxy's, and the password would cross the network.
+	local := isLoopback(host) && req.Options.Dialer == nil
+	if d.cfg.User != "" && !d.cfg.StartTLS && !local {
 		return "", req.Errorf(fetch.KindPolicy, "AUTH", "refusing to send the SMTP password in clear text to %s: enable STARTTLS", server)
 	}
 	if err := fetch.CheckLine("user", d.cfg.User); err != nil {

@@ -181,6 +181,18 @@ func TestAuthNeedsTLSOffLoopback(t *testing.T) {
 	}
 }
 
+// Through a proxy (--socks5) a loopback server is on the proxy's machine:
+// the password would cross the network, so STARTTLS is required there too.
+func TestAuthNeedsTLSThroughProxy(t *testing.T) {
+	for _, server := range []string{"127.0.0.1:587", "[::1]:587", "localhost:587"} {
+		d := testDriver(Config{SMTPServer: server, From: "me@fetch.test", User: "u", Password: "p"})
+		_, err := sendVia(t, d, fetch.Options{Dialer: failDialer{t}}, "mailto:a@fetch.test", "x\n")
+		if fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(err.Error(), "STARTTLS") {
+			t.Errorf("%s through a proxy: err = %v, want KindPolicy asking for STARTTLS", server, err)
+		}
+	}
+}
+
 type failDialer struct{ t *testing.T }
 
 func (f failDialer) DialContext(context.Context, string, string) (net.Conn, error) {
