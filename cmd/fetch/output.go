@@ -58,7 +58,8 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 	}
 	defer res.Close()
 	rec.result(res)
-	if err := outputApplies(o, res.Kind); err != nil {
+	d, _ := c.Driver(res.URL.Scheme)
+	if err := outputApplies(o, res.Kind, dest, handsOff(d)); err != nil {
 		return err
 	}
 
@@ -128,7 +129,7 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		}
 		return nil
 	case fetch.KindSession:
-		if d, _ := c.Driver(res.URL.Scheme); handsOff(d) {
+		if handsOff(d) {
 			// rlogin, tn3270: the user's program takes the terminal as it is.
 			return res.Session.Run(ctx, s.in, s.out)
 		}
@@ -152,8 +153,10 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 // outputApplies refuses, as a usage error, an output option that has no
 // meaning for what the URL turned out to be (issue #12: every output
 // option applies to every scheme or is refused): --info and -C are for
-// documents, --json has no form for an interactive session.
-func outputApplies(o *options, k fetch.ResultKind) error {
+// documents, --json has no form for an interactive session, and a file
+// (dest, from -o or -O) none for a session handed to the user's own
+// program (handsOff), which writes to the terminal itself.
+func outputApplies(o *options, k fetch.ResultKind, dest string, handsOff bool) error {
 	refuse := func(flag, why string) error {
 		return &fetch.Error{Kind: fetch.KindUsage, Op: flag, Offset: -1, Err: fmt.Errorf("%s does not apply: %s", flag, why)}
 	}
@@ -161,6 +164,12 @@ func outputApplies(o *options, k fetch.ResultKind) error {
 		return nil
 	}
 	switch {
+	case dest != "" && k == fetch.KindSession && handsOff:
+		flag := "-o"
+		if o.remoteName {
+			flag = "-O"
+		}
+		return refuse(flag, "an rlogin or tn3270 session runs its program on the terminal, whose output cannot go to a file")
 	case o.info:
 		return refuse("--info", "the URL gave a "+string(k)+", not a document")
 	case o.resume != "":

@@ -293,3 +293,44 @@ func TestOutputOptionsRefused(t *testing.T) {
 		t.Errorf("--info on a listing: exit %d, stderr %q; want 2", code, stderr)
 	}
 }
+
+// TestOutputFileRefusedForHandoff: rlogin and tn3270 sessions run the
+// user's program on the terminal, so -o and -O have nowhere to put its
+// output; they are refused before the program runs, not ignored.
+func TestOutputFileRefusedForHandoff(t *testing.T) {
+	bin, dir := t.TempDir(), t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	script := "#!/bin/sh\necho session output\n: > " + ran + "\n"
+	for _, name := range []string{"stand-in-rlogin", "stand-in-3270"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Chdir(dir)
+	out := filepath.Join(dir, "out.txt")
+	for _, args := range [][]string{
+		{"--rlogin-program", "stand-in-rlogin", "-o", out, "rlogin://guest@127.0.0.1:2513/"},
+		{"--tn3270-program", "stand-in-3270", "-o", out, "tn3270://127.0.0.1:2323/"},
+		{"--tn3270-program", "stand-in-3270", "-o", "{scheme}-{host}.txt", "tn3270://127.0.0.1:2323/"},
+		{"--rlogin-program", "stand-in-rlogin", "-O", "rlogin://guest@127.0.0.1:2513/"}, // no file name either
+	} {
+		code, stdout, stderr := runFetch(t, "", args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "-o does not apply") && !strings.Contains(stderr, "-O:") {
+			t.Errorf("fetch %q: exit %d, stdout %q, stderr %q; want 2, refused", args, code, stdout, stderr)
+		}
+		if _, err := os.Stat(ran); err == nil {
+			t.Errorf("fetch %q ran the program", args)
+			os.Remove(ran)
+		}
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 0 {
+		t.Errorf("files left in %s: %v", dir, names)
+	}
+
+	// -o - is standard output, where the program writes anyway.
+	code, stdout, stderr := runFetch(t, "", "--rlogin-program", "stand-in-rlogin", "-o", "-", "rlogin://guest@127.0.0.1:2513/")
+	if code != 0 || stdout != "session output\n" {
+		t.Errorf("-o -: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
