@@ -13,8 +13,9 @@
 // tn3270 user is only shown: 3270 emulators take none. Arguments go to the
 // program directly, never through a shell; a user or host that could be
 // read as an option (a leading "-") or holds a control character is
-// refused. A program that is not installed is an error naming it
-// (ErrNoProgram).
+// refused, and so is a one-letter tn3270 host, which 3270 emulators read
+// as a connection option ("l:" asks for TLS). A program that is not
+// installed is an error naming it (ErrNoProgram).
 package handoff
 
 import (
@@ -113,6 +114,19 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		names = []string{"c3270", "x3270"}
 		if d.cfg.TN3270 != "" {
 			names = []string{d.cfg.TN3270}
+		}
+		// c3270 and x3270 read a letter and a colon at the start of their
+		// host argument as a connection option (L: TLS, P: passthru, Y: no
+		// certificate check; x3270 Common/split_host.c), and nothing quotes
+		// a one-letter host out of it: "[l]:23" and "\l:23" still leave
+		// the colon after it unquoted. Such a host would be connected to
+		// somewhere the URL did not say; it is refused. Any letter, not
+		// only today's ACLNPSBYT: a later emulator may take more.
+		if c := u.Host[0]; len(u.Host) == 1 && ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			e := req.Errorf(fetch.KindPolicy, d.scheme, "a one-letter host, %q, would be read by the 3270 emulator as a connection option (%q): refused; give the host's full name or address",
+				u.Host, u.Host+":")
+			e.Part = "host"
+			return nil, e
 		}
 		host := u.Host
 		if strings.Contains(host, ":") {

@@ -75,6 +75,10 @@ func TestHandOff(t *testing.T) {
 		{"tn3270://127.0.0.1:2323/", []string{"c3270", "x3270"}, Config{}, "c3270|127.0.0.1:2323|stdin: typed"},
 		{"tn3270://ibm.example/", []string{"x3270"}, Config{}, "x3270|ibm.example:23|stdin: typed"},
 		{"tn3270://[::1]:3270/", []string{"my3270"}, Config{TN3270: "my3270"}, "my3270|[::1]:3270|stdin: typed"},
+		// Only a one-letter host reads as a 3270 connection option; rlogin
+		// takes its host as a separate argument, one letter or not.
+		{"tn3270://ly:2323/", []string{"c3270"}, Config{}, "c3270|ly:2323|stdin: typed"},
+		{"rlogin://l/", []string{"rlogin"}, Config{}, "rlogin|l|stdin: typed"},
 	}
 	for _, tt := range tests {
 		record := standIn(t, tt.programs...)
@@ -107,6 +111,12 @@ func TestHandOffRefusals(t *testing.T) {
 		{"rlogin://127.0.0.1:25/", fetch.KindPolicy, fetch.ErrPortRefused},
 		{"tn3270://127.0.0.1:80/", fetch.KindPolicy, fetch.ErrPortRefused},
 		{"rlogin://127.0.0.1/path", fetch.KindMalformed, nil},
+		// c3270 would take "l:" for TLS, "p:" for passthru, "y:" for no
+		// certificate check, and connect to a host named "2323".
+		{"tn3270://l:2323/", fetch.KindPolicy, nil},
+		{"tn3270://p:2323/", fetch.KindPolicy, nil},
+		{"tn3270://Y/", fetch.KindPolicy, nil},
+		{"tn3270://q:2323/", fetch.KindPolicy, nil},
 	}
 	for _, tt := range tests {
 		_, err := c.Fetch(context.Background(), tt.url)
