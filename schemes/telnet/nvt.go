@@ -56,8 +56,8 @@ const (
 // nvtConn sits between the connection from req.Dial and ziutek/telnet's
 // Conn, which v0.1.0 builds on any net.Conn (telnet.NewConn). It repairs
 // what the library gets wrong, so the library is left with what it does
-// right (IAC IAC unescaping and the ECHO and SUPPRESS-GO-AHEAD answers,
-// refusing every other option):
+// right (IAC IAC unescaping, the answers to WILL and WONT ECHO, refusing
+// every option this file does not handle):
 //
 //   - Reads: the library fails on every command but WILL/WONT/DO/DONT, SB
 //     and GA ("unknown command: 241" for IAC NOP), so NOP, DM, BRK, IP,
@@ -71,6 +71,10 @@ const (
 //     output back is never wanted) and shares one flag between both
 //     directions, so a later WILL ECHO goes unanswered; this file refuses
 //     DO ECHO itself.
+//   - SUPPRESS-GO-AHEAD (RFC 858): the library has the same one flag for
+//     both directions, so after WILL SGA (answered DO) a DO SGA got no
+//     WILL: a request left unanswered. This file answers SGA itself,
+//     each direction on its own.
 //   - WONT/DONT for an option that is already off get no reply (RFC 854:
 //     no acknowledgement of a mode already in force); the library answers
 //     every WONT with DONT, which loops with a server doing the same.
@@ -100,6 +104,8 @@ type nvtConn struct {
 	scratch []byte
 	naws    bool // we said WILL NAWS
 	echo    bool // the server said WILL ECHO
+	sgaUs   bool // we said WILL SGA: we send no go-aheads
+	sgaThem bool // the server said WILL SGA, and we DO
 	onEcho  func(remote bool)
 	onRead  func() // any bytes arrived, commands included: the server is not quiet
 	size    func() (w, h int, ok bool)
@@ -254,7 +260,22 @@ func (c *nvtConn) negotiate(cmd, opt byte) {
 		pass()
 		return
 	case optSGA:
-		pass()
+		// Go-aheads are of no use to this client in either direction (it
+		// sends none, and drops the server's), so both are agreed to; each
+		// direction is answered only when its state changes (RFC 854: no
+		// acknowledgement of a mode already in force).
+		switch cmd {
+		case cmdDO, cmdDONT:
+			if on := cmd == cmdDO; on != c.sgaUs {
+				c.sgaUs = on
+				c.reply(pick(on, cmdWILL, cmdWONT), opt)
+			}
+		case cmdWILL, cmdWONT:
+			if on := cmd == cmdWILL; on != c.sgaThem {
+				c.sgaThem = on
+				c.reply(pick(on, cmdDO, cmdDONT), opt)
+			}
+		}
 		return
 	}
 	// Every other option: the library refuses WILL and DO, which is what
@@ -262,6 +283,14 @@ func (c *nvtConn) negotiate(cmd, opt byte) {
 	if cmd == cmdWILL || cmd == cmdDO {
 		pass()
 	}
+}
+
+// pick is yes when on is set, else no.
+func pick(on bool, yes, no byte) byte {
+	if on {
+		return yes
+	}
+	return no
 }
 
 // reply writes IAC cmd opt.
