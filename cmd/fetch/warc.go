@@ -82,12 +82,22 @@ func maskedCommandLine(args []string) string {
 		}
 		// A URL with a host and no password stays as written; any other
 		// text may hold a password (a malformed URL too): redactArg's.
-		if u, err := fetch.Parse(val); err != nil || u.HasPassword || u.Host == "" {
+		if name, v, ok := strings.Cut(val, ":"); ok && isCredentialHeader(strings.TrimSpace(name)) {
+			// -H "Authorization: Basic ..." (-v traces mask it too)
+			scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+			val = name + ": " + scheme + " ****"
+		} else if u, err := fetch.Parse(val); err != nil || u.HasPassword || u.Host == "" {
 			val = redactArg(val)
 		}
 		out = append(out, prefix+val)
 	}
 	return strings.Join(out, " ")
+}
+
+// isCredentialHeader tells whether name is that of a request header
+// whose value is a credential.
+func isCredentialHeader(name string) bool {
+	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization")
 }
 
 // warcRecord is the recording of one fetch of the command; its methods do

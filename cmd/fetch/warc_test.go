@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -184,5 +186,39 @@ func TestWARCNewLogKeepsRecords(t *testing.T) {
 	}
 	if resources != 2 {
 		t.Errorf("%d resource records, want both runs' 2", resources)
+	}
+}
+
+// TestWARCKeepsNoCredentials: the request record of a fetch through an
+// HTTP gateway with a password, and with -H credentials, keeps the
+// headers' names and schemes but not the password or token, which did
+// reach the gateway and the server.
+func TestWARCKeepsNoCredentials(t *testing.T) {
+	var proxyAuth, auth string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxyAuth, auth = r.Header.Get("Proxy-Authorization"), r.Header.Get("Authorization")
+		io.WriteString(w, "via the gateway")
+	}))
+	defer proxy.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.warc.gz")
+	gateway := strings.Replace(proxy.URL, "http://", "http://user:hunter2@", 1)
+	code, _, stderr := runFetch(t, "", "-q", "--proxy", gateway, "-H", "Authorization: Bearer t0ken", "--warc", out, "-o", filepath.Join(dir, "doc"), "http://example.test/")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if proxyAuth == "" || auth != "Bearer t0ken" {
+		t.Fatalf("the gateway got Proxy-Authorization %q, Authorization %q", proxyAuth, auth)
+	}
+	secret := strings.TrimPrefix(proxyAuth, "Basic ")
+	found := false
+	for _, r := range members(t, out) {
+		if strings.Contains(r, secret) || strings.Contains(r, "hunter2") || strings.Contains(r, "t0ken") {
+			t.Errorf("a credential is in the WARC: %q", r)
+		}
+		found = found || strings.Contains(r, "Proxy-Authorization: Basic ****\r\n") && strings.Contains(r, "Authorization: Bearer ****\r\n")
+	}
+	if !found {
+		t.Error("no request record with the masked headers")
 	}
 }

@@ -1,6 +1,8 @@
 package http
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"net/http/httptrace"
@@ -24,8 +26,53 @@ type tapConn struct {
 
 func (t *tapConn) set(sent, received io.Writer) {
 	t.mu.Lock()
+	if sent != nil {
+		sent = &credentialMask{w: sent}
+	}
 	t.sent, t.received = sent, received
 	t.mu.Unlock()
+}
+
+// credentialMask passes the request bytes to w with the values of the
+// Authorization and Proxy-Authorization header lines masked: a request
+// record keeps what was asked, but no password (the proxy's, which is no
+// part of the exchange with the server, or one given with -H). The driver
+// sends only GETs, whose requests are header lines alone, so every line is
+// looked at; a line is held until its end.
+type credentialMask struct {
+	w    io.Writer
+	line []byte
+}
+
+func (m *credentialMask) Write(p []byte) (int, error) {
+	for rest := p; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			m.line = append(m.line, rest...)
+			if len(m.line) > 64<<10 { // no header line of ours is this long
+				m.w.Write(m.line)
+				m.line = m.line[:0]
+			}
+			break
+		}
+		m.line = append(m.line, rest[:i+1]...)
+		rest = rest[i+1:]
+		m.w.Write(maskCredential(m.line))
+		m.line = m.line[:0]
+	}
+	return len(p), nil
+}
+
+// maskCredential returns line with the credentials of an Authorization or
+// Proxy-Authorization header replaced by "****" (the scheme word kept).
+func maskCredential(line []byte) []byte {
+	name, value, ok := bytes.Cut(line, []byte(":"))
+	if !ok || !bytes.EqualFold(name, []byte("Authorization")) && !bytes.EqualFold(name, []byte("Proxy-Authorization")) {
+		return line
+	}
+	v := bytes.TrimLeft(value, " \t")
+	scheme, _, _ := bytes.Cut(v, []byte(" "))
+	return fmt.Appendf(nil, "%s: %s ****\r\n", name, bytes.TrimRight(scheme, "\r\n"))
 }
 
 func (t *tapConn) Read(p []byte) (int, error) {

@@ -1,0 +1,25 @@
+package http
+
+import (
+	"bytes"
+	"testing"
+)
+
+// credentialMask masks the credentials of a request however its bytes
+// are cut into writes, and passes every other byte as it came.
+func TestCredentialMask(t *testing.T) {
+	head := "GET / HTTP/1.1\r\nHost: h\r\nauthorization: Bearer t0ken\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\nX-Authorization-Hint: kept\r\n\r\n"
+	want := "GET / HTTP/1.1\r\nHost: h\r\nauthorization: Bearer ****\r\nProxy-Authorization: Basic ****\r\nX-Authorization-Hint: kept\r\n\r\n"
+	for step := 1; step <= len(head); step++ {
+		var got bytes.Buffer
+		m := &credentialMask{w: &got}
+		for i := 0; i < len(head); i += step {
+			if n, err := m.Write([]byte(head[i:min(i+step, len(head))])); err != nil || n != min(step, len(head)-i) {
+				t.Fatalf("Write: %d, %v", n, err)
+			}
+		}
+		if got.String() != want {
+			t.Fatalf("writes of %d bytes: %q", step, got.String())
+		}
+	}
+}
