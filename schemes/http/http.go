@@ -466,16 +466,20 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		// A part nobody asked for is the whole document only when its
 		// Content-Range says so; else saving it would keep a fragment
 		// as if it were the file.
-		start, n, err := contentRange(resp)
-		if err != nil || start != 0 || n < 0 || resp.ContentLength != n {
+		start, end, n, err := contentRange(resp)
+		if err != nil || start != 0 || n < 0 || end != n-1 || resp.ContentLength != n {
 			resp.Body.Close()
 			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Code: resp.StatusCode,
 				Err: fmt.Errorf("the server sent part of the document (Content-Range %q) to a request for all of it", resp.Header.Get("Content-Range"))}
 		}
 	}
 	if off := req.Offset; off > 0 {
-		start, n, err := contentRange(resp)
-		if resp.StatusCode != nethttp.StatusPartialContent || err != nil || start != off {
+		// The part must run from the offset to the document's end, and
+		// the body be that long: a shorter part would be saved, and
+		// renamed into place, as if it were the rest.
+		start, end, n, err := contentRange(resp)
+		if resp.StatusCode != nethttp.StatusPartialContent || err != nil || start != off ||
+			n >= 0 && end != n-1 || resp.ContentLength >= 0 && resp.ContentLength != end-start+1 {
 			resp.Body.Close()
 			why := fmt.Sprintf("got status %d", resp.StatusCode)
 			if resp.StatusCode == nethttp.StatusPartialContent {
@@ -561,27 +565,30 @@ func metaKey(name string) string {
 
 // contentRange reads "bytes START-END/TOTAL" (RFC 9110 §14.4); TOTAL is
 // -1 when the server gives "*".
-func contentRange(resp *nethttp.Response) (start, total int64, err error) {
+func contentRange(resp *nethttp.Response) (start, end, total int64, err error) {
 	v := resp.Header.Get("Content-Range")
 	spec, ok := strings.CutPrefix(v, "bytes ")
 	if !ok {
-		return 0, 0, fmt.Errorf("no byte Content-Range")
+		return 0, 0, 0, fmt.Errorf("no byte Content-Range")
 	}
 	rng, size, ok := strings.Cut(spec, "/")
-	first, _, ok2 := strings.Cut(rng, "-")
+	first, last, ok2 := strings.Cut(rng, "-")
 	if !ok || !ok2 {
-		return 0, 0, fmt.Errorf("malformed Content-Range %q", v)
+		return 0, 0, 0, fmt.Errorf("malformed Content-Range %q", v)
 	}
 	if start, err = strconv.ParseInt(first, 10, 64); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
+	}
+	if end, err = strconv.ParseInt(last, 10, 64); err != nil || end < start {
+		return 0, 0, 0, fmt.Errorf("malformed Content-Range %q", v)
 	}
 	total = -1
 	if size != "*" {
 		if total, err = strconv.ParseInt(size, 10, 64); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
-	return start, total, nil
+	return start, end, total, nil
 }
 
 // body turns a short read against Content-Length into fetch.ErrTruncated.

@@ -415,6 +415,46 @@ func TestResumeRejectsWrongRange(t *testing.T) {
 	}
 }
 
+// TestResumeRejectsShortRange: a resume's 206 must run from the offset to
+// the document's end; a part that stops short (or a body shorter than its
+// range) would be saved as if it were the rest.
+func TestResumeRejectsShortRange(t *testing.T) {
+	for _, tt := range []struct {
+		rng, length, body string
+		ok                bool
+	}{
+		{"bytes 5-9/10", "5", "56789", true},
+		{"bytes 5-9/*", "5", "56789", true},
+		{"bytes 5-7/10", "3", "567", false},
+		{"bytes 5-9/10", "3", "567", false},
+		{"bytes 5-4/10", "0", "", false},
+	} {
+		t.Run(tt.rng+" "+tt.length, func(t *testing.T) {
+			addr := rawServer(t, "HTTP/1.1 206 Partial Content\r\nContent-Range: "+tt.rng+"\r\nContent-Length: "+tt.length+"\r\n\r\n"+tt.body, nil)
+			req, err := fetch.NewRequest("http://" + addr + "/f")
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Offset = 5
+			res, err := newClient(fetch.Options{}).Do(context.Background(), req)
+			if tt.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Close()
+				return
+			}
+			if err == nil {
+				res.Close()
+				t.Fatal("a part short of the end taken for the rest")
+			}
+			if fetch.KindOf(err).ExitCode() != 6 || !strings.Contains(err.Error(), "does not resume") {
+				t.Errorf("err = %v", err)
+			}
+		})
+	}
+}
+
 func TestResultURLWithoutRedirect(t *testing.T) {
 	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {}))
 	defer srv.Close()
