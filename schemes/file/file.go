@@ -78,6 +78,13 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return list(req, f, fu.Path)
 	}
 	if off := req.Offset; off > 0 {
+		if off > st.Size() {
+			// The local copy is longer than the file: not a part of it
+			// (as FTP refuses a REST past the end).
+			f.Close()
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "resume", URL: req.URL.Redacted(), Offset: -1,
+				Err: fmt.Errorf("cannot resume at byte %d: the file has %d bytes", off, st.Size())}
+		}
 		if _, err := f.Seek(off, io.SeekStart); err != nil {
 			f.Close()
 			return nil, openError(req, err)

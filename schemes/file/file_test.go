@@ -130,6 +130,29 @@ func TestFileResume(t *testing.T) {
 	if string(b) != "456789" || res.Document.Offset != 4 {
 		t.Fatalf("%q offset %d", b, res.Document.Offset)
 	}
+	// At the end: nothing more. Past it: the local copy is no part of
+	// the file, and the resume is refused.
+	for off, ok := range map[int64]bool{10: true, 11: false} {
+		req.Offset = off
+		res, err := c.Do(context.Background(), req)
+		if ok {
+			if err != nil {
+				t.Fatalf("offset %d: %v", off, err)
+			}
+			if b, _ := io.ReadAll(res.Document.Body); len(b) != 0 {
+				t.Errorf("offset %d: %q", off, b)
+			}
+			res.Close()
+			continue
+		}
+		if err == nil {
+			res.Close()
+			t.Fatalf("offset %d past the end: no error", off)
+		}
+		if fetch.KindOf(err).ExitCode() != 6 || !strings.Contains(err.Error(), "has 10 bytes") {
+			t.Errorf("offset %d: %v", off, err)
+		}
+	}
 }
 
 func TestEndlessFileObeysMaxTime(t *testing.T) {
