@@ -91,6 +91,12 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			}
 			return nil
 		}
+		if req.Offset > 0 && res.Document.Offset != req.Offset {
+			// A file would be written whole again; standard output, where
+			// "-C N URL >> part" appends, would get the start twice.
+			return &fetch.Error{Kind: fetch.KindServer, Op: "-C", URL: res.URL.Redacted(), Offset: -1,
+				Err: fmt.Errorf("asked for the document from byte %d, but it comes from byte %d (%s: cannot resume)", req.Offset, res.Document.Offset, res.URL.Scheme)}
+		}
 		if !forced && outputIsTerminal(s.out) {
 			if err := refuseBinary(res); err != nil {
 				return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"io"
 	"net"
 	"net/http"
@@ -332,5 +333,25 @@ func TestOutputFileRefusedForHandoff(t *testing.T) {
 	code, stdout, stderr := runFetch(t, "", "--rlogin-program", "stand-in-rlogin", "-o", "-", "rlogin://guest@127.0.0.1:2513/")
 	if code != 0 || stdout != "session output\n" {
 		t.Errorf("-o -: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestResumeToStandardOutput: -C N to standard output is how a partial
+// copy is appended to ("fetch -C N URL >> part"); a scheme that cannot
+// start at byte N (gopher) is an error there, never the document from
+// byte 0. A file server that can, can.
+func TestResumeToStandardOutput(t *testing.T) {
+	addr := serveTCP(t, func(c net.Conn) {
+		bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, "0123456789")
+	})
+	code, out, stderr := runFetch(t, "", "-C", "5", "gopher://"+addr+"/0/doc.txt")
+	if code != 6 || out != "" || !strings.Contains(stderr, "cannot resume") {
+		t.Errorf("gopher: exit %d, stdout %q, stderr %q; want 6 and nothing written", code, out, stderr)
+	}
+	src := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(src, []byte("0123456789"), 0o644)
+	if code, out, stderr := runFetch(t, "", "-C", "5", "file://"+src); code != 0 || out != "56789" {
+		t.Errorf("file: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
