@@ -22,11 +22,18 @@ var envFor = map[string]string{
 // envSets reports whether the environment already gives the setting.
 func envSets(name string) bool {
 	if name == "proxy" {
-		// Any <scheme>_proxy variable is the environment's gateway choice.
+		// A variable fetch.ProxyFromEnvironment reads is the
+		// environment's gateway choice: <scheme>_proxy, or its upper
+		// case but HTTP_PROXY (which a CGI program's caller can set).
+		// all_proxy and no_proxy choose no gateway, and another case
+		// is not read: neither may leave the file's gateway unused.
 		for _, kv := range os.Environ() {
 			k, v, _ := strings.Cut(kv, "=")
-			k = strings.ToLower(k)
-			if v != "" && strings.HasSuffix(k, "_proxy") && k != "no_proxy" {
+			scheme, ok := strings.CutSuffix(strings.ToLower(k), "_proxy")
+			if !ok || v == "" || scheme == "" || scheme == "no" || scheme == "all" {
+				continue
+			}
+			if k == strings.ToLower(k) || k == strings.ToUpper(k) && scheme != "http" {
 				return true
 			}
 		}

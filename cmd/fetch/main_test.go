@@ -330,3 +330,36 @@ func TestListingLineHidesControls(t *testing.T) {
 		t.Fatalf("control characters reach the terminal: %q", l)
 	}
 }
+
+// TestConfigProxyAndEnvironment: the configuration file's gateway gives
+// way to a *_proxy variable that fetch reads, not to one it never reads
+// (all_proxy, HTTP_PROXY), which would leave no gateway at all.
+func TestConfigProxyAndEnvironment(t *testing.T) {
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "file's gateway") }))
+	defer gateway.Close()
+	envGateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "environment's gateway") }))
+	defer envGateway.Close()
+	direct := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "direct") }))
+	defer direct.Close()
+	for _, tt := range []struct{ env, value, want string }{
+		{"", "", "file's gateway"},
+		{"ALL_PROXY", "http://127.0.0.1:1", "file's gateway"},
+		{"all_proxy", "http://127.0.0.1:1", "file's gateway"},
+		{"HTTP_PROXY", "http://127.0.0.1:1", "file's gateway"},
+		{"http_proxy", envGateway.URL, "environment's gateway"},
+	} {
+		t.Run(tt.env, func(t *testing.T) {
+			for _, k := range []string{"ALL_PROXY", "all_proxy", "HTTP_PROXY", "http_proxy"} {
+				t.Setenv(k, "")
+			}
+			if tt.env != "" {
+				t.Setenv(tt.env, tt.value)
+			}
+			cfg := filepath.Join(t.TempDir(), "config")
+			os.WriteFile(cfg, []byte("proxy = "+gateway.URL+"\n"), 0o644)
+			if code, out, stderr := runFetch(t, "", "--config", cfg, direct.URL+"/x"); code != 0 || out != tt.want {
+				t.Errorf("exit %d, %q (stderr %q); want %q", code, out, stderr, tt.want)
+			}
+		})
+	}
+}
