@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -111,7 +112,8 @@ func (d *seconds) String() string { return time.Duration(*d).String() }
 func (d *seconds) Set(s string) error {
 	t := strings.TrimSpace(s)
 	if f, err := strconv.ParseFloat(t, 64); err == nil {
-		if f < 0 || f > float64(1<<62)/float64(time.Second) {
+		// (NaN fails every comparison: it is refused by name)
+		if math.IsNaN(f) || f < 0 || f > float64(1<<62)/float64(time.Second) {
 			return fmt.Errorf("%q is not a duration (e.g. 30, 2.5, 1m)", s)
 		}
 		*d = seconds(time.Duration(f * float64(time.Second)))
@@ -150,6 +152,9 @@ func (b *byteSize) Set(s string) error {
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || n < 0 {
 		return fmt.Errorf("%q is not a size (e.g. 512K, 10M)", s)
+	}
+	if n > math.MaxInt64/mult {
+		return fmt.Errorf("%q is larger than any size this command can count", s)
 	}
 	*b = byteSize(n * mult)
 	return nil

@@ -215,7 +215,7 @@ func promptHint(q fetch.Question) string {
 	case q.Field == "password" && news:
 		return "nntp-password in the configuration file"
 	case q.Field == "password":
-		return "the password in the URL or the configuration file"
+		return "the password in the URL, or run it at a terminal to be asked"
 	case q.Field == "confirm":
 		return "run it at a terminal, or --dry-run to see the message"
 	}

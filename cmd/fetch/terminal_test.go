@@ -183,6 +183,9 @@ func TestDurationsAndFlagErrors(t *testing.T) {
 		"unknown flag --timout (did you mean --timeout?)": {"--timout", "3", "x:"},
 		"-o needs a value":                                {"x:", "-o"},
 		"--allow-port: invalid value":                     {"--allow-port", "http", "x:"},
+		"--max-time: invalid value \"NaN\"":               {"--max-time", "NaN", "x:"},
+		"--max-size: invalid value \"8589934592G\"":       {"--max-size", "8589934592G", "x:"},
+		"--max-size: invalid value \"17179869185G\"":      {"--max-size", "17179869185G", "x:"},
 	}
 	for want, args := range tests {
 		code, _, stderr := runFetch(t, "", args...)
