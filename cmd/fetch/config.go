@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -41,6 +42,19 @@ func envSets(name string) bool {
 	}
 	env := envFor[name]
 	return env != "" && os.Getenv(env) != ""
+}
+
+// yesNo reads a yes-or-no setting: yes/no, on/off, and what
+// strconv.ParseBool takes (true/false, 1/0, t/f).
+func yesNo(v string) (on, ok bool) {
+	switch strings.ToLower(v) {
+	case "yes", "on":
+		return true, true
+	case "no", "off":
+		return false, true
+	}
+	on, err := strconv.ParseBool(v)
+	return on, err == nil
 }
 
 // secretKeys may appear only in the configuration file.
@@ -92,6 +106,13 @@ func applyConfig(o *options) error {
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 		if !ok || name == "" {
 			return configError(path, n, "want name = value")
+		}
+		if name == "smtp-starttls" {
+			on, ok := yesNo(value)
+			if !ok {
+				return configError(path, n, fmt.Sprintf("smtp-starttls is yes or no, not %q", value))
+			}
+			value = strconv.FormatBool(on)
 		}
 		if secretKeys[name] {
 			o.secrets[name] = value

@@ -432,8 +432,10 @@ Scheme settings
   --insecure            accept any TLS certificate
   --config FILE         the configuration file (default $FETCH_CONFIG, else
                         ~/.config/fetch/config): lines "name = value" with flag names
-                        (nntp-server, smtp-server, from, ftp-email, proxy, ...);
-                        flags override the environment, which overrides the file
+                        (nntp-server, smtp-server, from, ftp-email, proxy, ...),
+                        and the file-only nntp-password, smtp-user, smtp-password,
+                        smtp-starttls (yes or no); flags override the environment,
+                        which overrides the file
 
 Exit status
   0 success               4 refused by policy (port, scheme, CR/LF, size)

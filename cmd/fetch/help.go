@@ -320,6 +320,8 @@ func hint(err error) string {
 		return "pass --smtp-server host:port or set smtp-server in the configuration file"
 	case fe.Setting == "mailto.Config.From":
 		return "pass --from or set EMAIL"
+	case fe.Setting == "mailto.Config.StartTLS":
+		return "set smtp-starttls = yes in the configuration file"
 	case fe.Setting == "file.Config.FTPFallback":
 		return "use --file-ftp to fetch it over FTP"
 	case fe.Setting == "handoff.Config.Rlogin" || fe.Setting == "handoff.Config.TN3270":

@@ -363,3 +363,31 @@ func TestConfigProxyAndEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// TestSMTPStartTLSSetting: smtp-starttls is yes or no (on/off, true/false
+// too); another value is a configuration error, not "no"; and the refusal
+// to send a password in the clear names the setting.
+func TestSMTPStartTLSSetting(t *testing.T) {
+	for value, want := range map[string]string{"yes": "true", "On": "true", "1": "true", "no": "false", "off": "false"} {
+		o, err := parseArgs([]string{"x:"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := filepath.Join(t.TempDir(), "config")
+		os.WriteFile(cfg, []byte("smtp-starttls = "+value+"\n"), 0o644)
+		o.configFile = cfg
+		if err := applyConfig(o); err != nil || o.secrets["smtp-starttls"] != want {
+			t.Errorf("smtp-starttls = %s: %q, %v; want %s", value, o.secrets["smtp-starttls"], err, want)
+		}
+	}
+	cfg := filepath.Join(t.TempDir(), "config")
+	os.WriteFile(cfg, []byte("smtp-starttls = sure\n"), 0o644)
+	if code, _, stderr := runFetch(t, "", "--config", cfg, "file:///etc/hostname"); code != 2 || !strings.Contains(stderr, "smtp-starttls is yes or no") {
+		t.Errorf("smtp-starttls = sure: exit %d, %q", code, stderr)
+	}
+	os.WriteFile(cfg, []byte("smtp-user = me\nsmtp-password = pw\n"), 0o644)
+	code, _, stderr := runFetch(t, "", "--config", cfg, "--smtp-server", "192.0.2.1:587", "--from", "me@fetch.test", "--data", "x", "mailto:a@fetch.test")
+	if code != 4 || !strings.Contains(stderr, "smtp-starttls = yes") {
+		t.Errorf("password in the clear: exit %d, %q", code, stderr)
+	}
+}

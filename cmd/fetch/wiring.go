@@ -46,7 +46,7 @@ func driverConfig(o *options, s stdio) schemes.Config {
 			From:       o.from,
 			AllowBcc:   o.allowBcc,
 			DryRun:     o.dryRun,
-			StartTLS:   o.secrets["smtp-starttls"] == "yes" || o.secrets["smtp-starttls"] == "true",
+			StartTLS:   o.secrets["smtp-starttls"] == "true", // checked and normalised by applyConfig
 			User:       o.secrets["smtp-user"],
 			Password:   o.secrets["smtp-password"],
 		},

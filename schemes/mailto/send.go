@@ -43,7 +43,9 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 	// loopback is the proxy's, and the password would cross the network.
 	local := isLoopback(host) && req.Options.Dialer == nil
 	if d.cfg.User != "" && !d.cfg.StartTLS && !local {
-		return "", req.Errorf(fetch.KindPolicy, "AUTH", "refusing to send the SMTP password in clear text to %s: enable STARTTLS", server)
+		e := req.Errorf(fetch.KindPolicy, "AUTH", "refusing to send the SMTP password in clear text to %s: enable STARTTLS", server)
+		e.Setting = "mailto.Config.StartTLS"
+		return "", e
 	}
 	if err := fetch.CheckLine("user", d.cfg.User); err != nil {
 		return "", err
