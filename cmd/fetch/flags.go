@@ -259,9 +259,10 @@ func parseArgs(args []string) (*options, error) {
 		if len(rest) == 0 {
 			break
 		}
-		// fs.Parse stops at the first non-flag; "--" is consumed by it.
+		// fs.Parse stops at the first non-flag; "--" is consumed by it,
+		// unless it was a flag's value ("-o --").
 		consumed := len(args) - len(rest)
-		if consumed > 0 && args[consumed-1] == "--" {
+		if endsFlags(fs, args[:consumed]) {
 			o.urls = append(o.urls, rest...)
 			break
 		}
@@ -275,6 +276,27 @@ func parseArgs(args []string) (*options, error) {
 		}
 	})
 	return o, nil
+}
+
+// endsFlags tells whether the flags fs parsed, args, ended with the "--"
+// that ends the flags rather than with a flag whose value is "--".
+func endsFlags(fs *flag.FlagSet, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return i == len(args)-1
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+				i++ // its value is the next argument
+			}
+		}
+	}
+	return false
 }
 
 const usageText = `fetch dereferences URLs of every scheme of RFC 1738, each by its own protocol.

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -524,6 +525,32 @@ func TestExpandTemplateIsTheBatchs(t *testing.T) {
 		got, err := expandTemplate(dir+"/"+tmpl, u)
 		if err != nil || got != filepath.Join(dir, want) {
 			t.Errorf("%s: %q, %v; want %q", tmpl, got, err, filepath.Join(dir, want))
+		}
+	}
+}
+
+// TestDoubleDash: "--" ends the flags (what follows is URLs, even "-v"),
+// unless it is a flag's value: "-o --" writes to a file named "--" and the
+// flags go on.
+func TestDoubleDash(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		urls    []string
+		output  string
+		verbose bool
+	}{
+		{[]string{"-v", "--", "-x:", "y:"}, []string{"-x:", "y:"}, "", true},
+		{[]string{"-o", "--", "x:", "-v"}, []string{"x:"}, "--", true},
+		{[]string{"--output=--", "x:", "--", "-v"}, []string{"x:", "-v"}, "--", false},
+		{[]string{"-q", "-o", "out", "--", "-v"}, []string{"-v"}, "out", false},
+	} {
+		o, err := parseArgs(tt.args)
+		if err != nil {
+			t.Errorf("%q: %v", tt.args, err)
+			continue
+		}
+		if !slices.Equal(o.urls, tt.urls) || o.verbose != tt.verbose || strings.Join(o.outputs, ",") != tt.output {
+			t.Errorf("%q: URLs %q, -o %q, -v %v", tt.args, o.urls, o.outputs, o.verbose)
 		}
 	}
 }
