@@ -107,8 +107,7 @@ func run(ctx context.Context, args []string, s stdio) int {
 		return runBatch(ctx, s, o, args)
 	}
 	if err := o.check(); err != nil {
-		fmt.Fprintf(s.err, "fetch: %v\n", err)
-		return fetch.KindUsage.ExitCode()
+		return report(s, o, &fetch.Error{Kind: fetch.KindUsage, Offset: -1, Err: err}) // (a JSON line with --json)
 	}
 
 	switch {
@@ -145,7 +144,12 @@ func each(ctx context.Context, s stdio, o *options, f func(int, string) error) i
 	for i, raw := range o.urls {
 		if err := f(i, raw); err != nil {
 			if ctx.Err() != nil {
-				fmt.Fprintf(s.err, "fetch: %s: interrupted\n", redactArg(raw))
+				if o.jsonOut {
+					line, _ := json.Marshal(map[string]any{"url": redactArg(raw), "error": "interrupted", "exit": exitInterrupted})
+					fmt.Fprintln(s.err, string(line))
+				} else {
+					fmt.Fprintf(s.err, "fetch: %s: interrupted\n", redactArg(raw))
+				}
 				return exitInterrupted
 			}
 			if c := report(s, o, withURL(raw, err)); code == 0 {

@@ -391,3 +391,16 @@ func TestSMTPStartTLSSetting(t *testing.T) {
 		t.Errorf("password in the clear: exit %d, %q", code, stderr)
 	}
 }
+
+// TestJSONUsageError: with --json, a usage error found after the flags
+// were read (-o twice for one URL) is a JSON line too.
+func TestJSONUsageError(t *testing.T) {
+	code, _, stderr := runFetch(t, "", "--json", "-o", "a", "-o", "b", "file:///etc/hostname")
+	var line struct {
+		Error string `json:"error"`
+		Exit  int    `json:"exit"`
+	}
+	if code != 2 || json.Unmarshal([]byte(stderr), &line) != nil || line.Exit != 2 || !strings.Contains(line.Error, "-o") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
