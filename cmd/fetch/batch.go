@@ -1132,9 +1132,10 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 
 // keepTail tells a resumed batch's WARC which records a killed run left at
 // its end stay: a transfer's document (response or resource) only if the
-// log records its URL as done, since a transfer the log does not record
-// is fetched, and recorded, again; a failure's metadata always.
-func (b *batch) keepTail(types []string, targetURI string) bool {
+// log records its task (the URL asked for, which a redirect's records
+// carry too) as done, since a transfer the log does not record is
+// fetched, and recorded, again; a failure's metadata always.
+func (b *batch) keepTail(types []string, task string) bool {
 	document := false
 	for _, t := range types {
 		document = document || t == "response" || t == "resource"
@@ -1151,10 +1152,10 @@ func (b *batch) keepTail(types []string, targetURI string) bool {
 	}
 	b.doneMu.Lock()
 	defer b.doneMu.Unlock()
-	if b.done[targetURI] {
+	if b.done[task] {
 		return true // logged as recorded, the usual case
 	}
-	want := key(targetURI)
+	want := key(task)
 	for u := range b.done {
 		if key(u) == want {
 			return true

@@ -20,7 +20,7 @@ type warcFlags struct {
 	w       *warc.Writer
 	// keepTail, set by a batch with a log, decides which of the records
 	// a killed run left at the end of the file stay (warc.Options).
-	keepTail func(types []string, targetURI string) bool
+	keepTail func(types []string, task string) bool
 }
 
 func addWARCFlags(fs *flag.FlagSet, o *warcFlags) {

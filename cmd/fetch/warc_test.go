@@ -222,3 +222,39 @@ func TestWARCKeepsNoCredentials(t *testing.T) {
 		t.Error("no request record with the masked headers")
 	}
 }
+
+// TestWARCResumeKeepsRedirect: the last URL of a batch redirected; a rerun
+// with the same --log fetches nothing and must keep that URL's records
+// (each hop's records name the hop, the log names the URL asked for).
+func TestWARCResumeKeepsRedirect(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/start" {
+			http.Redirect(w, r, "/end", http.StatusMovedPermanently)
+			return
+		}
+		io.WriteString(w, "landed\n")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "redirect.warc.gz")
+	args := []string{"-q", "-O", "--output-dir", filepath.Join(dir, "out"), "--log", filepath.Join(dir, "log"), "--warc", out, srv.URL + "/start"}
+	responses := func() []string {
+		var got []string
+		for _, r := range members(t, out) {
+			if strings.Contains(r, "WARC-Type: response\r\n") {
+				_, u, _ := strings.Cut(r, "WARC-Target-URI: "+srv.URL)
+				u, _, _ = strings.Cut(u, "\r\n")
+				got = append(got, u)
+			}
+		}
+		return got
+	}
+	for run := 1; run <= 2; run++ {
+		if code, _, stderr := runFetch(t, "", args...); code != 0 {
+			t.Fatalf("run %d: exit %d: %s", run, code, stderr)
+		}
+		if got := strings.Join(responses(), " "); got != "/start /end" {
+			t.Errorf("after run %d: responses for %q, want the two hops /start /end", run, got)
+		}
+	}
+}

@@ -78,9 +78,9 @@ func Repair(path string) (int64, error) {
 }
 
 // repair is Repair and then, with keep, the cut of the groups of records
-// at the end of the file (consecutive records with one WARC-Target-URI,
-// never a warcinfo) that keep refuses (Options.KeepTail), in one reading
-// of the file.
+// at the end of the file (consecutive records of one task, never a
+// warcinfo: see member.key) that keep refuses (Options.KeepTail), in one
+// reading of the file.
 func repair(path string, keep func([]string, string) bool) (int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -112,18 +112,18 @@ func repair(path string, keep func([]string, string) bool) (int64, error) {
 	cut := good
 	for len(members) > 0 {
 		last := members[len(members)-1]
-		if last.typ == "warcinfo" || last.uri == "" {
+		if last.typ == "warcinfo" || last.key() == "" {
 			break
 		}
 		i := len(members) - 1
-		for i > 0 && members[i-1].uri == last.uri && members[i-1].typ != "warcinfo" {
+		for i > 0 && members[i-1].key() == last.key() && members[i-1].typ != "warcinfo" {
 			i--
 		}
 		var types []string
 		for _, m := range members[i:] {
 			types = append(types, m.typ)
 		}
-		if keep(types, last.uri) {
+		if keep(types, last.key()) {
 			break
 		}
 		cut = members[i].off
@@ -192,12 +192,22 @@ func (c *countReader) Read(p []byte) (int, error) {
 
 // member is one record of a file as repair sees it.
 type member struct {
-	off      int64
-	typ, uri string
+	off            int64
+	typ, uri, task string
 }
 
-// readHead reads a record's WARC-Type and WARC-Target-URI from the start
-// of its member (at most 64 KiB of header).
+// key is what groups a transfer's records: its Fetch-Task, or in a file
+// written before that field, its WARC-Target-URI (each redirect hop then
+// a group of its own).
+func (m member) key() string {
+	if m.task != "" {
+		return m.task
+	}
+	return m.uri
+}
+
+// readHead reads a record's WARC-Type, WARC-Target-URI and Fetch-Task
+// from the start of its member (at most 64 KiB of header).
 func readHead(off int64, z io.Reader) member {
 	m := member{off: off}
 	hr := bufio.NewReaderSize(io.LimitReader(z, 64<<10), 4096)
@@ -210,6 +220,8 @@ func readHead(off int64, z io.Reader) member {
 				m.typ = strings.TrimSpace(v)
 			case "warc-target-uri":
 				m.uri = strings.TrimSpace(v)
+			case "fetch-task":
+				m.task = strings.TrimSpace(v)
 			}
 		}
 		if line == "" || err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,4 +132,78 @@ func FuzzRepair(f *testing.F) {
 			t.Fatalf("second Repair = %d, %v; want %d", n2, err, n)
 		}
 	})
+}
+
+// exchange records one HTTP exchange of a transfer: request sent to u
+// and a small response received.
+func exchange(tr *warc.Transfer, u string) {
+	sent, recv := tr.Exchange(u, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80})
+	io.WriteString(sent, "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+	io.WriteString(recv, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+}
+
+// A redirected fetch's records are one group for KeepTail, named by the
+// URL asked for, though each hop's records target that hop's URL.
+func TestAppendGroupsRedirectByTask(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.warc.gz")
+	w, err := warc.Create(path, warc.Options{Software: "fetch/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := w.Begin("http", "http://h/a", nil)
+	exchange(tr, "http://h/a")
+	exchange(tr, "http://h/b")
+	if err := tr.End("http://h/b", "text/plain", nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var asked []string
+	keep := func(types []string, task string) bool {
+		asked = append(asked, task+" "+strings.Join(types, ","))
+		return task == "http://h/a" // the log holds the URL asked for
+	}
+	w2, err := warc.Append(path, warc.Options{Software: "fetch/test", KeepTail: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if want := "http://h/a response,request,response,request"; len(asked) != 1 || asked[0] != want {
+		t.Errorf("KeepTail asked %q, want once %q", asked, want)
+	}
+	var got []string
+	for _, r := range readWARC(t, path) {
+		got = append(got, r.fields["WARC-Type"]+" "+r.fields["WARC-Target-URI"]+" "+r.fields[warc.TaskField])
+	}
+	want := []string{"warcinfo  ", "response http://h/a http://h/a", "request http://h/a http://h/a",
+		"response http://h/b http://h/a", "request http://h/b http://h/a", "warcinfo  "}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("records after resume:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A file written before Fetch-Task: its records are grouped by
+// WARC-Target-URI as they were.
+func TestAppendGroupsOldFileByTarget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.warc.gz")
+	var b bytes.Buffer
+	for _, rec := range []string{"warcinfo\r\n", "resource\r\nWARC-Target-URI: ftp://h/x\r\n", "metadata\r\nWARC-Target-URI: ftp://h/x\r\n",
+		"resource\r\nWARC-Target-URI: ftp://h/y\r\n", "metadata\r\nWARC-Target-URI: ftp://h/y\r\n"} {
+		z := gzip.NewWriter(&b)
+		z.Write([]byte("WARC/1.1\r\nWARC-Type: " + rec + "\r\n\r\n\r\n"))
+		z.Close()
+	}
+	os.WriteFile(path, b.Bytes(), 0o666)
+	var asked []string
+	keep := func(types []string, task string) bool {
+		asked = append(asked, task+" "+strings.Join(types, ","))
+		return task == "ftp://h/x"
+	}
+	w, err := warc.Append(path, warc.Options{Software: "fetch/test", KeepTail: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if want := "ftp://h/y resource,metadata|ftp://h/x resource,metadata"; strings.Join(asked, "|") != want {
+		t.Errorf("KeepTail asked %q, want %q", asked, want)
+	}
 }

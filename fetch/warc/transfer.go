@@ -26,6 +26,9 @@ import (
 //     "* fetch failed: …"; no response or resource record. A result whose
 //     raw bytes the driver does not hand over (a file: directory, a WAIS
 //     search) gets the same with "* content not recorded: …".
+//
+// Every record of a transfer carries the URL given to Begin as its
+// Fetch-Task (Header.Task), whatever hop it records.
 type Transfer struct {
 	w      *Writer
 	scheme string
@@ -133,7 +136,7 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 	}
 	if failure != nil {
 		fmt.Fprintf(t.convo, "* %s: %s\r\n", note, failure)
-		h := Header{Type: "metadata", Date: t.start, TargetURI: finalURL,
+		h := Header{Type: "metadata", Date: t.start, TargetURI: finalURL, Task: t.target,
 			ContentType: "text/x-" + t.scheme + "-control-conversation"}
 		b := t.convo
 		t.convo = nil
@@ -141,9 +144,9 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 	}
 	if exchanged {
 		for _, e := range t.exchanges {
-			resp := Header{Type: "response", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote),
+			resp := Header{Type: "response", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote), Task: t.target,
 				ContentType: "application/http; msgtype=response", ID: t.w.opts.NewID()}
-			req := Header{Type: "request", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote),
+			req := Header{Type: "request", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote), Task: t.target,
 				ContentType: "application/http; msgtype=request", ConcurrentTo: resp.ID}
 			rb, sb := e.received, e.sent
 			e.received, e.sent = nil, nil
@@ -160,9 +163,9 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 	if contentType == "" {
 		contentType = "application/octet-stream"
 	}
-	res := Header{Type: "resource", Date: t.start, TargetURI: finalURL, IPAddress: ipOf(t.remote),
+	res := Header{Type: "resource", Date: t.start, TargetURI: finalURL, IPAddress: ipOf(t.remote), Task: t.target,
 		ContentType: contentType, ID: t.w.opts.NewID()}
-	meta := Header{Type: "metadata", Date: t.start, TargetURI: finalURL, ConcurrentTo: res.ID,
+	meta := Header{Type: "metadata", Date: t.start, TargetURI: finalURL, ConcurrentTo: res.ID, Task: t.target,
 		ContentType: "text/x-" + t.scheme + "-control-conversation"}
 	pb, cb := t.payload, t.convo
 	t.payload, t.convo = nil, nil

@@ -46,11 +46,13 @@ type Options struct {
 	Software    string
 	CommandLine string
 	// KeepTail, for Append: called for the records at the end of the
-	// file that share one WARC-Target-URI (a transfer's records), with
-	// their types in order; false cuts them away, and the group before
-	// is asked next. A batch resumed from its log keeps only the
-	// transfers its log records, so that none is recorded twice.
-	KeepTail func(types []string, targetURI string) bool
+	// file that one fetch wrote (consecutive records with one
+	// Fetch-Task, see Header.Task; in a file without that field, one
+	// WARC-Target-URI), with their types in order and that task; false
+	// cuts them away, and the group before is asked next. A batch
+	// resumed from its log keeps only the transfers its log records, so
+	// that none is recorded twice.
+	KeepTail func(types []string, task string) bool
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 	// NewID makes record ids (tests); nil means random UUIDs.
@@ -150,6 +152,11 @@ type Header struct {
 	ConcurrentTo string
 	WarcinfoID   string
 	Filename     string
+	// Task is the URL the fetch was asked for, on every record of its
+	// transfer (field Fetch-Task, this program's own): an HTTP record's
+	// WARC-Target-URI is its hop's URL, so after a redirect only this
+	// says which fetch the records belong to (Append's KeepTail).
+	Task string
 }
 
 func (h *Header) format(b *Block) string {
@@ -168,6 +175,7 @@ func (h *Header) format(b *Block) string {
 	field("WARC-IP-Address", h.IPAddress)
 	field("WARC-Concurrent-To", h.ConcurrentTo)
 	field("WARC-Warcinfo-ID", h.WarcinfoID)
+	field(TaskField, h.Task)
 	field("Content-Type", h.ContentType)
 	field("WARC-Block-Digest", b.BlockDigest())
 	if h.Type == "response" || h.Type == "resource" {
@@ -177,6 +185,11 @@ func (h *Header) format(b *Block) string {
 	s.WriteString("\r\n")
 	return s.String()
 }
+
+// TaskField is the header field naming the fetch a record belongs to
+// (Header.Task). WARC 1.1 §4 lets a writer add fields of its own; readers
+// ignore the ones they do not know.
+const TaskField = "Fetch-Task"
 
 // FormatDate is WARC-Date with microseconds (WARC 1.1 §5.4 allows a
 // fraction of a second).
