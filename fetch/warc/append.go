@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -80,7 +81,9 @@ func Repair(path string) (int64, error) {
 // repair is Repair and then, with keep, the cut of the groups of records
 // at the end of the file (consecutive records of one task, never a
 // warcinfo: see member.key) that keep refuses (Options.KeepTail), in one
-// reading of the file.
+// reading of the file. What it holds while reading is bounded whatever
+// the file: only the groups after the last warcinfo, at most
+// maxTailGroups of them, each with its key and its distinct types.
 func repair(path string, keep func([]string, string) bool) (int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -91,10 +94,15 @@ func repair(path string, keep func([]string, string) bool) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var members []member
+	var tail tailGroups
+	var pending *member // fn sees a member before its end is checked
 	good, err := eachMember(f, func(off int64, z io.Reader) error {
 		if keep != nil {
-			members = append(members, readHead(off, z))
+			if pending != nil {
+				tail.add(*pending) // the member after it began: it was whole
+			}
+			m := readHead(off, z)
+			pending = &m
 		}
 		return nil
 	})
@@ -104,30 +112,17 @@ func repair(path string, keep func([]string, string) bool) (int64, error) {
 	if good == 0 && st.Size() > 0 {
 		return 0, fmt.Errorf("warc: %s does not begin with a whole gzip member: not appending to it", path)
 	}
-	// fn sees a member before its end is checked: a torn last one is
-	// listed, and dropped here.
-	if n := len(members); n > 0 && members[n-1].off >= good {
-		members = members[:n-1]
+	if pending != nil && pending.off < good {
+		tail.add(*pending) // else a torn last member, cut anyway
 	}
 	cut := good
-	for len(members) > 0 {
-		last := members[len(members)-1]
-		if last.typ == "warcinfo" || last.key() == "" {
+	for len(tail.groups) > 0 {
+		g := tail.groups[len(tail.groups)-1]
+		if keep(g.types, g.key) {
 			break
 		}
-		i := len(members) - 1
-		for i > 0 && members[i-1].key() == last.key() && members[i-1].typ != "warcinfo" {
-			i--
-		}
-		var types []string
-		for _, m := range members[i:] {
-			types = append(types, m.typ)
-		}
-		if keep(types, last.key()) {
-			break
-		}
-		cut = members[i].off
-		members = members[:i]
+		cut = g.off
+		tail.groups = tail.groups[:len(tail.groups)-1]
 	}
 	if cut < st.Size() {
 		if err := f.Truncate(cut); err != nil {
@@ -138,6 +133,58 @@ func repair(path string, keep func([]string, string) bool) (int64, error) {
 		}
 	}
 	return cut, nil
+}
+
+// maxTailGroups is how many groups of records at a file's end repair can
+// cut: a batch leaves at most the last task's records without their log
+// line, so this is far more than a resume needs, and it bounds the memory
+// that reading a file of any size (or a hostile one) takes.
+const maxTailGroups = 64
+
+// tailGroups are the groups of records after a file's last warcinfo (or
+// record without a key), the last maxTailGroups of them.
+type tailGroups struct {
+	groups []tailGroup
+}
+
+// tailGroup is one group: where its first record begins, its key and its
+// records' types, each once, in order of first appearance.
+type tailGroup struct {
+	off   int64
+	key   string
+	types []string
+}
+
+func (t *tailGroups) add(m member) {
+	typ, key := knownType(m.typ), m.key()
+	if typ == "warcinfo" || key == "" {
+		t.groups = t.groups[:0] // nothing before it is ever cut
+		return
+	}
+	if n := len(t.groups); n > 0 && t.groups[n-1].key == key {
+		g := &t.groups[n-1]
+		if !slices.Contains(g.types, typ) {
+			g.types = append(g.types, typ)
+		}
+		return
+	}
+	if len(t.groups) == maxTailGroups {
+		// The oldest is never asked: what comes before the groups
+		// examined stays.
+		t.groups = append(t.groups[:0], t.groups[1:]...)
+	}
+	t.groups = append(t.groups, tailGroup{off: m.off, key: key, types: []string{typ}})
+}
+
+// knownType is a WARC-Type as one of the types WARC 1.1 §6 defines, or
+// "unknown": the name read is not kept.
+func knownType(t string) string {
+	for _, k := range []string{"warcinfo", "response", "resource", "request", "metadata", "revisit", "conversion", "continuation"} {
+		if t == k {
+			return k
+		}
+	}
+	return "unknown"
 }
 
 // eachMember calls fn with the offset and the decompressed reader of each

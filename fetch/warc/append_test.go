@@ -3,10 +3,12 @@ package warc_test
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -167,7 +169,7 @@ func TestAppendGroupsRedirectByTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	w2.Close()
-	if want := "http://h/a response,request,response,request"; len(asked) != 1 || asked[0] != want {
+	if want := "http://h/a response,request"; len(asked) != 1 || asked[0] != want {
 		t.Errorf("KeepTail asked %q, want once %q", asked, want)
 	}
 	var got []string
@@ -205,5 +207,74 @@ func TestAppendGroupsOldFileByTarget(t *testing.T) {
 	w.Close()
 	if want := "ftp://h/y resource,metadata|ftp://h/x resource,metadata"; strings.Join(asked, "|") != want {
 		t.Errorf("KeepTail asked %q, want %q", asked, want)
+	}
+}
+
+// Reading a file back on resume holds a bounded part of it: a file of many
+// small members, each naming a long distinct URI (which compresses to
+// almost nothing), does not cost memory in proportion to the URIs.
+func TestAppendRepairMemoryBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "long.warc.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 60<<10)
+	z := gzip.NewWriter(f)
+	for i := range 1000 {
+		z.Reset(f)
+		fmt.Fprintf(z, "WARC/1.1\r\nWARC-Type: metadata\r\nWARC-Target-URI: http://h/%d/%s\r\n\r\n\r\n\r\n", i, long)
+		z.Close()
+	}
+	f.Close()
+	var live uint64
+	keep := func([]string, string) bool {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		live = ms.HeapAlloc
+		return true
+	}
+	w, err := warc.Append(path, warc.Options{KeepTail: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	// 1000 URIs of 60 KiB would be 59 MiB.
+	if live > 24<<20 {
+		t.Errorf("%d MiB live while deciding what to keep", live>>20)
+	}
+}
+
+// KeepTail is asked about at most the last 64 groups: what comes before
+// them stays, whatever it would have answered.
+func TestAppendExaminesBoundedTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "many.warc.gz")
+	w, err := warc.Create(path, warc.Options{Software: "fetch/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 70 {
+		tr := w.Begin("http", fmt.Sprintf("http://h/%d", i), nil)
+		exchange(tr, fmt.Sprintf("http://h/%d", i))
+		if err := tr.End("", "text/plain", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	asked := 0
+	w2, err := warc.Append(path, warc.Options{KeepTail: func([]string, string) bool { asked++; return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	var left []string
+	for _, r := range readWARC(t, path) {
+		if r.fields["WARC-Type"] == "response" {
+			left = append(left, r.fields["WARC-Target-URI"])
+		}
+	}
+	if asked != 64 || len(left) != 6 || left[5] != "http://h/5" {
+		t.Errorf("asked %d times, responses left %q; want 64 and http://h/0 to http://h/5", asked, left)
 	}
 }

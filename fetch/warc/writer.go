@@ -48,8 +48,10 @@ type Options struct {
 	// KeepTail, for Append: called for the records at the end of the
 	// file that one fetch wrote (consecutive records with one
 	// Fetch-Task, see Header.Task; in a file without that field, one
-	// WARC-Target-URI), with their types in order and that task; false
-	// cuts them away, and the group before is asked next. A batch
+	// WARC-Target-URI), with their types (each once, in order of first
+	// appearance; one WARC 1.1 does not define is "unknown") and that
+	// task; false cuts them away, and the group before is asked next,
+	// up to the last warcinfo and at most 64 groups back. A batch
 	// resumed from its log keeps only the transfers its log records, so
 	// that none is recorded twice.
 	KeepTail func(types []string, task string) bool
