@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -16,7 +17,8 @@ import (
 // Append opens path to add records after the ones it holds, as a batch
 // resumed from its log does: what the earlier run recorded stays. A file
 // that a killed run left ending in part of a record is first cut back to
-// its last whole record. The appended part begins with a warcinfo record of
+// its last whole record, and one left in the middle of the warcinfo record
+// that opens it is started again. The appended part begins with a warcinfo record of
 // its own (the new run's command line). With MaxSize, the existing series
 // NAME-00000.warc.gz, … is kept, its last file repaired, and the next file
 // of the series started. A path that does not exist is created.
@@ -32,10 +34,14 @@ func Append(path string, opts Options) (*Writer, error) {
 			}
 		}
 		if last >= 0 {
-			if _, err := repair(fmt.Sprintf("%s-%05d.warc.gz", w.base, last), opts.KeepTail); err != nil {
+			kept, err := repair(fmt.Sprintf("%s-%05d.warc.gz", w.base, last), opts.KeepTail)
+			if err != nil {
 				return nil, err
 			}
 			w.serial = last + 1
+			if kept == 0 {
+				w.serial = last // empty, or emptied of a torn warcinfo: started again
+			}
 		}
 		if err := w.open(); err != nil {
 			return nil, err
@@ -73,7 +79,8 @@ func Append(path string, opts Options) (*Writer, error) {
 // Repair cuts the file at path back to its last whole gzip member (a
 // record, in a file this package wrote) and reports the length it keeps.
 // A file that does not begin with a whole member is an error rather than
-// emptied: it may not be a WARC file at all.
+// emptied (it may not be a WARC file at all), unless all it holds is the
+// start of a warcinfo record: a kill while a file was opened.
 func Repair(path string) (int64, error) {
 	return repair(path, nil)
 }
@@ -109,7 +116,7 @@ func repair(path string, keep func([]string, string) bool) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if good == 0 && st.Size() > 0 {
+	if good == 0 && st.Size() > 0 && !tornInfo(f) {
 		return 0, fmt.Errorf("warc: %s does not begin with a whole gzip member: not appending to it", path)
 	}
 	if pending != nil && pending.off < good {
@@ -133,6 +140,40 @@ func repair(path string, keep func([]string, string) bool) (int64, error) {
 		}
 	}
 	return cut, nil
+}
+
+// tornInfo reports whether f is what a kill leaves while the warcinfo
+// record that opens a file is written (Create, or a rotation): a single
+// gzip member cut short, as much of it as there is the start of a
+// warcinfo record, or a gzip header cut short. Such a file holds nothing
+// else, so Append may start it again.
+func tornInfo(f *os.File) bool {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false
+	}
+	br := bufio.NewReader(f)
+	if b, err := br.Peek(10); err != nil {
+		// Shorter than a gzip header: the start of one (RFC 1952 §2.3:
+		// ID1 ID2 and CM deflate) or not ours.
+		return err == io.EOF && bytes.HasPrefix(b, []byte{0x1f, 0x8b, 8}[:min(len(b), 3)])
+	}
+	z, err := gzip.NewReader(br)
+	if err != nil {
+		return false
+	}
+	z.Multistream(false)
+	const head = Version + "\r\nWARC-Type: warcinfo\r\n"
+	got := make([]byte, len(head))
+	n, err := io.ReadFull(z, got)
+	if !strings.HasPrefix(head, string(got[:n])) {
+		return false
+	}
+	if err == nil {
+		_, err = io.Copy(io.Discard, z)
+	}
+	// The member runs to the end of the file without its end; a corrupt
+	// one, or one followed by others, is not a kill's.
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // maxTailGroups is how many groups of records at a file's end repair can

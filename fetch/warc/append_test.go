@@ -278,3 +278,72 @@ func TestAppendExaminesBoundedTail(t *testing.T) {
 		t.Errorf("asked %d times, responses left %q; want 64 and http://h/0 to http://h/5", asked, left)
 	}
 }
+
+// A kill while a file's opening warcinfo is written leaves the start of a
+// gzip member; Append starts the file again instead of refusing it.
+func TestAppendAfterKillInWarcinfo(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.warc.gz")
+	w, err := warc.Create(path, warc.Options{Software: "fetch/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	whole, _ := os.ReadFile(path)
+	for _, n := range []int{3, 10, len(whole) / 2, len(whole) - 1} {
+		os.WriteFile(path, whole[:n], 0o666)
+		w, err := warc.Append(path, warc.Options{Software: "fetch/test", KeepTail: func([]string, string) bool { return false }})
+		if err != nil {
+			t.Errorf("killed after %d bytes of %d: %v", n, len(whole), err)
+			continue
+		}
+		w.Close()
+		if recs := readWARC(t, path); len(recs) != 1 || recs[0].fields["WARC-Type"] != "warcinfo" {
+			t.Errorf("killed after %d bytes: %d records", n, len(recs))
+		}
+	}
+
+	// A rotated series: its last file, just opened, is started again
+	// under its own name.
+	opts := warc.Options{MaxSize: 1 << 20, Software: "fetch/test"}
+	rw, err := warc.Create(filepath.Join(dir, "r.warc.gz"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+	os.WriteFile(filepath.Join(dir, "r-00001.warc.gz"), whole[:10], 0o666)
+	rw, err = warc.Append(filepath.Join(dir, "r.warc.gz"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw.Close()
+	if got := rw.Files(); len(got) != 1 || filepath.Base(got[0]) != "r-00001.warc.gz" {
+		t.Errorf("appended to %v, want r-00001.warc.gz", got)
+	}
+	readWARC(t, filepath.Join(dir, "r-00001.warc.gz"))
+
+	// Still refused: a torn member that is not a warcinfo, and one that
+	// is corrupt rather than cut short.
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write([]byte("WARC/1.1\r\nWARC-Type: resource\r\n" + strings.Repeat("x", 100)))
+	z.Close()
+	corrupt := append([]byte(nil), whole...)
+	corrupt[len(corrupt)-5] ^= 0xff // the CRC-32
+	for name, data := range map[string][]byte{"resource": b.Bytes()[:b.Len()-4], "corrupt": corrupt, "torn header": []byte("\x1f")} {
+		os.WriteFile(path, data, 0o666)
+		_, err := warc.Append(path, warc.Options{})
+		if name == "torn header" {
+			if err != nil {
+				t.Errorf("a gzip header cut after one byte: %v", err)
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("%s: Append started the file again", name)
+		}
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
+			t.Errorf("%s: the file was changed", name)
+		}
+	}
+}
