@@ -347,3 +347,46 @@ func TestAppendAfterKillInWarcinfo(t *testing.T) {
 		}
 	}
 }
+
+// A transfer's records are never split by a rotation: the file they end
+// is the one Append repairs, so a killed transfer's response is cut there.
+func TestRotationKeepsTransferTogether(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.warc.gz")
+	opts := warc.Options{MaxSize: 400, Software: "fetch/test"} // over the warcinfo, under it and a response
+	w, err := warc.Create(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"http://h/one", "http://h/two"} {
+		tr := w.Begin("http", u, nil)
+		exchange(tr, u)
+		exchange(tr, u+"/moved")
+		if err := tr.End("", "text/plain", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	var layout []string
+	for _, f := range w.Files() {
+		var types []string
+		for _, r := range readWARC(t, f) {
+			types = append(types, r.fields["WARC-Type"])
+		}
+		layout = append(layout, strings.Join(types, ","))
+	}
+	want := "warcinfo,response,request,response,request|warcinfo,response,request,response,request"
+	if strings.Join(layout, "|") != want {
+		t.Errorf("files hold %q, want %q", layout, want)
+	}
+	// Killed before "two" was logged: the resume cuts all of it.
+	opts.KeepTail = func(_ []string, task string) bool { return task == "http://h/one" }
+	w2, err := warc.Append(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if recs := readWARC(t, w.Files()[1]); len(recs) != 1 {
+		t.Errorf("%d records left in the last file, want its warcinfo", len(recs))
+	}
+}

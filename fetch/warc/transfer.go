@@ -142,38 +142,30 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 		t.convo = nil
 		return t.w.Write(&h, b)
 	}
+	// All the records go in together (Writer.writeGroup).
+	var hs []*Header
+	var bs []*Block
 	if exchanged {
 		for _, e := range t.exchanges {
-			resp := Header{Type: "response", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote), Task: t.target,
+			resp := &Header{Type: "response", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote), Task: t.target,
 				ContentType: "application/http; msgtype=response", ID: t.w.opts.NewID()}
-			req := Header{Type: "request", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote), Task: t.target,
+			req := &Header{Type: "request", Date: e.date, TargetURI: e.target, IPAddress: ipOf(e.remote), Task: t.target,
 				ContentType: "application/http; msgtype=request", ConcurrentTo: resp.ID}
-			rb, sb := e.received, e.sent
+			hs, bs = append(hs, resp, req), append(bs, e.received, e.sent)
 			e.received, e.sent = nil, nil
-			if err := t.w.Write(&resp, rb); err != nil {
-				sb.Close()
-				return err
-			}
-			if err := t.w.Write(&req, sb); err != nil {
-				return err
-			}
 		}
-		return nil
+		return t.w.writeGroup(hs, bs)
 	}
 	if contentType == "" {
 		contentType = "application/octet-stream"
 	}
-	res := Header{Type: "resource", Date: t.start, TargetURI: finalURL, IPAddress: ipOf(t.remote), Task: t.target,
+	res := &Header{Type: "resource", Date: t.start, TargetURI: finalURL, IPAddress: ipOf(t.remote), Task: t.target,
 		ContentType: contentType, ID: t.w.opts.NewID()}
-	meta := Header{Type: "metadata", Date: t.start, TargetURI: finalURL, ConcurrentTo: res.ID, Task: t.target,
+	meta := &Header{Type: "metadata", Date: t.start, TargetURI: finalURL, ConcurrentTo: res.ID, Task: t.target,
 		ContentType: "text/x-" + t.scheme + "-control-conversation"}
 	pb, cb := t.payload, t.convo
 	t.payload, t.convo = nil, nil
-	if err := t.w.Write(&res, pb); err != nil {
-		cb.Close()
-		return err
-	}
-	return t.w.Write(&meta, cb)
+	return t.w.writeGroup([]*Header{res, meta}, []*Block{pb, cb})
 }
 
 // release frees the spools not written; t.mu is held.

@@ -62,8 +62,9 @@ type Options struct {
 }
 
 // Writer appends records to a WARC file, rotating by size. It is safe for
-// concurrent use: each record is written whole, under a lock, as one gzip
-// member, so transfers running at once interleave by record only.
+// concurrent use: each record is written whole, as one gzip member, and a
+// transfer's records together, under a lock, so transfers running at once
+// never interleave; a file is rotated only between transfers.
 type Writer struct {
 	opts   Options
 	base   string // path without .warc.gz when rotating
@@ -207,7 +208,73 @@ func (w *Writer) Write(h *Header, b *Block) error {
 	return w.write(h, b)
 }
 
-func (w *Writer) write(h *Header, b *Block) (err error) {
+// writeGroup appends the records of one transfer (each hs[i] holding
+// bs[i]) together and releases the blocks: no other record comes between
+// them and no rotation splits them, so a file's end is always the end of
+// a whole transfer's records (what Append's repair groups). On a failure
+// the file is cut back to where they began.
+func (w *Writer) writeGroup(hs []*Header, bs []*Block) (err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	defer func() {
+		for _, b := range bs {
+			b.Close()
+		}
+	}()
+	if err := w.rotate(); err != nil {
+		return err
+	}
+	start := w.size
+	for i := range hs {
+		if err := w.record(hs[i], bs[i]); err != nil {
+			if w.size > start {
+				if terr := w.f.Truncate(start); terr != nil {
+					w.err = terr
+				}
+				w.f.Seek(start, io.SeekStart)
+				w.size = start
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// write appends one record, after a rotation if the file is full; w.mu
+// is held.
+func (w *Writer) write(h *Header, b *Block) error {
+	if h.Type != "warcinfo" {
+		if err := w.rotate(); err != nil {
+			b.Close()
+			return err
+		}
+	}
+	return w.record(h, b)
+}
+
+// rotate starts the next file if the current one has reached MaxSize;
+// w.mu is held.
+func (w *Writer) rotate() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.opts.MaxSize <= 0 || w.size < w.opts.MaxSize {
+		return nil
+	}
+	if err := w.f.Close(); err != nil {
+		w.err = err
+		return err
+	}
+	if err := w.open(); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
+// record appends one record holding b to the current file and releases
+// b; w.mu is held.
+func (w *Writer) record(h *Header, b *Block) (err error) {
 	defer b.Close()
 	b.finish()
 	if w.err != nil {
@@ -221,16 +288,6 @@ func (w *Writer) write(h *Header, b *Block) (err error) {
 	}
 	if h.Date.IsZero() {
 		h.Date = w.opts.Now()
-	}
-	if w.opts.MaxSize > 0 && w.size >= w.opts.MaxSize && h.Type != "warcinfo" {
-		if err := w.f.Close(); err != nil {
-			w.err = err
-			return err
-		}
-		if err := w.open(); err != nil {
-			w.err = err
-			return err
-		}
 	}
 	start := w.size
 	defer func() {
