@@ -116,7 +116,7 @@ type batch struct {
 	scope     *scope           // --recursive: what to follow; nil otherwise
 	cancel    context.CancelFunc
 
-	commitMu sync.Mutex // a task's WARC records and log line, together
+	commitMu sync.Mutex // a task's WARC records and log line, together; any other record of the batch
 
 	namesMu  sync.Mutex
 	names    map[nameDigest]nameDigest // file → the URL written to it, this run's and the log's
@@ -407,7 +407,7 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task, u *fetch.URL, fre
 			return line, found, false
 		}
 		if ctx.Err() != nil {
-			line.rec.end(b.o, &err) // recorded as cut short; never logged
+			b.record(line.rec, err) // recorded as cut short; never logged
 			return line, nil, true
 		}
 		line.fetchErr = err
@@ -470,7 +470,7 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task, u *fetch.URL, fre
 		if ctx.Err() != nil || attempt > b.o.batch.retry || !fetch.Temporary(err) {
 			return finish(err)
 		}
-		rec.end(b.o, &err)
+		b.record(rec, err)
 		line.rec = nil
 		wait := backoff(attempt)
 		if d, ok := fetch.RetryAfter(err); ok {

@@ -383,3 +383,17 @@ func (b *batch) commit(line *logLine) error {
 	}
 	return b.log.write(*line)
 }
+
+// record writes the WARC records of an attempt that gets no log line (one
+// tried again, one cut short by Ctrl-C) under commitMu too: written while
+// another task commits, they could come between its records and its log
+// line, and a rerun, keeping them, would stop there and keep that task's
+// unlogged records before them as well.
+func (b *batch) record(rec *warcRecord, err error) {
+	if rec == nil {
+		return
+	}
+	b.commitMu.Lock()
+	defer b.commitMu.Unlock()
+	rec.end(b.o, &err)
+}
