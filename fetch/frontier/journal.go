@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,11 +20,12 @@ import (
 //	{"add":"URL","depth":N}   a task queued (its key was new)
 //	{"done":"URL"}            a task finished
 //
-// Opening the file replays it; a line torn by a kill (the last, without
-// its newline or not JSON) is cut away. Tasks added (Add, Done's found) are
-// synced to disk before the call returns; a done event is written but not
-// synced, since losing one only means the task is handed out again and
-// the worker finds its outcome in its own log.
+// Opening the file replays it; a last line torn by a kill (without its
+// newline) is cut away, and a whole line that is not an event (damage) is
+// skipped, so that the events after it still count. Tasks added (Add,
+// Done's found) are synced to disk before the call returns; a done event
+// is written but not synced, since losing one only means the task is
+// handed out again and the worker finds its outcome in its own log.
 //
 // The seen set keeps 16 bytes of each key's SHA-256 and the queue the
 // tasks themselves: memory grows with the crawl's size, about 100 bytes a
@@ -41,9 +43,14 @@ type journalEvent struct {
 	Done  string `json:"done,omitempty"`
 }
 
-// maxJournalLine bounds one event: a URL longer than this is refused
-// when added, and a longer line in a file is damage.
-const maxJournalLine = 128 << 10
+// maxJournalLine bounds one line as replay reads it: a longer one is
+// damage. A task is journaled only if its add event, as encoded, fits in
+// maxJournalEvent, which leaves room for its done event (a few bytes
+// longer when the depth is 0).
+const (
+	maxJournalLine  = 128 << 10
+	maxJournalEvent = maxJournalLine - 64
+)
 
 // OpenJournal opens (creating it if need be) the journal at path; key is
 // the de-duplication key of a URL (nil: the URL as written).
@@ -80,23 +87,21 @@ func replay(r io.Reader, m *Memory) (int64, error) {
 	pending := map[digest]int{} // key → index in m.queue of a task not done
 	removed := map[int]bool{}
 	for {
-		line, err := br.ReadSlice('\n')
-		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(line) > maxJournalLine {
-				break
-			}
-			var more []byte
-			more, err = br.ReadSlice('\n')
-			line = append(append([]byte(nil), line...), more...)
+		line, n, err := readLine(br)
+		if err == io.EOF {
+			break // the end, or a tail torn by a kill (no newline): cut
 		}
-		if err != nil || len(line) > maxJournalLine {
-			break // the end, or a torn or damaged tail
+		if err != nil {
+			return 0, err
+		}
+		good += n
+		if line == nil {
+			continue // a whole line too long to be an event
 		}
 		var ev journalEvent
 		if json.Unmarshal(line, &ev) != nil || (ev.Add == "") == (ev.Done == "") {
-			break
+			continue // a whole line, but not an event: skipped
 		}
-		good += int64(len(line))
 		if ev.Add != "" {
 			d := digestOf(m.key(ev.Add))
 			if _, ok := m.seen[d]; ok {
@@ -124,6 +129,35 @@ func replay(r io.Reader, m *Memory) (int64, error) {
 		m.queue = kept
 	}
 	return good, nil
+}
+
+// readLine reads one line, newline included, and its length n in the
+// file. A line longer than maxJournalLine is read through to its end but
+// returned as nil. io.EOF reports the end of the file, with or without an
+// unterminated tail before it.
+func readLine(br *bufio.Reader) (line []byte, n int64, err error) {
+	line, err = br.ReadSlice('\n')
+	n = int64(len(line))
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, n, err
+	}
+	// ReadSlice's result is only valid until the next read: keep a copy
+	// while the line may still fit, nothing once it cannot.
+	buf := append([]byte(nil), line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = br.ReadSlice('\n')
+		n += int64(len(line))
+		if buf != nil {
+			buf = append(buf, line...)
+			if len(buf) > maxJournalLine {
+				buf = nil
+			}
+		}
+	}
+	if err != nil {
+		return nil, n, err
+	}
+	return buf, n, nil
 }
 
 // Len is the number of tasks queued and not leased.
@@ -161,21 +195,35 @@ func (j *Journal) appendLocked(tasks []Task, done string) ([]Task, error) {
 	var fresh []Task
 	batch := map[digest]bool{}
 	for _, t := range tasks {
-		if len(t.URL) > maxJournalLine-64 {
-			continue // no URL this long is fetched (the list reader refuses it)
+		if len(t.URL) > maxJournalEvent {
+			continue // its line could only be longer
 		}
 		d := digestOf(m.key(t.URL))
 		if _, ok := m.seen[d]; ok || batch[d] {
 			continue
 		}
+		line, err := encodeEvent(journalEvent{Add: t.URL, Depth: t.Depth})
+		if err != nil {
+			return nil, err
+		}
+		if len(line) > maxJournalEvent {
+			// Escapes (control bytes become \u00XX) made the line too
+			// long to replay; no URL this long is fetched anyway (the
+			// list reader refuses it).
+			continue
+		}
 		batch[d] = true
 		fresh = append(fresh, t)
-		if err := j.event(journalEvent{Add: t.URL, Depth: t.Depth}); err != nil {
+		if err := j.write(line); err != nil {
 			return nil, err
 		}
 	}
 	if done != "" {
-		if err := j.event(journalEvent{Done: done}); err != nil {
+		line, err := encodeEvent(journalEvent{Done: done})
+		if err != nil {
+			return nil, err
+		}
+		if err := j.write(line); err != nil {
 			return nil, err
 		}
 	}
@@ -192,13 +240,21 @@ func (j *Journal) appendLocked(tasks []Task, done string) ([]Task, error) {
 	return fresh, nil
 }
 
-func (j *Journal) event(ev journalEvent) error {
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return err
+// encodeEvent is ev's line in the journal, newline included. HTML
+// escaping is off: it would write each '&', '<' and '>' of a URL as six
+// bytes.
+func encodeEvent(ev journalEvent) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil {
+		return nil, err
 	}
-	b = append(b, '\n')
-	if _, err := j.w.Write(b); err != nil {
+	return b.Bytes(), nil
+}
+
+func (j *Journal) write(line []byte) error {
+	if _, err := j.w.Write(line); err != nil {
 		j.werr = err
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch/frontier"
@@ -110,4 +111,105 @@ func FuzzJournal(f *testing.F) {
 			t.Fatalf("reopened: %d queued, %d seen; first %d, %d", j2.Len(), j2.Seen(), n, seen)
 		}
 	})
+}
+
+// A long URL full of '&' (escaped by json.Marshal to six bytes each) and
+// one whose control bytes escape past the bound must not cost the crawl
+// the events journaled after them.
+func TestJournalLongEscapedURL(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crawl.frontier")
+	j, err := frontier.OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	amp := "gopher://h.test/1/" + strings.Repeat("&<>", 10000)  // 30 KB
+	ctl := "gopher://h.test/1/" + strings.Repeat("\x01", 30000) // 180 KB as JSON
+	n, err := j.Add(ctx, frontier.Task{URL: amp}, frontier.Task{URL: ctl}, frontier.Task{URL: "gopher://h.test/0/a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("Add queued %d, want 2 (the URL too long as JSON refused)", n)
+	}
+	l, err := j.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Task().URL != amp {
+		t.Fatalf("first task %.40q, want the long one", l.Task().URL)
+	}
+	if err := l.Done(ctx, []frontier.Task{{URL: "gopher://h.test/0/b", Depth: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	j2, err := frontier.OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	got := drain(t, j2)
+	want := []string{"gopher://h.test/0/a", "gopher://h.test/0/b"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after resuming: %.80q, want %q", got, want)
+	}
+	if j2.Seen() != 3 {
+		t.Errorf("seen %d, want 3", j2.Seen())
+	}
+}
+
+// Whole lines that are not events (garbage, an over-long line) are
+// skipped and kept; only an unterminated last line is cut.
+func TestJournalSkipsDamagedLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "crawl.frontier")
+	data := "{\"add\":\"gopher://h.test/0/a\"}\n" +
+		"not json\n" +
+		"\n" +
+		"{\"add\":\"" + strings.Repeat("x", 200<<10) + "\"}\n" +
+		"{\"add\":\"gopher://h.test/0/b\"}\n" +
+		"{\"done\":\"gopher://h.test/0/a\"}\n" +
+		"{\"add\":\"gopher://h.test/0/c\"}\n"
+	torn := "{\"add\":\"gopher://h.test/0/torn"
+	if err := os.WriteFile(path, []byte(data+torn), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	j, err := frontier.OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := drain(t, j)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"gopher://h.test/0/b", "gopher://h.test/0/c"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("replayed %q, want %q", got, want)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(b), data) || strings.Contains(string(b), torn) {
+		t.Errorf("the journal's whole lines were not kept, or its torn tail not cut")
+	}
+}
+
+// drain leases and finishes every task of f, returning their URLs in order.
+func drain(t *testing.T, f frontier.Frontier) []string {
+	t.Helper()
+	ctx := context.Background()
+	var got []string
+	for {
+		l, err := f.Next(ctx)
+		if err == io.EOF {
+			return got
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l.Task().URL)
+		if err := l.Done(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
