@@ -14,9 +14,10 @@
 // with XREADGROUP under its own consumer name; an entry stays pending
 // (in the group's pending list) until the worker's Lease.Done acknowledges
 // it, which happens only after the outcome is durable. A worker keeps its
-// leases fresh (XCLAIM ... JUSTID resets their idle time) while it works;
-// entries of a worker that died go idle, and after the claim timeout any
-// other worker takes them over with XAUTOCLAIM. Done is one Lua script:
+// leases fresh while it works (XCLAIM ... JUSTID resets their idle time,
+// for as long as they are still its own); entries of a worker that died go
+// idle, and after the claim timeout any other worker takes them over with
+// XAUTOCLAIM. Done is one Lua script:
 // the tasks found are added (SADD to the seen set, XADD when new), the
 // entry acknowledged, deleted from the stream and counted, all at once, so
 // a worker killed at any point leaves either the whole step or none of it.
@@ -378,6 +379,28 @@ return -1 - added
 `)
 })
 
+// holdScript resets the idle time of an entry (XCLAIM ... JUSTID) if it
+// is still pending with this consumer, and reports whether it was: an
+// entry another worker has taken over, or acknowledged, is left alone.
+// KEYS: stream. ARGV: group, consumer, id.
+var holdScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
+local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1)
+if #p == 0 or p[1][2] ~= ARGV[2] then
+	return 0
+end
+redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'JUSTID')
+return 1
+`)
+})
+
+// hold runs holdScript for the entry id: true while it is this
+// consumer's.
+func (q *Queue) hold(ctx context.Context, id string) (bool, error) {
+	n, err := holdScript().Run(ctx, q.rdb, []string{q.keys.stream}, Group, q.opt.Consumer, id).Int()
+	return n == 1, err
+}
+
 // addBatch is how many tasks one script call adds: a call blocks the
 // server while it runs, so long lists go in slices.
 const addBatch = 512
@@ -435,7 +458,24 @@ func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 			return nil, frontier.ErrClosed
 		}
 		if mine != nil {
-			return q.lease(*mine), nil
+			// It was this consumer's at Open; since then another
+			// worker may have taken it over (it waited here past the
+			// claim timeout with no keep-alive) and even finished it.
+			// Hand it out only if it is still ours, taking it back
+			// from idle in the same step.
+			var ours bool
+			err := q.retry(ctx, func(ctx context.Context) error {
+				var err error
+				ours, err = q.hold(ctx, mine.ID)
+				return err
+			})
+			if err != nil {
+				return nil, q.wrap("recover", err)
+			}
+			if ours {
+				return q.lease(*mine), nil
+			}
+			continue
 		}
 		var msgs []redis.XMessage
 		err := q.retry(ctx, func(ctx context.Context) error {
@@ -555,7 +595,9 @@ func (l *Lease) ID() string { return l.id }
 func (l *Lease) Outcome(ok bool) { l.ok = ok }
 
 // keepAlive resets the entry's idle time a few times per claim timeout,
-// so that no other worker takes over a task that is merely long.
+// so that no other worker takes over a task that is merely long. It stops
+// once the entry is no longer this consumer's (taken over after a stall,
+// or acknowledged): claiming it back would give one task to two workers.
 func (l *Lease) keepAlive() {
 	t := time.NewTicker(l.q.opt.ClaimTimeout / 3)
 	defer t.Stop()
@@ -567,11 +609,11 @@ func (l *Lease) keepAlive() {
 			ctx, cancel := context.WithTimeout(context.Background(), l.q.opt.ClaimTimeout/3)
 			// an error here is not fatal: the next tick tries again,
 			// and at worst another worker takes the task over
-			_ = l.q.rdb.XClaimJustID(ctx, &redis.XClaimArgs{
-				Stream: l.q.keys.stream, Group: Group, Consumer: l.q.opt.Consumer,
-				Messages: []string{l.id},
-			}).Err()
+			ours, err := l.q.hold(ctx, l.id)
 			cancel()
+			if err == nil && !ours {
+				return
+			}
 		}
 	}
 }

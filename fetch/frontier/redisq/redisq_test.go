@@ -413,3 +413,100 @@ func TestRestartRecoversOwn(t *testing.T) {
 		t.Errorf("restarted worker took %v; want first the two it held (%v), then the third", got, held)
 	}
 }
+
+// owner is the consumer an entry is pending with ("" once acknowledged).
+func owner(t *testing.T, rdb *redis.Client, stream, id string) string {
+	t.Helper()
+	p, err := rdb.XPendingExt(context.Background(), &redis.XPendingExtArgs{
+		Stream: stream, Group: redisq.Group, Start: id, End: id, Count: 1}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p) == 0 {
+		return ""
+	}
+	return p[0].Consumer
+}
+
+// A restarted worker hands out a task it recovered at Open only if it is
+// still its own: one another worker took over meanwhile (while it waited
+// in the recovered list past the claim timeout) or finished is dropped.
+func TestRestartRecoveredTakenOver(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	opts := redisq.Options{Consumer: "a", ClaimTimeout: time.Hour, IdleExit: time.Hour}
+	q := open(t, raw, opts)
+	q.Add(ctx, frontier.Task{URL: "gopher://h.test/0/x"}, frontier.Task{URL: "gopher://h.test/0/y"}, frontier.Task{URL: "gopher://h.test/0/z"})
+	var ids []string
+	for range 3 {
+		l, err := q.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, l.(*redisq.Lease).ID())
+	}
+	q.Close() // killed while holding all three
+
+	q2 := open(t, raw, opts) // recovers the three
+	// Meanwhile worker b takes over the second and finishes the third.
+	rdb := admin(t)
+	defer rdb.Close()
+	stream := q2.Name()
+	if err := rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: stream, Group: redisq.Group,
+		Consumer: "b", Messages: []string{ids[1]}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.XAck(ctx, stream, redisq.Group, ids[2]).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb.XDel(ctx, stream, ids[2])
+
+	l, err := q2.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.(*redisq.Lease).ID() != ids[0] {
+		t.Errorf("first task after the restart is %s, want %s (still a's)", l.(*redisq.Lease).ID(), ids[0])
+	}
+	nctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if l2, err := q2.Next(nctx); err == nil {
+		t.Errorf("a handed out %s again; b holds %s and finished %s", l2.(*redisq.Lease).ID(), ids[1], ids[2])
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatal(err)
+	}
+	if got := owner(t, rdb, stream, ids[1]); got != "b" {
+		t.Errorf("the task b took over is pending with %q", got)
+	}
+	if err := l.Done(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A lease's keep-alive does not take its task back from a worker that took
+// it over (after a stall of the whole claim timeout): it stops instead.
+func TestKeepAliveYields(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	const claim = 600 * time.Millisecond // a keep-alive every 200 ms
+	a := open(t, raw, redisq.Options{Consumer: "a", ClaimTimeout: claim, IdleExit: time.Hour})
+	if _, err := a.Add(ctx, frontier.Task{URL: "ftp://h.test/big"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := a.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := l.(*redisq.Lease).ID()
+	rdb := admin(t)
+	defer rdb.Close()
+	// b takes it over, as XAUTOCLAIM would after a's stall.
+	if err := rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: a.Name(), Group: redisq.Group,
+		Consumer: "b", Messages: []string{id}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * claim) // several of a's keep-alive ticks
+	if got := owner(t, rdb, a.Name(), id); got != "b" {
+		t.Errorf("after b took the task over, it is pending with %q", got)
+	}
+}
