@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"unicode/utf8"
 )
 
 // Journal is a Frontier kept in an append-only file, so that a crawl
@@ -19,6 +20,10 @@ import (
 //
 //	{"add":"URL","depth":N}   a task queued (its key was new)
 //	{"done":"URL"}            a task finished
+//
+// A URL that is not UTF-8 (the raw bytes of a gopher selector, say) would
+// come back from a JSON string with U+FFFD in place of its bad bytes, as
+// another URL: its events hold it in base64, as "addb" and "doneb".
 //
 // Opening the file replays it; a last line torn by a kill (without its
 // newline) is cut away, and a whole line that is not an event (damage) is
@@ -39,8 +44,36 @@ type Journal struct {
 
 type journalEvent struct {
 	Add   string `json:"add,omitempty"`
+	AddB  []byte `json:"addb,omitempty"` // a URL that is not UTF-8
 	Depth int    `json:"depth,omitempty"`
 	Done  string `json:"done,omitempty"`
+	DoneB []byte `json:"doneb,omitempty"` // a URL that is not UTF-8
+}
+
+func addEvent(t Task) journalEvent {
+	if utf8.ValidString(t.URL) {
+		return journalEvent{Add: t.URL, Depth: t.Depth}
+	}
+	return journalEvent{AddB: []byte(t.URL), Depth: t.Depth}
+}
+
+func doneEvent(url string) journalEvent {
+	if utf8.ValidString(url) {
+		return journalEvent{Done: url}
+	}
+	return journalEvent{DoneB: []byte(url)}
+}
+
+// urls are the URLs of the event's add and done, "" for what it is not.
+func (ev *journalEvent) urls() (add, done string) {
+	add, done = ev.Add, ev.Done
+	if add == "" {
+		add = string(ev.AddB)
+	}
+	if done == "" {
+		done = string(ev.DoneB)
+	}
+	return add, done
 }
 
 // maxJournalLine bounds one line as replay reads it: a longer one is
@@ -99,20 +132,24 @@ func replay(r io.Reader, m *Memory) (int64, error) {
 			continue // a whole line too long to be an event
 		}
 		var ev journalEvent
-		if json.Unmarshal(line, &ev) != nil || (ev.Add == "") == (ev.Done == "") {
+		if json.Unmarshal(line, &ev) != nil {
 			continue // a whole line, but not an event: skipped
 		}
-		if ev.Add != "" {
-			d := digestOf(m.key(ev.Add))
+		add, done := ev.urls()
+		if (add == "") == (done == "") {
+			continue
+		}
+		if add != "" {
+			d := digestOf(m.key(add))
 			if _, ok := m.seen[d]; ok {
 				continue
 			}
 			m.seen[d] = struct{}{}
 			pending[d] = len(m.queue)
-			m.queue = append(m.queue, Task{URL: ev.Add, Depth: ev.Depth})
+			m.queue = append(m.queue, Task{URL: add, Depth: ev.Depth})
 			continue
 		}
-		d := digestOf(m.key(ev.Done))
+		d := digestOf(m.key(done))
 		if i, ok := pending[d]; ok {
 			removed[i] = true
 			delete(pending, d)
@@ -202,14 +239,14 @@ func (j *Journal) appendLocked(tasks []Task, done string) ([]Task, error) {
 		if _, ok := m.seen[d]; ok || batch[d] {
 			continue
 		}
-		line, err := encodeEvent(journalEvent{Add: t.URL, Depth: t.Depth})
+		line, err := encodeEvent(addEvent(t))
 		if err != nil {
 			return nil, err
 		}
 		if len(line) > maxJournalEvent {
-			// Escapes (control bytes become \u00XX) made the line too
-			// long to replay; no URL this long is fetched anyway (the
-			// list reader refuses it).
+			// Escapes (a control byte becomes \u00XX) or base64 made
+			// the line too long to replay; no URL this long is
+			// fetched anyway (the list reader refuses it).
 			continue
 		}
 		batch[d] = true
@@ -219,7 +256,7 @@ func (j *Journal) appendLocked(tasks []Task, done string) ([]Task, error) {
 		}
 	}
 	if done != "" {
-		line, err := encodeEvent(journalEvent{Done: done})
+		line, err := encodeEvent(doneEvent(done))
 		if err != nil {
 			return nil, err
 		}

@@ -89,6 +89,7 @@ func TestJournalResume(t *testing.T) {
 func FuzzJournal(f *testing.F) {
 	f.Add([]byte("{\"add\":\"gopher://h/0/a\"}\n{\"add\":\"gopher://h/0/b\",\"depth\":2}\n{\"done\":\"gopher://h/0/a\"}\n"))
 	f.Add([]byte("{\"add\":\"x\"}\n{\"done\""))
+	f.Add([]byte("{\"addb\":\"Z29waGVyOi8vaC8wL+k=\"}\n{\"doneb\":\"Z29waGVyOi8vaC8wL+k=\"}\n"))
 	f.Add([]byte("{}\n"))
 	f.Add([]byte("\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -211,5 +212,50 @@ func drain(t *testing.T, f frontier.Frontier) []string {
 		if err := l.Done(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// URLs that are not UTF-8 resume byte for byte: two that differ only in
+// a bad byte stay two tasks, and the done of one does not finish the other.
+func TestJournalNonUTF8URL(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crawl.frontier")
+	j, err := frontier.OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u1, u2 := "gopher://h.test/0/caf\xe9", "gopher://h.test/0/caf\xe8"
+	if n, err := j.Add(ctx, frontier.Task{URL: u1}, frontier.Task{URL: u2, Depth: 2}); err != nil || n != 2 {
+		t.Fatalf("Add = %d, %v", n, err)
+	}
+	l, err := j.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Done(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	j2, err := frontier.OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j2.Close()
+	if n, _ := j2.Add(ctx, frontier.Task{URL: u1}, frontier.Task{URL: u2}); n != 0 {
+		t.Errorf("re-adding both queued %d, want 0 (seen)", n)
+	}
+	l2, err := j2.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l2.Task(); got != (frontier.Task{URL: u2, Depth: 2}) {
+		t.Errorf("resumed %q at depth %d, want %q at depth 2", got.URL, got.Depth, u2)
+	}
+	l2.Done(ctx, nil)
+	if got := drain(t, j2); len(got) != 0 {
+		t.Errorf("then %q, want nothing", got)
 	}
 }
