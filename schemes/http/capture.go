@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http/httptrace"
+	"strings"
 	"sync"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -63,11 +64,18 @@ func (m *credentialMask) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// isSecretHeader tells whether a request header's value is a password
+// or token that traces and records mask: Authorization and
+// Proxy-Authorization, in any case.
+func isSecretHeader(name string) bool {
+	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization")
+}
+
 // maskCredential returns line with the credentials of an Authorization or
 // Proxy-Authorization header replaced by "****" (the scheme word kept).
 func maskCredential(line []byte) []byte {
 	name, value, ok := bytes.Cut(line, []byte(":"))
-	if !ok || !bytes.EqualFold(name, []byte("Authorization")) && !bytes.EqualFold(name, []byte("Proxy-Authorization")) {
+	if !ok || !isSecretHeader(string(name)) {
 		return line
 	}
 	v := bytes.TrimLeft(value, " \t")
