@@ -9,6 +9,7 @@ import (
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/warc"
+	"github.com/fetchproject/fetch/schemes/http"
 )
 
 // warcFlags are --warc FILE.warc.gz and --warc-max-size N: record every
@@ -82,7 +83,7 @@ func maskedCommandLine(args []string) string {
 		}
 		// A URL with a host and no password stays as written; any other
 		// text may hold a password (a malformed URL too): redactArg's.
-		if name, v, ok := strings.Cut(val, ":"); ok && isCredentialHeader(strings.TrimSpace(name)) {
+		if name, v, ok := strings.Cut(val, ":"); ok && http.SecretHeader(strings.TrimSpace(name)) {
 			// -H "Authorization: Basic ..." (-v traces mask it too)
 			scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
 			val = name + ": " + scheme + " ****"
@@ -92,12 +93,6 @@ func maskedCommandLine(args []string) string {
 		out = append(out, prefix+val)
 	}
 	return strings.Join(out, " ")
-}
-
-// isCredentialHeader tells whether name is that of a request header
-// whose value is a credential.
-func isCredentialHeader(name string) bool {
-	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization")
 }
 
 // warcRecord is the recording of one fetch of the command; its methods do

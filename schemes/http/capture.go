@@ -64,10 +64,10 @@ func (m *credentialMask) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// isSecretHeader tells whether a request header's value is a password
-// or token that traces and records mask: Authorization and
-// Proxy-Authorization, in any case.
-func isSecretHeader(name string) bool {
+// SecretHeader tells whether a request header's value is a password or
+// token that traces and records mask: Authorization and
+// Proxy-Authorization, in any case. The command masks -H values by it too.
+func SecretHeader(name string) bool {
 	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization")
 }
 
@@ -75,7 +75,7 @@ func isSecretHeader(name string) bool {
 // Proxy-Authorization header replaced by "****" (the scheme word kept).
 func maskCredential(line []byte) []byte {
 	name, value, ok := bytes.Cut(line, []byte(":"))
-	if !ok || !isSecretHeader(string(name)) {
+	if !ok || !SecretHeader(string(name)) {
 		return line
 	}
 	v := bytes.TrimLeft(value, " \t")

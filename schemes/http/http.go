@@ -631,7 +631,7 @@ func traceHeader(req *fetch.Request, dir fetch.Direction, h nethttp.Header) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		v := strings.Join(h[k], ", ")
-		if isSecretHeader(k) {
+		if SecretHeader(k) {
 			v = "****"
 		}
 		req.Trace(dir, k+": "+v)
