@@ -188,6 +188,16 @@ func NewRequestURL(u *URL) *Request {
 	return &Request{URL: u.Clone()}
 }
 
+// IdleLimit is how long an exchange for r may wait for the server: r's
+// Options.Idle, or DefaultIdleTimeout when there is no request (a pooled
+// session closing between requests).
+func (r *Request) IdleLimit() time.Duration {
+	if r == nil {
+		return DefaultIdleTimeout
+	}
+	return r.Options.Idle()
+}
+
 // Policy is the port policy in force.
 func (r *Request) Policy() *PortPolicy {
 	if r.Options.Policy != nil {

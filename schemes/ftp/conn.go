@@ -202,11 +202,7 @@ func (s *session) cmd(op string, parts ...wire.Part) (reply, error) {
 
 // readReply reads one reply, multi-line or not (RFC 959 §4.2).
 func (s *session) readReply(op string) (reply, error) {
-	limit := fetch.DefaultIdleTimeout // a pooled connection's QUIT
-	if s.req != nil {
-		limit = s.req.Options.Idle()
-	}
-	s.timer.Begin(limit)
+	s.timer.Begin(s.req.IdleLimit()) // no request: a pooled session's QUIT
 	r, err := readReply(s.w.R, op)
 	s.timer.End()
 	if err == nil {

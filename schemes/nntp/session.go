@@ -259,11 +259,7 @@ func (s *session) send(_ context.Context, op string, parts ...wire.Part) error {
 
 // status reads one status line (RFC 3977 §3.2).
 func (s *session) status(_ context.Context, op string) (int, string, error) {
-	limit := fetch.DefaultIdleTimeout
-	if s.req != nil {
-		limit = s.req.Options.Idle()
-	}
-	s.timer.Begin(limit)
+	s.timer.Begin(s.req.IdleLimit()) // no request: a pooled session's QUIT
 	line, err := s.w.R.ReadLine()
 	s.timer.End()
 	if err != nil {
