@@ -168,6 +168,19 @@ func TestProxyFromEnvironment(t *testing.T) {
 	}
 }
 
+func TestIdleLimit(t *testing.T) {
+	var none *Request
+	if got := none.IdleLimit(); got != DefaultIdleTimeout {
+		t.Errorf("no request: %v, want the default %v", got, DefaultIdleTimeout)
+	}
+	if got := (&Request{}).IdleLimit(); got != DefaultIdleTimeout {
+		t.Errorf("no idle timeout set: %v, want the default %v", got, DefaultIdleTimeout)
+	}
+	if got := (&Request{Options: Options{IdleTimeout: 3 * time.Second}}).IdleLimit(); got != 3*time.Second {
+		t.Errorf("idle timeout 3s: %v", got)
+	}
+}
+
 func TestDialIdleTimeout(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
