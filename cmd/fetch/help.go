@@ -58,7 +58,8 @@ Flags: -o, -O, -C, --max-size, --file-ftp
 
   ftp://[user[:password]@]host[:port]/path[;type=a|i|d]
   Each path segment is one CWD from the login directory; %2F starts at "/".
-  ;type=a  ASCII, delivered with local line ends (LF) unless --raw
+  ;type=a  ASCII, delivered with local line ends (LF) unless --raw; never
+           resumed (servers count REST differently): -C fetches it whole
   ;type=i  binary
   ;type=d  a name listing (NLST); a path ending in "/" lists the directory
 

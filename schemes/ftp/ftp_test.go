@@ -290,6 +290,41 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestResumeASCII: a ;type=a document is never resumed (no REST is
+// sent); it comes whole, from byte 0, so that the caller starts over
+// rather than joining two differently counted halves.
+func TestResumeASCII(t *testing.T) {
+	for _, raw := range []bool{false, true} {
+		s := rfcServer(t)
+		c := client(Config{AnonymousPassword: "a@b"}, fetch.Options{})
+		req, err := fetch.NewRequest("ftp://" + s.addr() + "/pub/file.txt;type=a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Offset, req.Raw = 5, raw
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		res, err := c.Do(ctx, req)
+		if err != nil {
+			cancel()
+			t.Fatalf("raw %v: %v", raw, err)
+		}
+		b, err := io.ReadAll(res.Document.Body)
+		res.Close()
+		cancel()
+		c.Close()
+		want := "line one\nline two\n"
+		if raw {
+			want = "line one\r\nline two\r\n"
+		}
+		if err != nil || string(b) != want || res.Document.Offset != 0 {
+			t.Errorf("raw %v: %q, Offset %d, %v; want %q from byte 0", raw, b, res.Document.Offset, err, want)
+		}
+		if tr := s.transcript(); strings.Contains(tr, "REST") {
+			t.Errorf("raw %v: REST sent:\n%s", raw, tr)
+		}
+	}
+}
+
 func TestASCIIConversion(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"a\r\nb\r\n", "a\nb\n"},

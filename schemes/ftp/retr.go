@@ -28,6 +28,14 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 		return nil, false, err
 	}
 	offset := s.req.Offset
+	if typ == "A" {
+		// No byte count of a local copy names a place in the server's
+		// file: servers count REST in the bytes they store (vsftpd) or
+		// refuse it in ASCII mode (pyftpdlib: 501), while the copy has
+		// local line ends, or with --raw the wire's CR LF. The document
+		// comes whole (its Offset 0), and a caller writes it whole again.
+		offset = 0
+	}
 	// In ASCII mode the size on the wire is not the file's. SIZE is left
 	// out once this server's 150 replies have been seen to carry the same
 	// count (see countIn150).
