@@ -10,10 +10,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -342,5 +345,86 @@ func warcTargets(name string) (uris []string, whole bool) {
 				uris = append(uris, v)
 			}
 		}
+	}
+}
+
+// TestQueueTakenOver: a worker whose task was taken over by another (it
+// stalled past the claim timeout; here the test hands the task to "b" with
+// XCLAIM) stops the transfer at its next keep-alive, warns, and neither
+// logs nor acknowledges the task, which stays the other worker's.
+func TestQueueTakenOver(t *testing.T) {
+	wantServer(t, "redis")
+	queue, rdb := queueAddr(t)
+	stream := queue[strings.LastIndex(queue, "/")+1:]
+	started := make(chan struct{}, 1)
+	gone := make(chan struct{})
+	var goneOnce sync.Once
+	// A document that trickles, a byte every 100 ms, for at most 100 s:
+	// fault injection, standing for a long transfer.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer goneOnce.Do(func() { close(gone) })
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		w.Header().Set("Content-Length", "1000")
+		for i := 0; i < 1000; i++ {
+			if _, err := w.Write([]byte("x")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}))
+	defer srv.Close()
+	u := srv.URL + "/slow.txt"
+	enq := exec.Command(fetchBinary(t), "--enqueue", queue, u)
+	enq.Env = queueEnv(t)
+	if out, err := enq.CombinedOutput(); err != nil {
+		t.Fatalf("--enqueue: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	a := startWorker(t, queue, "a", dir, "--claim-timeout", "3", "--idle-exit", "2")
+	select {
+	case <-started:
+	case <-time.After(2 * time.Minute):
+		a.cmd.Process.Kill()
+		t.Fatalf("worker a never asked for %s\n%s", u, a.stderr.String())
+	}
+	ctx := context.Background()
+	pend, err := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: stream, Group: "fetch", Start: "-", End: "+", Count: 10, Consumer: "a"}).Result()
+	if err != nil || len(pend) != 1 {
+		a.cmd.Process.Kill()
+		t.Fatalf("a's pending tasks: %v, %v", pend, err)
+	}
+	// b takes the task over, as after a stall of a's, and finishes it.
+	if err := rdb.XClaimJustID(ctx, &redis.XClaimArgs{Stream: stream, Group: "fetch", Consumer: "b", Messages: []string{pend[0].ID}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// a's keep-alive, every second here, finds the task b's.
+	took := time.Now()
+	select {
+	case <-gone:
+	case <-time.After(time.Minute):
+		t.Errorf("a still fetched %s a minute after b took it over", u)
+	}
+	t.Logf("a stopped %v after the takeover", time.Since(took))
+	if err := rdb.XAck(ctx, stream, "fetch", pend[0].ID).Err(); err != nil {
+		t.Fatal(err)
+	}
+	a.wait(t)
+	t.Logf("a exited %v after the takeover", time.Since(took))
+	if !strings.Contains(a.stderr.String(), "taken over by another worker") {
+		t.Errorf("a's stderr has no warning of the takeover:\n%s", a.stderr.String())
+	}
+	if n := countLines(filepath.Join(dir, "a.log")); n != 0 {
+		t.Errorf("a logged %d lines for a task it no longer held", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", strings.TrimPrefix(srv.URL, "http://"), "slow.txt")); err == nil {
+		t.Errorf("a saved the document it stopped")
 	}
 }

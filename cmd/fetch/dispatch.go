@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -302,7 +303,15 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, u *fetch.URL, free f
 		ack(true)
 		return
 	}
-	line, found, interrupted := b.fetchURL(ctx, t, u, free)
+	fctx, lost := revoked(ctx, l)
+	line, found, interrupted := b.fetchURL(fctx, t, u, free)
+	if lost() && interrupted {
+		// Another worker took the task over while this one stalled
+		// (a shared queue's claim timeout): it is that worker's now,
+		// and this transfer stopped rather than fetch it twice.
+		b.printErr(fmt.Sprintf("fetch: warning: %s: taken over by another worker; stopped here", redactArg(t.URL)))
+		return
+	}
 	if interrupted {
 		return // not acknowledged: a rerun (or another worker) fetches it
 	}
@@ -321,6 +330,34 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, u *fetch.URL, free f
 	b.finish(line)
 	ack(line.Outcome == "ok")
 }
+
+// revoked is ctx, cancelled too when l is a frontier.Revocable lease that
+// is lost while its task runs. lost, called once the task has run, ends
+// the watch and tells whether the lease was lost.
+func revoked(ctx context.Context, l frontier.Lease) (context.Context, func() bool) {
+	r, ok := l.(frontier.Revocable)
+	if !ok {
+		return ctx, func() bool { return false }
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	var gone atomic.Bool
+	go func() {
+		select {
+		case <-r.Lost():
+			gone.Store(true)
+			cancel(errTakenOver)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() bool {
+		cancel(nil) // the watch ends with the task
+		return gone.Load()
+	}
+}
+
+// errTakenOver is the cause of a task's cancellation when another worker
+// took it over.
+var errTakenOver = errors.New("taken over by another worker")
 
 // addFound queues a listing's links, within --max-urls.
 func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {

@@ -552,7 +552,7 @@ func (q *Queue) readGroup(ctx context.Context, start string, count int64, block 
 
 // lease turns a stream entry into a Lease and keeps it fresh until Done.
 func (q *Queue) lease(m redis.XMessage) *Lease {
-	l := &Lease{q: q, id: m.ID, stop: make(chan struct{}), ok: true}
+	l := &Lease{q: q, id: m.ID, stop: make(chan struct{}), lost: make(chan struct{}), ok: true}
 	l.task.URL, _ = m.Values["url"].(string)
 	if d, ok := m.Values["depth"].(string); ok {
 		l.task.Depth, _ = strconv.Atoi(d)
@@ -580,6 +580,7 @@ type Lease struct {
 	id   string
 	task frontier.Task
 	stop chan struct{}
+	lost chan struct{} // closed when the keep-alive finds the entry another's
 	once sync.Once
 	ok   bool
 }
@@ -590,6 +591,11 @@ func (l *Lease) Task() frontier.Task { return l.task }
 // ID is the task's stream entry id.
 func (l *Lease) ID() string { return l.id }
 
+// Lost implements frontier.Revocable: it is closed when a keep-alive
+// finds that the task has been taken over by another worker (this one
+// stalled past the claim timeout).
+func (l *Lease) Lost() <-chan struct{} { return l.lost }
+
 // Outcome implements frontier.Outcomer: a failed task is counted in
 // NAME:failed rather than NAME:done.
 func (l *Lease) Outcome(ok bool) { l.ok = ok }
@@ -598,6 +604,7 @@ func (l *Lease) Outcome(ok bool) { l.ok = ok }
 // so that no other worker takes over a task that is merely long. It stops
 // once the entry is no longer this consumer's (taken over after a stall,
 // or acknowledged): claiming it back would give one task to two workers.
+// Then it closes lost, so that the worker stops too.
 func (l *Lease) keepAlive() {
 	t := time.NewTicker(l.q.opt.ClaimTimeout / 3)
 	defer t.Stop()
@@ -612,6 +619,7 @@ func (l *Lease) keepAlive() {
 			ours, err := l.q.hold(ctx, l.id)
 			cancel()
 			if err == nil && !ours {
+				close(l.lost)
 				return
 			}
 		}

@@ -505,8 +505,38 @@ func TestKeepAliveYields(t *testing.T) {
 		Consumer: "b", Messages: []string{id}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * claim) // several of a's keep-alive ticks
+	// a's next keep-alive (within claim/3) finds the task b's and tells
+	// a's worker; the bound here is generous.
+	select {
+	case <-l.(frontier.Revocable).Lost():
+	case <-time.After(50 * claim):
+		t.Fatalf("Lost not closed %v after b took the task over", 50*claim)
+	}
+	time.Sleep(3 * claim) // several more of a's keep-alive ticks
 	if got := owner(t, rdb, a.Name(), id); got != "b" {
 		t.Errorf("after b took the task over, it is pending with %q", got)
+	}
+}
+
+// A lease that stays its worker's is never reported lost.
+func TestKeepAliveNotLost(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	const claim = 600 * time.Millisecond
+	a := open(t, raw, redisq.Options{Consumer: "a", ClaimTimeout: claim, IdleExit: time.Hour})
+	if _, err := a.Add(ctx, frontier.Task{URL: "ftp://h.test/long"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := a.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-l.(frontier.Revocable).Lost():
+		t.Fatal("Lost closed while the task was a's")
+	case <-time.After(4 * claim): // a dozen keep-alives
+	}
+	if err := l.Done(ctx, nil); err != nil {
+		t.Fatal(err)
 	}
 }
