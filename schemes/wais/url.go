@@ -17,7 +17,8 @@ func Schemes(cfg Config) []fetch.Scheme {
 }
 
 // URL is a WAIS URL's path (RFC 1738 §3.9): <database>,
-// <database>?<search>, or <database>/<wtype>/<wpath>. All decoded.
+// <database>?<search>, or <database>/<wtype>/<wpath>. All decoded; in
+// Search a "+" is decoded as a space (RFC 1630), "%2B" as a plus.
 type URL struct {
 	Database  string `json:"database"`
 	Search    string `json:"search,omitempty"`
@@ -56,7 +57,10 @@ func ParseURL(u *fetch.URL) (*URL, error) {
 	}
 	rest, off := path[end+1:], base+end+1
 	if path[end] == '?' {
-		if w.Search, err = u.DecodeAt(rest, "search", off); err != nil {
+		// RFC 1630: in a search "+" is a space, and a real plus is
+		// "%2B"; so "+" is read before the escapes are decoded. The
+		// replacement keeps every offset: "%20" would not.
+		if w.Search, err = u.DecodeAt(strings.ReplaceAll(rest, "+", " "), "search", off); err != nil {
 			return nil, err
 		}
 		w.HasSearch = true

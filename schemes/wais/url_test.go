@@ -20,6 +20,8 @@ func TestParseURL(t *testing.T) {
 		{"wais://h/db", URL{Database: "db"}},
 		{"wais://quake.think.com/wais-discussion-archives?lynch", URL{Database: "wais-discussion-archives", Search: "lynch", HasSearch: true}},
 		{"wais://h/db?a%20b", URL{Database: "db", Search: "a b", HasSearch: true}},
+		// RFC 1630: "+" in a search is a space, a real plus is "%2B"
+		{"wais://h/db?c%2B%2B+code", URL{Database: "db", Search: "c++ code", HasSearch: true}},
 		{"wais://h:210/db/TEXT/0%2F1%3B2", URL{Database: "db", WType: "TEXT", WPath: "0/1;2", IsDoc: true}},
 	}
 	for _, c := range cases {

@@ -11,8 +11,9 @@
 // Access algorithm:
 //
 //   - database?search: one keyword search (a SearchAPDU of query type 3,
-//     the decoded search as the seed words, "+" read as a space), sent as
-//     the first message: no Init, which no server requires. The answer is
+//     the decoded search as the seed words, "+" read as a space and "%2B"
+//     as a plus, RFC 1630), sent as the first message: no Init, which no
+//     server requires. The answer is
 //     a listing of the document headers: headline, score, size, WAIS
 //     types, source, each with its document URL. A search that matched
 //     nothing is answered by freeWAIS with the database's catalog as a
@@ -170,7 +171,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 // per-request input.
 func searchWords(ctx context.Context, req *fetch.Request, w *URL) (string, error) {
 	if w.HasSearch {
-		return strings.ReplaceAll(w.Search, "+", " "), nil
+		return w.Search, nil // "+" is a space there, read by ParseURL
 	}
 	if q := req.Query; q != "" {
 		return q, nil
@@ -329,7 +330,8 @@ func (d *Driver) search(ctx context.Context, req *fetch.Request, db, words strin
 	}
 	u := req.URL.Clone()
 	if !strings.Contains(u.Path, "?") {
-		u.Path += "?" + fetch.Escape(words, "")
+		// "+" is a space in a search part: a real one is "%2B" (RFC 1630).
+		u.Path += "?" + strings.ReplaceAll(fetch.Escape(words, ""), "+", "%2B")
 	}
 	return &fetch.Result{Kind: fetch.KindListing, URL: u, Listing: l}, nil
 }

@@ -480,3 +480,37 @@ func TestSearchBounds(t *testing.T) {
 		t.Errorf("a %d-byte answer: error %v", len(searchResponse(big...)), err)
 	}
 }
+
+// TestSearchEncodedPlus: in a search part "+" stands for a space and a
+// real plus is written "%2B" (RFC 1630, "the plus sign is reserved as
+// shorthand notation for a space. Therefore, real plus signs must be
+// encoded."), so "c%2B%2B+code" searches for "c++ code"; a query given
+// outside the URL comes back in the result's URL with its "+" encoded.
+func TestSearchEncodedPlus(t *testing.T) {
+	f := newFake(t, func(int, *apdu.Search) []byte { return searchResponse() })
+	if _, err := client(fetch.Options{}).Fetch(context.Background(), "wais://"+f.srv.Addr+"/db?c%2B%2B+code"); err != nil {
+		t.Fatal(err)
+	}
+	req, err := fetch.NewRequest("wais://" + f.srv.Addr + "/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Query = "a+b c"
+	res, err := client(fetch.Options{}).Do(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d searches sent, want 2", len(reqs))
+	}
+	if got := reqs[0].Seeds.SeedWords; got != "c++ code" {
+		t.Errorf("?c%%2B%%2B+code searched for %q, want %q", got, "c++ code")
+	}
+	if got := reqs[1].Seeds.SeedWords; got != "a+b c" {
+		t.Errorf("the query \"a+b c\" searched for %q", got)
+	}
+	if got, want := res.URL.String(), "wais://"+f.srv.Addr+"/db?a%2Bb%20c"; got != want {
+		t.Errorf("result URL %s, want %s", got, want)
+	}
+}
