@@ -110,6 +110,23 @@ func checkDecoded(escaped string) error {
 	return fetch.CheckLine(part, v)
 }
 
+// checkNNTPPath is checkDecoded for an nntp url-path (RFC 1738 §3.7:
+// <newsgroup-name>/<article-number>): each part is checked on its own and
+// named as what it is; an "@" there makes no message-id.
+func checkNNTPPath(escaped string) error {
+	group, article, _ := strings.Cut(escaped, "/")
+	for _, p := range [][2]string{{"group", group}, {"article", article}} {
+		v, err := fetch.Unescape(p[1])
+		if err != nil {
+			continue // the view reports the bad escape with its offset
+		}
+		if err := fetch.CheckLine(p[0], v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
 	u := req.URL
 	part := u.Opaque
@@ -172,7 +189,7 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 
 func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
 	u := req.URL
-	if err := checkDecoded(u.Path); err != nil {
+	if err := checkNNTPPath(u.Path); err != nil {
 		return nil, err
 	}
 	// RFC 1738 §3.7's grammar has no login, and the view refuses one; this

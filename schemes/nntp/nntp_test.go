@@ -455,7 +455,9 @@ func TestErrors(t *testing.T) {
 		{name: "CR LF in message-id", url: "news:a%0D%0AQUIT@fetch.test", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, part: "message-id", noDial: true},
 		{name: "LF in group", url: "news:fetch.test%0Abeta", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, part: "group", noDial: true},
 		{name: "NUL in nntp group", url: "nntp://%s/fetch%00x/1", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, part: "group", noDial: true},
-		{name: "CR in nntp article", url: "nntp://%s/fetch.test.alpha/1%0D", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, noDial: true},
+		{name: "CR in nntp article", url: "nntp://%s/fetch.test.alpha/1%0D", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, part: "article", noDial: true},
+		// an nntp path holds a group, never a message-id, whatever its "@"
+		{name: "LF in nntp group with @", url: "nntp://%s/a@b%0A/1", kind: fetch.KindPolicy, is: fetch.ErrUnsafeLine, part: "group", noDial: true},
 		{name: "space in message-id", url: "news:a%20b@fetch.test", kind: fetch.KindMalformed, noDial: true},
 		{name: "article not a number", url: "nntp://%s/fetch.test.alpha/x", kind: fetch.KindMalformed, noDial: true},
 		{name: "news server on the SMTP port", cfg: Config{Server: "127.0.0.1:25"}, url: "news:*", kind: fetch.KindPolicy, is: fetch.ErrPortRefused, noDial: true},
