@@ -51,7 +51,8 @@
 //
 // The RFC 1738 §6 safeguard: a decoded CR, LF or NUL in the selector, the
 // search or the Gopher+ string is refused before connecting, except in the
-// CR LF separators of the §3.4.9 form-answer production.
+// CR LF separators of the §3.4.9 form-answer production; so is a tab in
+// a search that comes from Request.Query or the prompter.
 package gopher
 
 import (
@@ -171,14 +172,23 @@ type request struct {
 }
 
 // newRequest checks g's fields for the line protocol before anything is
-// dialed: selector and search may hold no CR, LF or NUL; the Gopher+
-// string may hold CR LF only as the §3.4.9 form production.
+// dialed: selector and search may hold no CR, LF or NUL, the search no
+// tab; the Gopher+ string may hold CR LF only as the §3.4.9 form
+// production.
 func newRequest(g *URL) (*request, error) {
 	if err := fetch.CheckLine("selector", g.Selector); err != nil {
 		return nil, err
 	}
 	if err := fetch.CheckLine("search", g.Search); err != nil {
 		return nil, err
+	}
+	// A tab ends the search (RFC 1738 §3.4.2-3.4.3): one in a query
+	// would send the rest as a Gopher+ string. A URL's search holds
+	// none (its %09 splits it); a query from the request or the
+	// prompter may.
+	if i := strings.IndexByte(g.Search, '\t'); i >= 0 {
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "line safety", Part: "search", Offset: -1,
+			Err: fmt.Errorf("byte %d of the search is a tab, which would end it and send the rest as a Gopher+ string", i)}
 	}
 	rq := &request{selector: g.Selector, search: g.Search, hasSearch: sendsSearch(g.Type, g.Search, g.HasSearch, g.HasPlus), plus: g.Plus, hasPlus: g.HasPlus}
 	if g.HasPlus && strings.ContainsAny(g.Plus, "\r\n\x00") {

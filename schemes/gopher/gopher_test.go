@@ -289,6 +289,17 @@ func TestSearchPrompt(t *testing.T) {
 	if len(f.requests()) != 1 {
 		t.Fatal("connected with an unsafe query")
 	}
+	// A tab would end the search and make the rest a Gopher+ string
+	// (RFC 1738 §3.4.2-3.4.3): "w\t!" would ask for attributes, and the
+	// result URL would name that Gopher+ item, not this search.
+	_, _, err = getWith(t, client(fetch.Options{}), f.url("7/s"), fetch.Request{Query: "w\t!"})
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Kind != fetch.KindPolicy || fe.Part != "search" {
+		t.Fatalf("a query with a tab: %v, want a policy refusal naming the search", err)
+	}
+	if len(f.requests()) != 1 {
+		t.Fatalf("a query with a tab was sent: %q", f.requests()[1:])
+	}
 }
 
 func TestLineSafety(t *testing.T) {
