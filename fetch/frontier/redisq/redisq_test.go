@@ -483,20 +483,29 @@ func TestRestartRecoveredTakenOver(t *testing.T) {
 	}
 }
 
-// A lease's keep-alive does not take its task back from a worker that took
-// it over (after a stall of the whole claim timeout): it stops instead.
-func TestKeepAliveYields(t *testing.T) {
-	raw := queueURL(t)
+// leaseOne opens the queue raw as worker "a" with the claim timeout claim,
+// queues url and leases it.
+func leaseOne(t *testing.T, raw string, claim time.Duration, url string) (*redisq.Queue, frontier.Lease) {
+	t.Helper()
 	ctx := context.Background()
-	const claim = 600 * time.Millisecond // a keep-alive every 200 ms
 	a := open(t, raw, redisq.Options{Consumer: "a", ClaimTimeout: claim, IdleExit: time.Hour})
-	if _, err := a.Add(ctx, frontier.Task{URL: "ftp://h.test/big"}); err != nil {
+	if _, err := a.Add(ctx, frontier.Task{URL: url}); err != nil {
 		t.Fatal(err)
 	}
 	l, err := a.Next(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return a, l
+}
+
+// A lease's keep-alive does not take its task back from a worker that took
+// it over (after a stall of the whole claim timeout): it stops instead.
+func TestKeepAliveYields(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	const claim = 600 * time.Millisecond // a keep-alive every 200 ms
+	a, l := leaseOne(t, raw, claim, "ftp://h.test/big")
 	id := l.(*redisq.Lease).ID()
 	rdb := admin(t)
 	defer rdb.Close()
@@ -523,14 +532,7 @@ func TestKeepAliveNotLost(t *testing.T) {
 	raw := queueURL(t)
 	ctx := context.Background()
 	const claim = 600 * time.Millisecond
-	a := open(t, raw, redisq.Options{Consumer: "a", ClaimTimeout: claim, IdleExit: time.Hour})
-	if _, err := a.Add(ctx, frontier.Task{URL: "ftp://h.test/long"}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := a.Next(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, l := leaseOne(t, raw, claim, "ftp://h.test/long")
 	select {
 	case <-l.(frontier.Revocable).Lost():
 		t.Fatal("Lost closed while the task was a's")
