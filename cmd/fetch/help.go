@@ -143,7 +143,7 @@ Flags: --no-telnet-login, --telnet-login-wait, --telnet-linger
   rlogin://[user@]host[:port]/
   The session is handed to the rlogin program (--rlogin-program, default "rlogin"),
   run without a shell as: rlogin -l USER [-p PORT] HOST  (-p only for a port other than 513).
-  The program has the terminal: -o and -O are refused.
+  The program has the terminal: -o, -O and --max-size are refused.
 
 Flags: --rlogin-program, --allow-port
 
@@ -155,7 +155,7 @@ Flags: --rlogin-program, --allow-port
   The session is handed to a 3270 emulator (--tn3270-program, default c3270, else
   x3270), run without a shell as: c3270 HOST:PORT. The user is advisory and shown.
   A one-letter host is refused: the emulator would read "l:" as an option (TLS).
-  The program has the terminal: -o and -O are refused.
+  The program has the terminal: -o, -O and --max-size are refused.
 
 Flags: --tn3270-program, --allow-port
 

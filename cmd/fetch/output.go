@@ -160,8 +160,8 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 // meaning for what the URL turned out to be (issue #12: every output
 // option applies to every scheme or is refused): --info and -C are for
 // documents, --json has no form for an interactive session, and a file
-// (dest, from -o or -O) none for a session handed to the user's own
-// program (handsOff), which writes to the terminal itself.
+// (dest, from -o or -O) and --max-size none for a session handed to the
+// user's own program (handsOff), which writes to the terminal itself.
 func outputApplies(o *options, k fetch.ResultKind, dest string, handsOff bool) error {
 	refuse := func(flag, why string) error {
 		return &fetch.Error{Kind: fetch.KindUsage, Op: flag, Offset: -1, Err: fmt.Errorf("%s does not apply: %s", flag, why)}
@@ -176,6 +176,10 @@ func outputApplies(o *options, k fetch.ResultKind, dest string, handsOff bool) e
 			flag = "-O"
 		}
 		return refuse(flag, "an rlogin or tn3270 session runs its program on the terminal, whose output cannot go to a file")
+	case o.set["max-size"] && k == fetch.KindSession && handsOff:
+		// Only the flag: a max-size from the configuration file is meant
+		// for documents.
+		return refuse("--max-size", "an rlogin or tn3270 session's program writes to the terminal, not through fetch, which cannot count its output")
 	case o.info:
 		return refuse("--info", "the URL gave a "+string(k)+", not a document")
 	case o.resume != "":

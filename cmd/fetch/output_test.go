@@ -336,6 +336,45 @@ func TestOutputFileRefusedForHandoff(t *testing.T) {
 	}
 }
 
+// TestMaxSizeRefusedForHandoff: an rlogin or tn3270 session's output goes
+// from the user's program to the terminal, never through fetch, so
+// --max-size cannot cap it (issue #12: every output option applies or is
+// refused); given on the command line it is refused before the program
+// runs, while a max-size from the configuration file, meant for
+// documents, leaves the session alone.
+func TestMaxSizeRefusedForHandoff(t *testing.T) {
+	bin, dir := t.TempDir(), t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	script := "#!/bin/sh\necho session output\n: > " + ran + "\n"
+	for _, name := range []string{"stand-in-rlogin", "stand-in-3270"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, args := range [][]string{
+		{"--rlogin-program", "stand-in-rlogin", "--max-size", "10", "rlogin://guest@127.0.0.1:2513/"},
+		{"--tn3270-program", "stand-in-3270", "--max-size", "1K", "tn3270://127.0.0.1:2323/"},
+	} {
+		code, stdout, stderr := runFetch(t, "", args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "--max-size does not apply") {
+			t.Errorf("fetch %q: exit %d, stdout %q, stderr %q; want 2, refused", args, code, stdout, stderr)
+		}
+		if _, err := os.Stat(ran); err == nil {
+			t.Errorf("fetch %q ran the program", args)
+			os.Remove(ran)
+		}
+	}
+	cfg := filepath.Join(dir, "config")
+	if err := os.WriteFile(cfg, []byte("max-size = 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runFetch(t, "", "--config", cfg, "--rlogin-program", "stand-in-rlogin", "rlogin://guest@127.0.0.1:2513/")
+	if code != 0 || stdout != "session output\n" {
+		t.Errorf("max-size from the config file: exit %d, stdout %q, stderr %q; want the session", code, stdout, stderr)
+	}
+}
+
 // TestResumeToStandardOutput: -C N to standard output is how a partial
 // copy is appended to ("fetch -C N URL >> part"); a scheme that cannot
 // start at byte N (gopher) is an error there, never the document from
