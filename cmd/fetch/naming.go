@@ -92,8 +92,11 @@ func remoteNameOf(c *fetch.Client, u *fetch.URL) (string, error) {
 // file asked for, never the temporary file written beside it.
 func outputErr(op, dest string, err error) error {
 	var pe *fs.PathError
+	var le *os.LinkError // a rename's: it names the temporary file
 	if errors.As(err, &pe) {
 		err = pe.Err
+	} else if errors.As(err, &le) {
+		err = le.Err
 	} else {
 		var fe *fetch.Error
 		if errors.As(err, &fe) && fe.Err != nil {

@@ -301,6 +301,19 @@ func TestOutputErrorNamesTheFile(t *testing.T) {
 	if code != 7 || !strings.Contains(stderr, "/no/such/dir/out.txt") || strings.Contains(stderr, ".part") || strings.Count(stderr, u) != 1 {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
+	// A failed rename (onto a directory) names the file asked for too,
+	// never the temporary file it was written under.
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runFetch(t, "", "-o", dir, u)
+	if code != 7 || !strings.Contains(stderr, dir) || strings.Contains(stderr, ".part") || strings.Count(stderr, u) != 1 {
+		t.Errorf("-o onto a directory: exit %d, stderr %q", code, stderr)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+		t.Errorf("-o onto a directory left %v", entries)
+	}
 }
 
 func TestNNTPAuthHint(t *testing.T) {
