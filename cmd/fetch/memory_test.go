@@ -47,7 +47,7 @@ func binaries(t *testing.T) string {
 			buildErr = fmt.Errorf("the memory tests build the command: %v", err)
 			return
 		}
-		for _, b := range [][2]string{{"fetch", "."}, {"rsswrap", "./testdata/rsswrap"}} {
+		for _, b := range [][2]string{{"fetch", "."}, {"rsswrap", "./testdata/rsswrap"}, {"prosperod", "../../integration/prosperod"}} {
 			out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, b[0]), b[1]).CombinedOutput()
 			if err != nil {
 				buildErr = fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
@@ -270,6 +270,47 @@ func TestMemoryEndlessActiveList(t *testing.T) {
 		t.Fatalf("exit %d, want 4 with the bound named: %s", code, stderr)
 	}
 	checkRSS(t, "an endless LIST ACTIVE", rss)
+}
+
+// TestMemoryProsperoContents: a CONTENTS value of 12 MB (the object's
+// text inside the Prospero reply) is refused at the reply bound, in
+// bounded memory; with a 64 MiB bound, the reply's packets, their join
+// and its tokens had taken 84 MB for it (and 435 MB for 60 MB).
+func TestMemoryProsperoContents(t *testing.T) {
+	dir := binaries(t)
+	content := t.TempDir()
+	line := strings.Repeat("x", 99) + "\n"
+	if err := os.WriteFile(filepath.Join(content, "hello.txt"), []byte(strings.Repeat(line, 120000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.LocalAddr().String()
+	l.Close()
+	srv := exec.Command(filepath.Join(dir, "prosperod"), "-listen", addr, "-content", content)
+	srv.Stderr = os.Stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		srv.Process.Kill()
+		srv.Wait()
+	}()
+	probe := exec.Command(filepath.Join(dir, "prosperod"), "-probe", addr)
+	for i := 0; probe.Run() != nil; i++ {
+		if i > 100 {
+			t.Fatal("prosperod did not answer")
+		}
+		time.Sleep(100 * time.Millisecond)
+		probe = exec.Command(filepath.Join(dir, "prosperod"), "-probe", addr)
+	}
+	code, _, stderr, rss := runChild(t, "-o", os.DevNull, "prospero://"+addr+"//contents-only.txt")
+	checkRSS(t, "a 12 MB Prospero CONTENTS value", rss)
+	if code == 0 || !strings.Contains(stderr, "larger than") {
+		t.Errorf("exit %d, want a refusal naming the bound: %s", code, stderr)
+	}
 }
 
 // TestMemoryEndlessOverview: an OVER reply that never ends stops once it

@@ -211,11 +211,12 @@ func (r *reassembly) highest() uint16 {
 
 func (r *reassembly) complete() bool { return r.total != 0 && r.thru == r.total }
 
-// bytes joins the packets' data in order.
+// bytes joins the packets' data in order and lets the packets go.
 func (r *reassembly) bytes() []byte {
 	out := make([]byte, 0, r.size)
 	for s := uint16(1); s <= r.thru && s != 0; s++ {
 		out = append(out, r.got[s]...)
+		delete(r.got, s)
 		if s == 0xffff {
 			break
 		}

@@ -26,7 +26,7 @@ import (
 //     FuzzReply.
 //   - Truncation, MaxSize, LongLine and the 100,000-entry listing do not
 //     apply as such: an ARDP reply is complete or the exchange times out
-//     (no announced length can be cut short), a reply is bounded at 64 MiB
+//     (no announced length can be cut short), a reply is bounded at 4 MiB
 //     in memory and per line of tokens (4096), and documents come from the
 //     access method's own driver, which runs the suite itself.
 func TestConformance(t *testing.T) {

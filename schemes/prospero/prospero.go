@@ -66,7 +66,12 @@ const DefaultPort = 1525
 // Limits.
 const (
 	// maxReply bounds one reply in memory (a listing, a CONTENTS value).
-	maxReply = 64 << 20
+	// A reply is held whole: its packets, their join, then its tokens,
+	// with the collector's headroom on top; measured, a reply's peak was
+	// about seven times its size (12 MB: 90 MiB resident), so this keeps
+	// a fetch under 64 MiB. Documents come through the other access
+	// methods, streamed; only a CONTENTS value is read inline.
+	maxReply = 4 << 20
 	// maxDepth bounds Prospero hops in one fetch: FORWARDED replies and
 	// methods that lead back to prospero:// URLs.
 	maxDepth = 8

@@ -16,8 +16,8 @@ import (
 // Limits on a reply's text. A reply is bounded in octets by maxReply; these
 // bound what its octets become, since every line is a slice and every
 // token a string of its own, each costing far more than the two octets
-// ("a\n") it can take on the wire. A 64 MiB reply of short lines would
-// otherwise become gigabytes of slices and strings.
+// ("a\n") it can take on the wire. A reply of short lines at maxReply
+// would otherwise become tens of times its size in slices and strings.
 const (
 	maxLineTokens = 4096
 	// maxReplyLines is the most lines a reply may have. dirsrv writes a
