@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes"
@@ -58,6 +61,9 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 		opts.Proxy = func(*fetch.URL) (*fetch.URL, error) { return p, nil }
 	}
 	if o.socks5 != "" {
+		if err := checkSOCKS5(o.socks5); err != nil {
+			return nil, err
+		}
 		d, err := proxy.SOCKS5("tcp", o.socks5, nil, proxy.Direct)
 		if err != nil {
 			return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--socks5", Offset: -1, Err: err}
@@ -69,6 +75,37 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 		opts.Dialer = cd
 	}
 	return schemes.NewClient(opts, driverConfig(o, s)), nil
+}
+
+// checkSOCKS5 refuses a --socks5 value that is not HOST:PORT before any
+// connection: the dialer would take it as an address at the first dial
+// and fail there, as a network failure quoting the value, a password in
+// it included. A user or password is refused: the proxy is asked for no
+// authentication.
+func checkSOCKS5(addr string) error {
+	bad := func(why string) error {
+		shown := addr
+		if at := strings.LastIndexByte(addr, '@'); at >= 0 {
+			shown = "****" + addr[at:]
+		}
+		return &fetch.Error{Kind: fetch.KindUsage, Op: "--socks5", Offset: -1,
+			Err: fmt.Errorf("%q is not HOST:PORT: %s", shown, why)}
+	}
+	if strings.Contains(addr, "@") || strings.Contains(addr, "/") {
+		return bad("give the proxy's host and port only (no scheme, user or password: the proxy is asked for no authentication)")
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return bad("want host:port, e.g. 127.0.0.1:1080")
+	}
+	if n, err := strconv.Atoi(port); err == nil {
+		if n < 1 || n > 65535 {
+			return bad("the port is not 1-65535")
+		}
+	} else if _, err := net.LookupPort("tcp", port); err != nil {
+		return bad("the port is not a number")
+	}
+	return nil
 }
 
 // newRequest is the request for one URL of the run, with the inputs the

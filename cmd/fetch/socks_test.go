@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -90,5 +91,19 @@ func TestSOCKS5(t *testing.T) {
 	code, _, _ = runFetch(t, "", "--socks5", proxy, "http://127.0.0.1:25/")
 	if code != 4 || relayed.Load() != 1 {
 		t.Fatalf("port 25 through SOCKS5: exit %d, %d relayed", code, relayed.Load())
+	}
+}
+
+// TestSOCKS5BadAddress: --socks5 takes HOST:PORT. Anything else is a
+// usage error naming the flag, found before any connection, and a user
+// and password in it are never echoed.
+func TestSOCKS5BadAddress(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	for _, addr := range []string{"127.0.0.1", "u:s3cret@127.0.0.1:1", "socks5://u:s3cret@127.0.0.1:1", "127.0.0.1:0", "127.0.0.1:99999", "127.0.0.1:x"} {
+		code, _, e := runFetch(t, "", "--socks5", addr, srv.URL+"/")
+		if code != 2 || !strings.Contains(e, "--socks5") || strings.Contains(e, "s3cret") {
+			t.Errorf("--socks5 %q: exit %d, %q", addr, code, e)
+		}
 	}
 }
