@@ -8,6 +8,7 @@ import (
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes"
+	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/proxy"
 )
 
@@ -47,6 +48,9 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 		opts.Tracer = stderrTracer{w: s.err, verbose: o.verbose}
 	}
 	if _, err := formAnswers(o); err != nil {
+		return nil, err
+	}
+	if err := checkHeaders(o.headers); err != nil {
 		return nil, err
 	}
 	if o.proxy != "" {
@@ -104,6 +108,37 @@ func checkSOCKS5(addr string) error {
 		}
 	} else if _, err := net.LookupPort("tcp", port); err != nil {
 		return bad("the port is not a number")
+	}
+	return nil
+}
+
+// checkHeaders refuses a -H that is not "Name: value" before any request:
+// the http driver would drop one without a ":" unsaid, and net/http
+// refuses a bad name or value only when the request is made, as a
+// network failure. The value is never quoted: it is often a credential.
+func checkHeaders(headers []string) error {
+	for _, h := range headers {
+		bad := func(shown, why string) error {
+			return &fetch.Error{Kind: fetch.KindUsage, Op: "-H", Offset: -1, Err: fmt.Errorf("%s: %s", shown, why)}
+		}
+		name, value, ok := strings.Cut(h, ":")
+		name = strings.TrimSpace(name)
+		if !ok {
+			word, _, _ := strings.Cut(strings.TrimSpace(h), " ")
+			if !httpguts.ValidHeaderFieldName(word) {
+				word = ""
+			}
+			return bad(fmt.Sprintf("%q", word+"…"), `want "Name: value" (no ":" after the name)`)
+		}
+		if !httpguts.ValidHeaderFieldName(name) {
+			if word, _, cut := strings.Cut(name, " "); cut {
+				name = word + "…" // what follows may be a credential ("Bearer t:k")
+			}
+			return bad(fmt.Sprintf("%q", name), "not a header name (letters, digits and !#$%&'*+-.^_`|~, no spaces)")
+		}
+		if !httpguts.ValidHeaderFieldValue(strings.TrimSpace(value)) {
+			return bad(fmt.Sprintf("%q", name), "the value holds a control character (CR, LF, NUL...)")
+		}
 	}
 	return nil
 }

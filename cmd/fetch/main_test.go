@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -402,5 +403,26 @@ func TestJSONUsageError(t *testing.T) {
 	}
 	if code != 2 || json.Unmarshal([]byte(stderr), &line) != nil || line.Exit != 2 || !strings.Contains(line.Error, "-o") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestBadHeaderFlag: a -H that is not "Name: value" is a usage error
+// naming -H, found before any request (it was dropped without a word, or
+// failed as a network error, exit 5), and its value is never echoed.
+func TestBadHeaderFlag(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asked.Add(1) }))
+	defer srv.Close()
+	for _, h := range []string{"Authorization Bearer s3cret", "Authorization Bearer s3cret:x", "Bad Name: s3cret", "X-Token: s3cret\r\nX-Injected: 1", ": s3cret"} {
+		code, _, e := runFetch(t, "", "-H", h, srv.URL+"/")
+		if code != 2 || !strings.Contains(e, "-H") || strings.Contains(e, "s3cret") {
+			t.Errorf("-H %q: exit %d, %q", h, code, e)
+		}
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("%d requests made with a bad -H", n)
+	}
+	if code, _, e := runFetch(t, "", "-H", "X-Fine: yes", "-H", "X-Empty:", srv.URL+"/"); code != 0 {
+		t.Errorf("good -H: exit %d, %q", code, e)
 	}
 }
