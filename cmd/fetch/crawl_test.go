@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -92,6 +93,27 @@ func TestMaxURLsWithWorkers(t *testing.T) {
 		}
 		if _, all := readLog(t, logName); len(all) != 20 {
 			t.Fatalf("run %d: %d URLs logged with --max-urls 20", run, len(all))
+		}
+	}
+}
+
+// TestCrawlFlagsNeedRecursive: a crawl flag without --recursive is a
+// usage error for one URL as for a batch; it was ignored without a word.
+func TestCrawlFlagsNeedRecursive(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "doc.txt")
+	if err := os.WriteFile(doc, []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--depth", "3"}, {"--span-hosts"}, {"--include", "x"}, {"--exclude", "x"}, {"--max-urls", "9"}, {"--follow-types", "7"}} {
+		for _, batch := range []bool{false, true} {
+			a := append(args, "file://"+filepath.ToSlash(doc))
+			if batch {
+				a = append(a, "-O", "--output-dir", t.TempDir())
+			}
+			code, out, e := runFetch(t, "", a...)
+			if code != 2 || out != "" || !strings.Contains(e, args[0]+" goes with --recursive") {
+				t.Errorf("%v: exit %d, out %q, stderr %q", a, code, out, e)
+			}
 		}
 	}
 }

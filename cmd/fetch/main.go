@@ -241,5 +241,10 @@ func (o *options) check() error {
 	if o.parse && o.base != "" {
 		return errors.New("--parse and --base cannot be used together")
 	}
+	for _, f := range crawlFlags { // (a batch refuses them as well)
+		if o.set[f] {
+			return fmt.Errorf("--%s goes with --recursive", f)
+		}
+	}
 	return nil
 }
