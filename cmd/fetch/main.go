@@ -85,6 +85,19 @@ func run(ctx context.Context, args []string, s stdio) int {
 	if err := applyConfig(o); err != nil {
 		return report(s, o, err)
 	}
+	for _, c := range []struct {
+		flag string
+		n    int64
+		why  string
+	}{
+		{"--max-redirs", int64(o.maxRedirs), "at least 0 (0 follows none)"},
+		{"--depth", int64(o.crawl.depth), "at least 0 (0 fetches only the URLs given)"},
+		{"--max-urls", o.crawl.maxURLs, "at least 0 (0 is no limit)"},
+	} {
+		if c.n < 0 {
+			return report(s, o, &fetch.Error{Kind: fetch.KindUsage, Op: c.flag, Offset: -1, Err: fmt.Errorf("%d: %s", c.n, c.why)})
+		}
+	}
 	if procs > 1 && o.batchMode() && o.batch.jobs > 1 && o.warc.path != "" {
 		// -j with --warc: compressing the records uses every core.
 		// Without it the transfers wait on the network, and one processor

@@ -426,3 +426,25 @@ func TestBadHeaderFlag(t *testing.T) {
 		t.Errorf("good -H: exit %d, %q", code, e)
 	}
 }
+
+// TestNegativeCounts: a negative --max-redirs, --depth or --max-urls is a
+// usage error naming the flag; each was taken without a word (-1
+// redirects followed none, where curl's -1 follows any number).
+func TestNegativeCounts(t *testing.T) {
+	doc := filepath.Join(t.TempDir(), "doc.txt")
+	if err := os.WriteFile(doc, []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u := "file://" + filepath.ToSlash(doc)
+	for _, args := range [][]string{
+		{"--max-redirs", "-1", u},
+		{"--max-redirs", "-1", "-O", "--output-dir", t.TempDir(), u},
+		{"--depth", "-1", "-r", "--output-dir", t.TempDir(), u},
+		{"--max-urls", "-1", "-r", "--output-dir", t.TempDir(), u},
+	} {
+		code, out, e := runFetch(t, "", args...)
+		if code != 2 || out != "" || !strings.Contains(e, args[0]+": -1: ") {
+			t.Errorf("%v: exit %d, out %q, stderr %q", args, code, out, e)
+		}
+	}
+}
