@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -56,11 +57,17 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 	if o.proxy != "" {
 		p, err := fetch.Parse(o.proxy)
 		if err != nil {
-			return nil, err
+			// Named as the flag's, as http_proxy's are: alone, it read
+			// as if the URL fetched were malformed.
+			return nil, &fetch.Error{Kind: fetch.KindOf(err), Op: "--proxy", Offset: -1, Err: err}
 		}
 		if p.Scheme != "http" {
-			return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--proxy", Part: "scheme", Offset: 0,
-				Err: fmt.Errorf("only http:// gateways are supported, not %s", p.Scheme)}
+			why := fmt.Sprintf("only http:// gateways are supported, not %s", p.Scheme)
+			if !strings.Contains(o.proxy, "//") {
+				// "gw:3128", as curl takes it: read as the scheme "gw".
+				why = fmt.Sprintf("a gateway is an http:// URL: http://%s/", strings.TrimPrefix(fetch.RedactedText("//"+o.proxy), "//"))
+			}
+			return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--proxy", Part: "scheme", Offset: 0, Err: errors.New(why)}
 		}
 		opts.Proxy = func(*fetch.URL) (*fetch.URL, error) { return p, nil }
 	}

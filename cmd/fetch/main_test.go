@@ -448,3 +448,21 @@ func TestNegativeCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestBadProxyFlag: a --proxy that does not parse is reported as
+// --proxy's, not as if the URL fetched were malformed, and its password
+// is masked.
+func TestBadProxyFlag(t *testing.T) {
+	code, _, e := runFetch(t, "", "--proxy", "http://u:s3cret@gw:99999/", "http://example.test/doc")
+	if code != 3 || !strings.HasPrefix(e, "fetch: --proxy: http://u:****@gw:99999/: ") || strings.Contains(e, "s3cret") {
+		t.Errorf("exit %d, %q", code, e)
+	}
+	code, _, e = runFetch(t, "", "--proxy", "gw:3128", "http://example.test/doc")
+	if code != 2 || !strings.Contains(e, "--proxy") || !strings.Contains(e, "http://gw:3128/") {
+		t.Errorf("no scheme: exit %d, %q", code, e)
+	}
+	code, _, e = runFetch(t, "", "--proxy", "u:s3cret@gw:3128", "http://example.test/doc")
+	if code != 2 || !strings.Contains(e, "http://u:****@gw:3128/") {
+		t.Errorf("no scheme, a password: exit %d, %q", code, e)
+	}
+}
