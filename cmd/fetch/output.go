@@ -41,6 +41,13 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			return err
 		}
 	}
+	if dest != "" {
+		// A directory cannot be replaced by the file: said before the
+		// transfer, not after it as a failed rename of the temporary file.
+		if st, err := os.Stat(dest); err == nil && st.IsDir() {
+			return outputErr("create", dest, errors.New("is a directory"))
+		}
+	}
 	req, err := newRequest(o, s, u)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -392,5 +393,30 @@ func TestResumeToStandardOutput(t *testing.T) {
 	os.WriteFile(src, []byte("0123456789"), 0o644)
 	if code, out, stderr := runFetch(t, "", "-C", "5", "file://"+src); code != 0 || out != "56789" {
 		t.Errorf("file: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// TestOutputIsDirectory: -o naming a directory fails before the
+// transfer, saying so, not after it with the temporary file's name and
+// "file exists".
+func TestOutputIsDirectory(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		io.WriteString(w, "doc")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, dest := range []string{dir, dir + string(filepath.Separator)} {
+		code, _, e := runFetch(t, "", "-o", dest, srv.URL+"/doc")
+		if code != 7 || !strings.Contains(e, "is a directory") || strings.Contains(e, ".part") {
+			t.Errorf("-o %s: exit %d, %q", dest, code, e)
+		}
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("%d requests made for a directory", n)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left in the directory: %v", entries)
 	}
 }
