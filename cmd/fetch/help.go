@@ -48,8 +48,9 @@ var schemeHelp = map[string]string{
   file:///path             a local file; a directory lists as file: URLs
   file://localhost/path    the same
   file://otherhost/path    refused, unless --file-ftp fetches it as ftp://otherhost/path
+  A FIFO, device or socket is refused, unless --file-special (the timeouts then apply).
 
-Flags: -o, -O, -C, --max-size, --file-ftp
+Flags: -o, -O, -C, --max-size, --file-ftp, --file-special
 
   fetch file:///etc/hostname
   fetch -O file:///etc/hostname

@@ -368,6 +368,7 @@ func TestHelpScheme(t *testing.T) {
 		"tn3270": {"tn3270://", "--tn3270-program"},
 		"ftp":    {";type=a", "--ftp-method"},
 		"https":  {"http://host[:port]/path[?search]"},
+		"file":   {"--file-ftp", "--file-special"},
 	} {
 		code, out, _ := runFetch(t, "", "--help", scheme)
 		if code != 0 {
