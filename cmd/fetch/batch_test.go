@@ -970,3 +970,19 @@ func TestBatchResumeNonUTF8(t *testing.T) {
 		t.Errorf("output after two runs: %q, want the one file", got)
 	}
 }
+
+// TestBadLogNamesFlag: a --log that cannot be read or created is named
+// as --log's in the error, as -i's are.
+func TestBadLogNamesFlag(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "doc.txt")
+	if err := os.WriteFile(doc, []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, log := range []string{dir, filepath.Join(dir, "no", "such", "log")} {
+		code, _, e := runFetch(t, "", "-O", "--output-dir", t.TempDir(), "--log", log, "file://"+filepath.ToSlash(doc))
+		if code != 7 || !strings.HasPrefix(e, "fetch: --log: ") {
+			t.Errorf("--log %s: exit %d, %q", log, code, e)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func readDone(name string) (done map[string]bool, names map[nameDigest]nameDiges
 	if fi, err := os.Stat(name); errors.Is(err, os.ErrNotExist) || err == nil && name == os.DevNull {
 		return done, names, 0, nil // a new log, or none kept
 	} else if err == nil && !fi.Mode().IsRegular() {
-		return nil, nil, 0, errors.New("not a regular file")
+		return nil, nil, 0, errors.New("not a regular file (a --log is one, or /dev/null to keep none)")
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -123,11 +123,11 @@ func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[na
 	}
 	done, names, whole, err := readDone(name)
 	if err != nil {
-		return nil, nil, nil, outputErr("read", name, err)
+		return nil, nil, nil, outputErr("--log: read", name, err)
 	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 	if err != nil {
-		return nil, nil, nil, outputErr("open", name, err)
+		return nil, nil, nil, outputErr("--log: open", name, err)
 	}
 	// A line cut short by a kill goes, so that every line of the log is
 	// whole JSON; its URL was not done and is fetched again.
@@ -136,7 +136,7 @@ func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[na
 	if l.keep && fi.Size() > whole {
 		if err := f.Truncate(whole); err != nil {
 			f.Close()
-			return nil, nil, nil, outputErr("write", name, err)
+			return nil, nil, nil, outputErr("--log: write", name, err)
 		}
 	}
 	l.f = f
@@ -165,10 +165,10 @@ func (l *batchLog) write(line logLine) error {
 		return l.err
 	}
 	if _, err := l.f.Write(b); err != nil {
-		l.err = outputErr("write", l.f.Name(), err)
+		l.err = outputErr("--log: write", l.f.Name(), err)
 	} else if l.keep {
 		if err := l.f.Sync(); err != nil {
-			l.err = outputErr("sync", l.f.Name(), err)
+			l.err = outputErr("--log: sync", l.f.Name(), err)
 		}
 	}
 	return l.err
