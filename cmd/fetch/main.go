@@ -13,10 +13,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/schemes"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -197,8 +199,30 @@ func redactArg(raw string) string {
 	}
 	// Not parsed, or parsed without an authority by the generic grammar
 	// ("ftp:/u:pw@h/x", which FTP's own refuses): the text masked.
-	return escapeInvalidUTF8(fetch.RedactedText(raw))
+	return escapeInvalidUTF8(maskSchemeless(fetch.RedactedText(raw)))
 }
+
+// maskSchemeless masks the password of "user:password@host/path", as
+// curl takes it: here its scheme would be "user", which no driver has,
+// and its password the opaque part up to the "@". A scheme that exists
+// keeps its text (a news: message-id may hold ":" and "@").
+func maskSchemeless(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, ":")
+	if !ok || strings.Contains(raw, "//") {
+		return raw
+	}
+	at := strings.IndexByte(rest, '@')
+	if at <= 0 || strings.ContainsAny(rest[:at], "/?#") {
+		return raw
+	}
+	if _, known := knownSchemes().Lookup(strings.ToLower(scheme)); known {
+		return raw
+	}
+	return scheme + ":****" + rest[at:]
+}
+
+// knownSchemes is the registry of the schemes the command has, made once.
+var knownSchemes = sync.OnceValue(schemes.Registry)
 
 // escapeInvalidUTF8 percent-encodes the bytes of s that are not UTF-8. The
 // batch log is JSON, which would turn each into U+FFFD, and a rerun would

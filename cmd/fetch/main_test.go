@@ -466,3 +466,26 @@ func TestBadProxyFlag(t *testing.T) {
 		t.Errorf("no scheme, a password: exit %d, %q", code, e)
 	}
 }
+
+// TestSchemelessPasswordMasked: "user:password@host/path", as curl takes
+// it, is no URL here (its scheme would be "user"); the error says so
+// without the password, as the batch log does.
+func TestSchemelessPasswordMasked(t *testing.T) {
+	for _, raw := range []string{"joe:s3cret@example.com/file", "joe:s3cret@example.com:21"} {
+		code, out, e := runFetch(t, "", raw)
+		if code != 3 || strings.Contains(out+e, "s3cret") || !strings.Contains(e, "joe:****@example.com") {
+			t.Errorf("%s: exit %d, %q %q", raw, code, out, e)
+		}
+		dir := t.TempDir()
+		log := filepath.Join(dir, "log")
+		code, out, e = runFetch(t, "", "-O", "--output-dir", dir, "--log", log, "--json", raw)
+		b, _ := os.ReadFile(log)
+		if code == 0 || strings.Contains(out+e+string(b), "s3cret") {
+			t.Errorf("%s in a batch: exit %d, %q %q, log %q", raw, code, out, e, b)
+		}
+	}
+	// A message-id's ":" and "@" are no password.
+	if got := redactArg("news:a:b@example.com"); got != "news:a:b@example.com" {
+		t.Errorf("news: %q", got)
+	}
+}
