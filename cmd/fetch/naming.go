@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -84,6 +85,16 @@ func remoteNameOf(c *fetch.Client, u *fetch.URL) (string, error) {
 	}
 	if _, verr := c.View(u); verr != nil {
 		return "", verr
+	}
+	if _, ok := c.Driver(u.Scheme); !ok {
+		// A scheme no driver has is that (exit 3, the nearest named), as
+		// without -O: the client says so at dispatch, before any
+		// connection.
+		res, derr := c.Do(context.Background(), fetch.NewRequestURL(u))
+		if derr != nil {
+			return "", derr
+		}
+		res.Close()
 	}
 	return "", err
 }

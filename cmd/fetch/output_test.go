@@ -420,3 +420,19 @@ func TestOutputIsDirectory(t *testing.T) {
 		t.Errorf("left in the directory: %v", entries)
 	}
 }
+
+// TestRemoteNameUnknownScheme: -O on a URL of a scheme no driver has is
+// an unknown scheme (exit 3, the nearest named), as without -O, not a URL
+// with no file name (exit 2).
+func TestRemoteNameUnknownScheme(t *testing.T) {
+	for _, batch := range []bool{false, true} {
+		args := []string{"-O", "htp://example.test/"}
+		if batch {
+			args = append(args, "--output-dir", t.TempDir())
+		}
+		code, out, e := runFetch(t, "", args...)
+		if code != 3 || !strings.Contains(out+e, "did you mean http:?") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, e)
+		}
+	}
+}
