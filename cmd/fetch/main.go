@@ -268,6 +268,9 @@ func (o *options) check() error {
 	if len(o.outputs) > 0 && o.remoteName {
 		return errors.New("-o and -O cannot be used together")
 	}
+	if slices.Contains(o.outputs, "") {
+		return errors.New(`-o "" names no file: give a file name, or "-o -" for standard output`)
+	}
 	template := len(o.outputs) == 1 && isTemplate(o.outputs[0])
 	if len(o.outputs) > len(o.urls) {
 		return fmt.Errorf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), len(o.urls))

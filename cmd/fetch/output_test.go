@@ -436,3 +436,13 @@ func TestRemoteNameUnknownScheme(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyOutputName: -o "" (an unset shell variable) is a usage error,
+// as in a batch; it wrote the document to standard output.
+func TestEmptyOutputName(t *testing.T) {
+	u := fileURL(t, "doc.txt", "doc\n")
+	code, out, e := runFetch(t, "", "-o", "", u)
+	if code != 2 || out != "" || !strings.Contains(e, `-o ""`) {
+		t.Errorf("exit %d, out %q, stderr %q", code, out, e)
+	}
+}
