@@ -118,14 +118,24 @@ func applyConfig(o *options) error {
 			o.secrets[name] = value
 			continue
 		}
-		if o.fs.Lookup(name) == nil {
+		f := o.fs.Lookup(name)
+		if f == nil {
 			return configError(path, n, fmt.Sprintf("unknown setting %q (settings are flag names, see fetch --help)", name))
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			// On or off: yes/no as smtp-starttls, not only what the flag
+			// package reads (whose message is "parse error").
+			on, ok := yesNo(value)
+			if !ok {
+				return configError(path, n, fmt.Sprintf("%s is yes or no, not %q", name, value))
+			}
+			value = strconv.FormatBool(on)
 		}
 		if o.set[name] || envSets(name) {
 			continue
 		}
 		if err := o.fs.Set(name, value); err != nil {
-			return configError(path, n, err.Error())
+			return configError(path, n, name+": "+err.Error())
 		}
 	}
 	if err := sc.Err(); err != nil {

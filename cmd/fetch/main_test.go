@@ -489,3 +489,27 @@ func TestSchemelessPasswordMasked(t *testing.T) {
 		t.Errorf("news: %q", got)
 	}
 }
+
+// TestConfigFileBooleans: a flag that is on or off reads yes/no in the
+// configuration file as smtp-starttls does; a bad value names the
+// setting (it was "parse error").
+func TestConfigFileBooleans(t *testing.T) {
+	u := fileURL(t, "doc.txt", "doc\n")
+	cfg := filepath.Join(t.TempDir(), "config")
+	for _, v := range []string{"yes", "no", "on", "off", "true", "false"} {
+		os.WriteFile(cfg, []byte("insecure = "+v+"\nraw = "+v+"\n"), 0o644)
+		if code, out, e := runFetch(t, "", "--config", cfg, u); code != 0 || out != "doc\n" {
+			t.Errorf("insecure = %s: exit %d, %q %q", v, code, out, e)
+		}
+	}
+	os.WriteFile(cfg, []byte("insecure = maybe\n"), 0o644)
+	code, _, e := runFetch(t, "", "--config", cfg, u)
+	if code != 2 || !strings.Contains(e, `insecure is yes or no, not "maybe"`) {
+		t.Errorf("insecure = maybe: exit %d, %q", code, e)
+	}
+	os.WriteFile(cfg, []byte("timeout = soon\n"), 0o644)
+	code, _, e = runFetch(t, "", "--config", cfg, u)
+	if code != 2 || !strings.Contains(e, `timeout: "soon"`) {
+		t.Errorf("timeout = soon: exit %d, %q", code, e)
+	}
+}
