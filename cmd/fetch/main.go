@@ -100,6 +100,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 			return report(s, o, &fetch.Error{Kind: fetch.KindUsage, Op: c.flag, Offset: -1, Err: fmt.Errorf("%d: %s", c.n, c.why)})
 		}
 	}
+	if o.set["warc-max-size"] && o.warc.path == "" { // (a default in the configuration file is no mistake)
+		return report(s, o, &fetch.Error{Kind: fetch.KindUsage, Offset: -1, Err: errors.New("--warc-max-size goes with --warc")})
+	}
 	if procs > 1 && o.batchMode() && o.batch.jobs > 1 && o.warc.path != "" {
 		// -j with --warc: compressing the records uses every core.
 		// Without it the transfers wait on the network, and one processor

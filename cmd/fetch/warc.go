@@ -54,7 +54,7 @@ func openWARC(o *options, args []string) error {
 	}
 	w, err := open(o.warc.path, wo)
 	if err != nil {
-		return outputErr("create", o.warc.path, err)
+		return outputErr("--warc: create", o.warc.path, err)
 	}
 	o.warc.w = w
 	return nil
@@ -65,7 +65,7 @@ func closeWARC(o *options) error {
 		return nil
 	}
 	if err := o.warc.w.Close(); err != nil {
-		return outputErr("write", o.warc.path, err)
+		return outputErr("--warc: write", o.warc.path, err)
 	}
 	return nil
 }
@@ -154,7 +154,7 @@ func (r *warcRecord) end(o *options, errp *error) {
 		}
 	}
 	if err := r.t.End(final, ctype, failure); err != nil && *errp == nil {
-		*errp = outputErr("write", filepath.Clean(o.warc.path), err)
+		*errp = outputErr("--warc: write", filepath.Clean(o.warc.path), err)
 	}
 }
 

@@ -258,3 +258,25 @@ func TestWARCResumeKeepsRedirect(t *testing.T) {
 		}
 	}
 }
+
+// TestWARCFlagErrors: --warc-max-size without --warc is a usage error
+// (it was ignored), and a --warc file that cannot be created is named as
+// --warc's.
+func TestWARCFlagErrors(t *testing.T) {
+	u := fileURL(t, "doc.txt", "doc\n")
+	code, out, e := runFetch(t, "", "--warc-max-size", "1M", u)
+	if code != 2 || out != "" || !strings.Contains(e, "--warc-max-size goes with --warc") {
+		t.Errorf("--warc-max-size alone: exit %d, %q %q", code, out, e)
+	}
+	dir := t.TempDir()
+	code, out, e = runFetch(t, "", "-O", "--output-dir", dir, "--warc-max-size", "1M", u)
+	if code != 2 || !strings.Contains(e, "--warc-max-size goes with --warc") {
+		t.Errorf("--warc-max-size alone in a batch: exit %d, %q %q", code, out, e)
+	}
+	for _, args := range [][]string{{u}, {"-O", "--output-dir", dir, u}} {
+		code, out, e = runFetch(t, "", append([]string{"--warc", dir}, args...)...)
+		if code != 7 || out != "" || !strings.HasPrefix(e, "fetch: --warc: ") {
+			t.Errorf("--warc DIR %v: exit %d, %q %q", args, code, out, e)
+		}
+	}
+}
