@@ -167,14 +167,14 @@ func writeMeta(o *options, s stdio, j docJSON) error {
 	}
 	f, err := os.OpenFile(o.jsonMeta, flags, 0o666)
 	if err != nil {
-		return outputErr("create", o.jsonMeta, err)
+		return outputErr("--json-meta: create", o.jsonMeta, err)
 	}
 	if err := printJSON(f, j); err != nil {
 		f.Close()
-		return outputErr("write", o.jsonMeta, err)
+		return outputErr("--json-meta: write", o.jsonMeta, err)
 	}
 	if err := f.Close(); err != nil {
-		return outputErr("write", o.jsonMeta, err)
+		return outputErr("--json-meta: write", o.jsonMeta, err)
 	}
 	return nil
 }

@@ -446,3 +446,13 @@ func TestEmptyOutputName(t *testing.T) {
 		t.Errorf("exit %d, out %q, stderr %q", code, out, e)
 	}
 }
+
+// TestJSONMetaErrorNamesFlag: a --json-meta file that cannot be written
+// is named as --json-meta's.
+func TestJSONMetaErrorNamesFlag(t *testing.T) {
+	u := fileURL(t, "doc.txt", "doc\n")
+	code, _, e := runFetch(t, "", "--json-meta", t.TempDir(), u)
+	if code != 7 || !strings.Contains(e, "--json-meta: create ") {
+		t.Errorf("exit %d, %q", code, e)
+	}
+}
