@@ -234,7 +234,14 @@ func flagError(err error) error {
 		return fmt.Errorf("%s needs a value", flagSpelling(m[1]))
 	}
 	if m := flagBadValue().FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%s: invalid %svalue %s: %s", flagSpelling(m[3]), m[1], m[2], m[4])
+		why := m[4]
+		if why == "parse error" { // strconv's, for a number or a boolean
+			why = "not a whole number"
+			if m[1] != "" {
+				why = "want true or false"
+			}
+		}
+		return fmt.Errorf("%s: invalid %svalue %s: %s", flagSpelling(m[3]), m[1], m[2], why)
 	}
 	return err
 }

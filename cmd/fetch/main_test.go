@@ -513,3 +513,18 @@ func TestConfigFileBooleans(t *testing.T) {
 		t.Errorf("timeout = soon: exit %d, %q", code, e)
 	}
 }
+
+// TestFlagValueErrors: a value the flag package cannot read is said in
+// words, with the flag as the help spells it ("parse error" was all).
+func TestFlagValueErrors(t *testing.T) {
+	for _, tt := range []struct{ args, want string }{
+		{"-j x", `-j: invalid value "x": not a whole number`},
+		{"--max-redirs 2.5", `--max-redirs: invalid value "2.5": not a whole number`},
+		{"--json=maybe", `--json: invalid boolean value "maybe": want true or false`},
+	} {
+		code, _, e := runFetch(t, "", append(strings.Fields(tt.args), "file:///etc/hostname")...)
+		if code != 2 || !strings.Contains(e, tt.want) {
+			t.Errorf("%s: exit %d, %q", tt.args, code, e)
+		}
+	}
+}
