@@ -411,6 +411,8 @@ Limits and safety
   -C, --continue-at N   resume from byte N; "-C -" continues the existing output file
   --proxy URL           send every URL whole to this HTTP gateway (else <scheme>_proxy env)
   --socks5 HOST:PORT    connect through a SOCKS5 proxy
+  A duration or size of 0 is its flag's default: none for --max-time, --max-size,
+  --warc-max-size and --delay; 60 for --timeout, 5s for --telnet-login-wait, and so on.
 
 Archiving
   --warc FILE.warc.gz   record every fetch in a WARC 1.1 file: HTTP as request and response

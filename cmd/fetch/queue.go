@@ -35,10 +35,30 @@ func (q *queueOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&q.queue, "queue", "", "")
 	fs.StringVar(&q.status, "queue-status", "", "")
 	fs.StringVar(&q.worker, "worker", "", "")
-	q.claimTimeout = time.Minute
+	q.claimTimeout = defaultClaimTimeout
 	fs.Var((*seconds)(&q.claimTimeout), "claim-timeout", "")
-	q.idleExit = 10 * time.Second
+	q.idleExit = defaultIdleExit
 	fs.Var((*seconds)(&q.idleExit), "idle-exit", "")
+}
+
+// The defaults of --claim-timeout and --idle-exit, as --help states them.
+const (
+	defaultClaimTimeout = time.Minute
+	defaultIdleExit     = 10 * time.Second
+)
+
+// timeouts are --claim-timeout and --idle-exit, 0 being each one's
+// default as for every duration flag (redisq's own for a zero idle exit
+// is 5s, not the 10s --help states).
+func (q *queueOptions) timeouts() (claim, idle time.Duration) {
+	claim, idle = q.claimTimeout, q.idleExit
+	if claim <= 0 {
+		claim = defaultClaimTimeout
+	}
+	if idle <= 0 {
+		idle = defaultIdleExit
+	}
+	return claim, idle
 }
 
 func init() {
@@ -88,11 +108,12 @@ func queueKey(c *fetch.Client) func(string) string {
 // openQueue connects to the queue named by --flagName.
 func openQueue(ctx context.Context, s stdio, o *options, c *fetch.Client, flagName, raw string) (*redisq.Queue, error) {
 	var warnOnce sync.Once
+	claim, idle := o.queueOpts.timeouts()
 	q, err := redisq.Open(ctx, raw, redisq.Options{
 		Key:          queueKey(c),
 		Consumer:     o.queueOpts.worker,
-		ClaimTimeout: o.queueOpts.claimTimeout,
-		IdleExit:     o.queueOpts.idleExit,
+		ClaimTimeout: claim,
+		IdleExit:     idle,
 		PoolSize:     o.batch.jobs + 8,
 		OnRetry: func(err error) {
 			if o.quiet {

@@ -568,3 +568,25 @@ func TestDoubleDash(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpSaysWhatZeroIs: a duration or size of 0 is its flag's default
+// (the drivers' zero value), never "no time at all" or "no byte": --help
+// and the README say so, and --max-size 0 fetches.
+func TestHelpSaysWhatZeroIs(t *testing.T) {
+	if !strings.Contains(usageText, "A duration or size of 0 is its flag's default") {
+		t.Error("--help does not say what 0 means")
+	}
+	u := fileURL(t, "doc.txt", "doc\n")
+	if code, out, e := runFetch(t, "", "--max-size", "0", "--timeout", "0", "--connect-timeout", "0", u); code != 0 || out != "doc\n" {
+		t.Errorf("0s: exit %d, %q %q", code, out, e)
+	}
+	var q queueOptions
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	q.register(fs)
+	if err := fs.Parse([]string{"--idle-exit", "0", "--claim-timeout", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if claim, idle := q.timeouts(); idle != 10*time.Second || claim != time.Minute {
+		t.Errorf("--idle-exit 0 is %v, --claim-timeout 0 %v, not their defaults", idle, claim)
+	}
+}
