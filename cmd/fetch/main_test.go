@@ -528,3 +528,14 @@ func TestFlagValueErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorIsOneLine: an error is one line, "fetch: " first; a missing
+// file's was two (errors.Join), the second without the prefix, and its
+// batch log line held a newline.
+func TestErrorIsOneLine(t *testing.T) {
+	missing := "file://" + filepath.ToSlash(filepath.Join(t.TempDir(), "missing.txt"))
+	code, _, e := runFetch(t, "", missing)
+	if code != 6 || strings.Count(e, "\n") != 1 || !strings.HasPrefix(e, "fetch: ") || !strings.Contains(e, "no such resource") {
+		t.Errorf("exit %d, %q", code, e)
+	}
+}

@@ -131,7 +131,7 @@ type ctxReader struct {
 
 func (c ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
-		return 0, &fetch.Error{Kind: fetch.KindNetwork, Op: "read", Offset: -1, Err: errors.Join(fetch.ErrTimeout, err)}
+		return 0, &fetch.Error{Kind: fetch.KindNetwork, Op: "read", Offset: -1, Err: fmt.Errorf("%w: %w", fetch.ErrTimeout, err)}
 	}
 	return c.r.Read(p)
 }
@@ -140,7 +140,7 @@ func openError(req *fetch.Request, err error) error {
 	k := fetch.KindLocal
 	if errors.Is(err, fs.ErrNotExist) {
 		return &fetch.Error{Kind: fetch.KindServer, Op: "open", Part: "path", Offset: -1,
-			Err: errors.Join(fetch.ErrNotFound, err)}
+			Err: fmt.Errorf("%w: %w", fetch.ErrNotFound, err)}
 	}
 	return &fetch.Error{Kind: k, Op: "open", Part: "path", Offset: -1, Err: err}
 }
@@ -303,7 +303,7 @@ func openFIFO(ctx context.Context, name string, idle time.Duration) (*os.File, e
 	case <-t.C:
 		cause = fmt.Errorf("%w: no writer opened the FIFO within %v", fetch.ErrTimeout, idle)
 	case <-ctx.Done():
-		cause = errors.Join(fetch.ErrTimeout, ctx.Err())
+		cause = fmt.Errorf("%w: %w", fetch.ErrTimeout, ctx.Err())
 	}
 	// Bounded: if the FIFO was removed meanwhile, the open cannot be
 	// reached by name and its goroutine is left behind.
@@ -347,14 +347,14 @@ type idleReader struct {
 
 func (r *idleReader) Read(p []byte) (int, error) {
 	if err := r.ctx.Err(); err != nil {
-		return 0, specialError(r.req, "read", errors.Join(fetch.ErrTimeout, err))
+		return 0, specialError(r.req, "read", fmt.Errorf("%w: %w", fetch.ErrTimeout, err))
 	}
 	r.set(time.Now().Add(r.idle)) // an error means the file cannot wait: nothing to bound
 	n, err := r.r.Read(p)
 	if err != nil && err != io.EOF {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			if r.ctx.Err() != nil {
-				err = errors.Join(fetch.ErrTimeout, r.ctx.Err())
+				err = fmt.Errorf("%w: %w", fetch.ErrTimeout, r.ctx.Err())
 			} else {
 				err = fmt.Errorf("%w: nothing to read for %v", fetch.ErrTimeout, r.idle)
 			}

@@ -287,7 +287,7 @@ func (s *session) writeFailed(err error, srvDone <-chan error) error {
 func (s *session) ctxErr(ctx context.Context) error {
 	err := ctx.Err()
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = errors.Join(fetch.ErrTimeout, err)
+		err = fmt.Errorf("%w: %w", fetch.ErrTimeout, err)
 	}
 	return &fetch.Error{Kind: fetch.KindNetwork, Op: "telnet session", URL: s.req.URL.Redacted(), Offset: -1, Err: err}
 }
