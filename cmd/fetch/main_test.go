@@ -538,4 +538,13 @@ func TestErrorIsOneLine(t *testing.T) {
 	if code != 6 || strings.Count(e, "\n") != 1 || !strings.HasPrefix(e, "fetch: ") || !strings.Contains(e, "no such resource") {
 		t.Errorf("exit %d, %q", code, e)
 	}
+	// A path through a file ("a.txt/b") names no file either: exit 6, as
+	// for any missing one, not a local I/O error (7).
+	file := filepath.Join(t.TempDir(), "a.txt")
+	os.WriteFile(file, []byte("a"), 0o644)
+	for _, u := range []string{"file://" + filepath.ToSlash(file) + "/", "file://" + filepath.ToSlash(file) + "/b"} {
+		if code, _, e := runFetch(t, "", u); code != 6 || !strings.Contains(e, "no such resource") {
+			t.Errorf("%s: exit %d, %q", u, code, e)
+		}
+	}
 }

@@ -138,7 +138,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 func openError(req *fetch.Request, err error) error {
 	k := fetch.KindLocal
-	if errors.Is(err, fs.ErrNotExist) {
+	// ENOTDIR: a path through a file ("a.txt/b") names no file either.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return &fetch.Error{Kind: fetch.KindServer, Op: "open", Part: "path", Offset: -1,
 			Err: fmt.Errorf("%w: %w", fetch.ErrNotFound, err)}
 	}
