@@ -548,3 +548,26 @@ func TestErrorIsOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestServerFlagsMaskPasswords: a user and password written into
+// --nntp-server, NNTPSERVER or --smtp-server ("u:pw@host:port", as in a
+// URL) are refused as a usage error that does not echo them; the news
+// server's was taken for an IPv6 literal and dialled.
+func TestServerFlagsMaskPasswords(t *testing.T) {
+	for _, args := range [][]string{
+		{"--nntp-server", "u:s3cret@news.example:119", "news:comp.misc"},
+		{"--nntp-server", "u:s3cret@news.example", "news:comp.misc"},
+		{"--smtp-server", "u:s3cret@mail.example:587", "--data", "hi", "mailto:a@example.org"},
+		{"--smtp-server", "u:s3cret@mail.example", "--data", "hi", "mailto:a@example.org"},
+	} {
+		code, out, e := runFetch(t, "", args...)
+		if code != 2 || strings.Contains(out+e, "s3cret") || !strings.Contains(e, "****@") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, e)
+		}
+	}
+	t.Setenv("NNTPSERVER", "u:s3cret@news.example")
+	code, out, e := runFetch(t, "", "news:comp.misc")
+	if code != 2 || strings.Contains(out+e, "s3cret") {
+		t.Errorf("NNTPSERVER: exit %d, %q %q", code, out, e)
+	}
+}

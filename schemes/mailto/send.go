@@ -133,7 +133,12 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 func serverHost(req *fetch.Request, server string) (string, error) {
 	host, port, err := net.SplitHostPort(server)
 	if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n < 1 || n > 65535 {
-		e := req.Errorf(fetch.KindUsage, "mailto", "the SMTP server %q is not host:port", server)
+		shown, why := server, ""
+		if at := strings.LastIndexByte(server, '@'); at >= 0 {
+			// "user:password@host", as in a URL: never echoed.
+			shown, why = "****"+server[at:], ", without a user or password"
+		}
+		e := req.Errorf(fetch.KindUsage, "mailto", "the SMTP server %q is not host:port%s", shown, why)
 		e.Setting = "mailto.Config.SMTPServer"
 		return "", e
 	}

@@ -28,6 +28,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -302,6 +303,10 @@ func (d *Driver) configuredServer() (string, int, error) {
 	if server == "" {
 		server = "localhost"
 	}
+	if at := strings.LastIndexByte(server, '@'); at >= 0 {
+		// "user:password@host", as in a URL: never echoed, never dialled.
+		return "", 0, fmt.Errorf("%s %q: a server is host[:port], without a user or password", from, "****"+server[at:])
+	}
 	host, port, err := splitServer(server)
 	if err != nil {
 		return "", 0, fmt.Errorf("%s %q: %v", from, server, err)
@@ -334,8 +339,12 @@ func splitServer(s string) (string, int, error) {
 		return h, n, nil
 	}
 	h := strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
-	if h == "" || strings.ContainsAny(h, " /\t") {
+	if h == "" || strings.ContainsAny(h, " /\t@") {
 		return "", 0, fmt.Errorf("not a host name")
+	}
+	if _, err := netip.ParseAddr(h); strings.Contains(h, ":") && err != nil {
+		// Colons and no IPv6 address: "host:port:x", not a bare literal.
+		return "", 0, fmt.Errorf("not host:port, a host name or an IPv6 address")
 	}
 	return h, 0, nil
 }
