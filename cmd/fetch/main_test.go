@@ -571,3 +571,12 @@ func TestServerFlagsMaskPasswords(t *testing.T) {
 		t.Errorf("NNTPSERVER: exit %d, %q %q", code, out, e)
 	}
 }
+
+// TestQueueURLBadPort: a queue URL's bad port is said to be one, not
+// only quoted ("port \"99999\"").
+func TestQueueURLBadPort(t *testing.T) {
+	code, _, e := runFetch(t, "", "--queue-status", "redis://127.0.0.1:99999/q")
+	if code != 2 || !strings.Contains(e, `port "99999" is not a number from 1 to 65535`) {
+		t.Errorf("exit %d, %q", code, e)
+	}
+}

@@ -91,7 +91,7 @@ func ParseAddr(raw string) (*Addr, error) {
 		port = "6379"
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return nil, fmt.Errorf("queue URL %s: port %q", a.Redacted(), port)
+		return nil, fmt.Errorf("queue URL %s: port %q is not a number from 1 to 65535", a.Redacted(), port)
 	}
 	a.Host = net.JoinHostPort(u.Hostname(), port)
 	a.Name = strings.TrimPrefix(u.Path, "/")
