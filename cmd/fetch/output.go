@@ -73,6 +73,9 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 	switch res.Kind {
 	case fetch.KindDocument:
 		if o.info {
+			if dest != "" { // -o takes the metadata, as it takes a listing
+				return writeOutput(ctx, o, dest, 0, func(w io.Writer) error { return printInfo(w, o, res) })
+			}
 			return printInfo(s.out, o, res)
 		}
 		if attrs, ok := gopher.DocumentAttributes(res.Document); ok && dest == "" && !o.raw {
@@ -455,20 +458,22 @@ func printInfo(w io.Writer, o *options, res *fetch.Result) error {
 	if o.jsonOut {
 		return printJSON(w, j)
 	}
-	fmt.Fprintf(w, "url: %s\n", j.URL)
+	var b strings.Builder // written at once, its error kept (-o may be a file)
+	fmt.Fprintf(&b, "url: %s\n", j.URL)
 	if j.MIMEType != "" {
-		fmt.Fprintf(w, "type: %s\n", j.MIMEType)
+		fmt.Fprintf(&b, "type: %s\n", j.MIMEType)
 	}
 	if j.Size >= 0 {
-		fmt.Fprintf(w, "size: %d\n", j.Size)
+		fmt.Fprintf(&b, "size: %d\n", j.Size)
 	}
 	if j.ModTime != "" {
-		fmt.Fprintf(w, "modified: %s\n", j.ModTime)
+		fmt.Fprintf(&b, "modified: %s\n", j.ModTime)
 	}
 	for _, k := range sortedKeys(j.Meta) {
-		fmt.Fprintf(w, "%s: %s\n", k, j.Meta[k])
+		fmt.Fprintf(&b, "%s: %s\n", k, j.Meta[k])
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return fetch.Wrap(fetch.KindLocal, "write", err)
 }
 
 func printJSON(w io.Writer, v any) error {

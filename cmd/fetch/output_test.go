@@ -456,3 +456,15 @@ func TestJSONMetaErrorNamesFlag(t *testing.T) {
 		t.Errorf("exit %d, %q", code, e)
 	}
 }
+
+// TestInfoToFile: --info with -o writes the metadata to the file, as -o
+// takes a listing; it went to standard output and -o was ignored.
+func TestInfoToFile(t *testing.T) {
+	u := fileURL(t, "doc.txt", "doc\n")
+	dest := filepath.Join(t.TempDir(), "meta")
+	code, out, e := runFetch(t, "", "--info", "-o", dest, u)
+	b, err := os.ReadFile(dest)
+	if code != 0 || out != "" || err != nil || !strings.Contains(string(b), "size: 4\n") {
+		t.Errorf("exit %d, out %q, stderr %q, file %q (%v)", code, out, e, b, err)
+	}
+}
