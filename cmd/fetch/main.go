@@ -284,6 +284,20 @@ func (o *options) check() error {
 	if o.parse && o.base != "" {
 		return errors.New("--parse and --base cannot be used together")
 	}
+	if o.parse || o.base != "" {
+		mode := "--parse"
+		if o.base != "" {
+			mode = "--base"
+		}
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"-o", len(o.outputs) > 0}, {"-O", o.remoteName}, {"--info", o.info}, {"-C", o.resume != ""}} {
+			if f.set {
+				return fmt.Errorf("%s does not apply: %s prints to standard output and fetches nothing", f.name, mode)
+			}
+		}
+	}
 	for _, f := range crawlFlags { // (a batch refuses them as well)
 		if o.set[f] {
 			return fmt.Errorf("--%s goes with --recursive", f)

@@ -580,3 +580,25 @@ func TestQueueURLBadPort(t *testing.T) {
 		t.Errorf("exit %d, %q", code, e)
 	}
 }
+
+// TestParseRefusesOutputFlags: --parse and --base print to standard
+// output; -o, -O, --info and -C with them are usage errors (issue #12:
+// an output option applies or is refused), not ignored.
+func TestParseRefusesOutputFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--parse", "-o", filepath.Join(dir, "out"), "http://h/x"},
+		{"--parse", "-O", "http://h/x"},
+		{"--parse", "--info", "http://h/x"},
+		{"--base", "http://h/", "-o", filepath.Join(dir, "out"), "x"},
+		{"--base", "http://h/", "-C", "5", "x"},
+	} {
+		code, out, e := runFetch(t, "", args...)
+		if code != 2 || out != "" || !strings.Contains(e, "does not apply") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, e)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("written: %v", entries)
+	}
+}
