@@ -222,9 +222,13 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 func flagError(err error) error {
 	msg := err.Error()
 	if m := flagUndefined().FindStringSubmatch(msg); m != nil {
+		fs := newFlagSet(&options{})
+		if split := splitShortFlags(fs, m[1]); split != "" {
+			return fmt.Errorf("-%s: one-letter flags do not combine: give %s", m[1], split)
+		}
 		out := "unknown flag " + flagSpelling(m[1])
 		var names []string
-		newFlagSet(&options{}).VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		if near := fetch.Nearest(m[1], names); near != "" {
 			out += " (did you mean " + flagSpelling(near) + "?)"
 		}
@@ -244,6 +248,26 @@ func flagError(err error) error {
 		return fmt.Errorf("%s: invalid %svalue %s: %s", flagSpelling(m[3]), m[1], m[2], why)
 	}
 	return err
+}
+
+// splitShortFlags is "-v -O" for "vO" when each letter is a one-letter
+// flag and all but the last take no value (as curl reads "-vO"), else "".
+func splitShortFlags(fs *flag.FlagSet, name string) string {
+	if len(name) < 2 || len(name) > 8 {
+		return ""
+	}
+	var parts []string
+	for i, c := range name {
+		f := fs.Lookup(string(c))
+		if f == nil || c > 0x7f {
+			return ""
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); i < len(name)-1 && (!ok || !b.IsBoolFlag()) {
+			return ""
+		}
+		parts = append(parts, "-"+string(c))
+	}
+	return strings.Join(parts, " ")
 }
 
 // suggestURL is a hint for an argument that is not a URL of a known

@@ -602,3 +602,12 @@ func TestParseRefusesOutputFlags(t *testing.T) {
 		t.Errorf("written: %v", entries)
 	}
 }
+
+// TestCombinedShortFlags: "-vO", as curl takes it, is said to be two
+// flags to give apart, not an unknown "--vO".
+func TestCombinedShortFlags(t *testing.T) {
+	code, _, e := runFetch(t, "", "-vO", "file:///etc/hostname")
+	if code != 2 || !strings.Contains(e, "-vO: one-letter flags do not combine: give -v -O") {
+		t.Errorf("exit %d, %q", code, e)
+	}
+}
