@@ -54,6 +54,9 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 	if err := checkHeaders(o.headers); err != nil {
 		return nil, err
 	}
+	if !httpguts.ValidHeaderFieldValue(o.userAgent) {
+		return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--user-agent", Offset: -1, Err: errors.New("the value holds a control character (CR, LF, NUL...)")}
+	}
 	if o.proxy != "" {
 		p, err := fetch.Parse(o.proxy)
 		if err != nil {

@@ -419,6 +419,10 @@ func TestBadHeaderFlag(t *testing.T) {
 			t.Errorf("-H %q: exit %d, %q", h, code, e)
 		}
 	}
+	// --user-agent is a header value too.
+	if code, _, e := runFetch(t, "", "--user-agent", "x\r\nX-Injected: 1", srv.URL+"/"); code != 2 || !strings.Contains(e, "--user-agent") {
+		t.Errorf("--user-agent with CR LF: exit %d, %q", code, e)
+	}
 	if n := asked.Load(); n != 0 {
 		t.Errorf("%d requests made with a bad -H", n)
 	}
