@@ -54,6 +54,12 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 	if err := checkHeaders(o.headers); err != nil {
 		return nil, err
 	}
+	for _, f := range []struct{ name, value string }{{"--ftp-email", o.ftpEmail}, {"--nntp-user", o.nntpUser}} {
+		// They go into command lines (PASS, AUTHINFO USER).
+		if err := fetch.CheckLine(f.name, f.value); err != nil {
+			return nil, &fetch.Error{Kind: fetch.KindUsage, Offset: -1, Err: err}
+		}
+	}
 	if !httpguts.ValidHeaderFieldValue(o.userAgent) {
 		return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--user-agent", Offset: -1, Err: errors.New("the value holds a control character (CR, LF, NUL...)")}
 	}

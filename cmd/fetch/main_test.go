@@ -615,3 +615,18 @@ func TestCombinedShortFlags(t *testing.T) {
 		t.Errorf("exit %d, %q", code, e)
 	}
 }
+
+// TestLineFlagsRefuseCRLF: --ftp-email and --nntp-user go into FTP and
+// NNTP command lines; a CR, LF or NUL in them is refused before any
+// connection, naming the flag (the FTP password was sent as it was).
+func TestLineFlagsRefuseCRLF(t *testing.T) {
+	for _, args := range [][]string{
+		{"--ftp-email", "a@b\r\nDELE x", "ftp://127.0.0.1:2121/x"},
+		{"--nntp-user", "u\r\nPOST", "--nntp-server", "127.0.0.1:1119", "news:a.b"},
+	} {
+		code, _, e := runFetch(t, "", args...)
+		if code != 2 || !strings.Contains(e, args[0]) || strings.Contains(e, "dial") {
+			t.Errorf("%v: exit %d, %q", args[:2], code, e)
+		}
+	}
+}
