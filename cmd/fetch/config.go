@@ -65,6 +65,15 @@ var secretKeys = map[string]bool{
 	"smtp-starttls": true,
 }
 
+// commandLineOnly are the flags that choose what a run is, read before
+// the file is: from it, they would be ignored (or a crawl obeyed only
+// when the command line made the run a batch).
+var commandLineOnly = map[string]bool{
+	"config": true, "version": true,
+	"i": true, "input-file": true,
+	"r": true, "recursive": true,
+}
+
 // configPath is --config, else $FETCH_CONFIG, else the user's
 // configuration directory's fetch/config. explicit says the user named it.
 func configPath(o *options) (path string, explicit bool) {
@@ -121,6 +130,9 @@ func applyConfig(o *options) error {
 		f := o.fs.Lookup(name)
 		if f == nil {
 			return configError(path, n, fmt.Sprintf("unknown setting %q (settings are flag names, see fetch --help)", name))
+		}
+		if commandLineOnly[name] {
+			return configError(path, n, name+" is for the command line: it says what a run is, not a default")
 		}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 			// On or off: yes/no as smtp-starttls, not only what the flag

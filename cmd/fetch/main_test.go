@@ -630,3 +630,20 @@ func TestLineFlagsRefuseCRLF(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigFileRunFlags: settings that choose what a run is (another
+// configuration file, --version, a list, a crawl) are refused in the
+// configuration file, naming the line; they were read and then ignored
+// (or, for a crawl, obeyed only when the command line made a batch).
+func TestConfigFileRunFlags(t *testing.T) {
+	u := fileURL(t, "doc.txt", "doc\n")
+	cfg := filepath.Join(t.TempDir(), "config")
+	for _, line := range []string{"config = /x", "version = yes", "i = /x", "input-file = /x", "r = yes", "recursive = yes"} {
+		os.WriteFile(cfg, []byte(line+"\n"), 0o644)
+		code, out, e := runFetch(t, "", "--config", cfg, u)
+		name, _, _ := strings.Cut(line, " ")
+		if code != 2 || out != "" || !strings.Contains(e, cfg+":1: "+name+" is for the command line") {
+			t.Errorf("%s: exit %d, %q %q", line, code, out, e)
+		}
+	}
+}
