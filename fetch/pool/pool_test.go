@@ -78,20 +78,27 @@ func TestCloseIdle(t *testing.T) {
 	a, b := &session{}, &session{}
 	p.Put("a", a, 2, time.Minute)
 	p.Put("b", b, 2, time.Minute)
+	timers := []*time.Timer{p.idle["a"][0].timer, p.idle["b"][0].timer}
 	p.CloseIdle()
 	if a.closed.Load() != 1 || b.closed.Load() != 1 || p.Len() != 0 {
 		t.Fatalf("closes %d %d, len %d", a.closed.Load(), b.closed.Load(), p.Len())
 	}
-	// The pool keeps working, and an expiry timer stopped by CloseIdle
-	// never closes a session twice.
+	// CloseIdle stops the expiry timers, which would otherwise close the
+	// sessions a second time when their idle time is up. A minute cannot
+	// have passed: Stop reports true only for a timer left running.
+	for i, tm := range timers {
+		if tm.Stop() {
+			t.Errorf("session %d: its expiry timer still runs after CloseIdle", i)
+		}
+	}
+	// The pool keeps working.
 	c := &session{}
 	p.Put("a", c, 2, time.Minute)
 	if got, ok := p.Get("a"); !ok || got != c {
 		t.Fatal("pool unusable after CloseIdle")
 	}
-	time.Sleep(10 * time.Millisecond)
-	if a.closed.Load() != 1 {
-		t.Fatal("closed twice")
+	if a.closed.Load() != 1 || c.closed.Load() != 0 {
+		t.Fatalf("closes %d %d", a.closed.Load(), c.closed.Load())
 	}
 }
 
