@@ -259,12 +259,15 @@ func TestSilentServer(t *testing.T) {
 
 // TestStalledWindow: a server that sends one window and then nothing,
 // ignoring acknowledgements and repeats, times out rather than hangs.
+// The idle time is forty times the first retransmission interval: a
+// client that a busy machine leaves unscheduled for half a second must
+// still take in the whole first window before it counts as stalled.
 func TestStalledWindow(t *testing.T) {
 	reply := bigReply(40)
 	f := newFake(t, func(string) string { return reply })
 	f.drop = func(seq, try int) bool { return seq > 16 }
 	f.start()
-	s := testSession(t, f, 500*time.Millisecond)
+	s := testSession(t, f, 2*time.Second)
 	_, err := s.do(context.Background(), []byte("X\n"))
 	if !errors.Is(err, fetch.ErrTimeout) || !strings.Contains(err.Error(), "stalled after 16 packets") {
 		t.Fatalf("error %v", err)
