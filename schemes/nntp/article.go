@@ -99,26 +99,38 @@ func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part)
 }
 
 // parseHeader reads RFC 5322 header lines, unfolding continuations; a
-// line that is not a field is ignored.
+// line that is not a field is ignored. A field's pieces are joined once
+// it ends, so a field folded over many lines costs its size, not its
+// size times its lines.
 func parseHeader(lines []string) textproto.MIMEHeader {
 	h := textproto.MIMEHeader{}
 	var key string
+	var pieces []string // the current field's value and continuations
+	end := func() {
+		if key != "" && len(pieces) > 1 {
+			vs := h[key]
+			vs[len(vs)-1] = strings.Join(pieces, " ")
+		}
+		key, pieces = "", pieces[:0]
+	}
 	for _, l := range lines {
 		if l != "" && (l[0] == ' ' || l[0] == '\t') {
 			if key != "" {
-				vs := h[key]
-				vs[len(vs)-1] += " " + strings.TrimSpace(l)
+				pieces = append(pieces, strings.TrimSpace(l))
 			}
 			continue
 		}
+		end()
 		k, v, ok := strings.Cut(l, ":")
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			key = ""
 			continue
 		}
 		key = textproto.CanonicalMIMEHeaderKey(k)
-		h[key] = append(h[key], strings.TrimSpace(v))
+		v = strings.TrimSpace(v)
+		h[key] = append(h[key], v)
+		pieces = append(pieces, v)
 	}
+	end()
 	return h
 }
 

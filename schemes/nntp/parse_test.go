@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -237,3 +238,30 @@ func FuzzArticle(f *testing.F) {
 type pipeDialer struct{ c net.Conn }
 
 func (p pipeDialer) DialContext(context.Context, string, string) (net.Conn, error) { return p.c, nil }
+
+// TestParseHeaderFoldedLinear: a header of many continuation lines (an
+// article's header is read up to maxHeaderBytes, and the HEAD fallback of
+// a listing reads one per article) costs memory in proportion to its
+// size. Appending each continuation to the value copied the value every
+// time: 32,768 two-byte lines allocated a GiB and took seconds.
+func TestParseHeaderFoldedLinear(t *testing.T) {
+	const n = 1 << 15
+	lines := []string{"Subject: s"}
+	for range n {
+		lines = append(lines, "\ta")
+	}
+	lines = append(lines, "From: f", " g")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	h := parseHeader(lines)
+	runtime.ReadMemStats(&after)
+	if got, want := h.Get("Subject"), "s"+strings.Repeat(" a", n); got != want {
+		t.Errorf("Subject of %d bytes, want %d", len(got), len(want))
+	}
+	if got := h.Get("From"); got != "f g" {
+		t.Errorf("From %q, want %q", got, "f g")
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("parsing a header of %d bytes allocated %d MiB", 3*n, alloc>>20)
+	}
+}
