@@ -142,11 +142,12 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 // session back to the pool when the article was read to its end, and
 // closes it otherwise.
 type articleBody struct {
-	s    *session
-	op   string
-	r    io.Reader
-	done bool
-	err  error
+	s      *session
+	op     string
+	r      io.Reader
+	done   bool
+	closed bool
+	err    error
 }
 
 func (b *articleBody) Read(p []byte) (int, error) {
@@ -164,7 +165,13 @@ func (b *articleBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close acts once: a second Close would give back (or close) a session
+// another request may have taken from the pool since.
 func (b *articleBody) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
 	if b.done {
 		b.s.release()
 		return nil

@@ -1,6 +1,7 @@
 package nntp
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +111,25 @@ func TestPoolKeysOnCredentials(t *testing.T) {
 	if got := f.transcript(t); !strings.Contains(got, "AUTHINFO PASS wrong") {
 		// the failed session ends first; the good one is still pooled
 		t.Errorf("the wrong password was not tried on its own session:\n%s", got)
+	}
+}
+
+// TestPoolArticleClosedTwice: closing an article's body a second time
+// (an io.Closer's Close may be called again) does not give its session
+// back to the pool a second time, where two requests would share it.
+func TestPoolArticleClosedTwice(t *testing.T) {
+	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups()})
+	c, d := pooledClient(t, fetch.Options{}, Config{Server: f.addr()})
+	res, err := c.Fetch(t.Context(), "news:hello.1@fetch.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(res.Document.Body); err != nil {
+		t.Fatal(err)
+	}
+	res.Document.Body.Close()
+	res.Document.Body.Close()
+	if n := d.pool.Len(); n != 1 {
+		t.Errorf("%d idle sessions after one article, want 1", n)
 	}
 }
