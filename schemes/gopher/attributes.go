@@ -46,6 +46,13 @@ const (
 	maxAttrLines = 100000
 )
 
+// maxViewURLBytes bounds the URLs made for the +VIEWS lines of one
+// reply, together. Each repeats its item's selector, so their size is
+// the selector's times the views, not the reply's: a 128 KiB selector
+// with 1,000 views took a GiB and 20 s. Past the bound a view is listed
+// without a URL, as when its item names no host.
+const maxViewURLBytes = 8 << 20
+
 // Document.Meta keys of the gopher driver (Gopher+ §2.3-2.5).
 const (
 	MetaType     = "gopher.type"      // the item type asked for
@@ -156,8 +163,9 @@ func ParseAttributes(data []byte) ([]Attributes, error) {
 		}
 		blk.Lines = append(blk.Lines, strings.TrimPrefix(line, " "))
 	}
+	budget := maxViewURLBytes
 	for i := range out {
-		out[i].interpret()
+		out[i].interpret(&budget)
 	}
 	return out, nil
 }
@@ -168,8 +176,10 @@ var (
 	errAttrLines = fmt.Errorf("%w (an attribute reply is limited to %d lines)", fetch.ErrTooLarge, maxAttrLines)
 )
 
-// interpret fills the parsed fields from the blocks.
-func (a *Attributes) interpret() {
+// interpret fills the parsed fields from the blocks; the views' URLs
+// take their bytes from budget, and are left out once it is spent.
+func (a *Attributes) interpret(budget *int) {
+	var viewBase string // the +INFO item's URL with an empty Gopher+ string; made once
 	for _, b := range a.Blocks {
 		switch b.Name {
 		case "+INFO":
@@ -193,11 +203,18 @@ func (a *Attributes) interpret() {
 			for _, l := range b.Lines {
 				if v, ok := parseView(l); ok {
 					if a.Info != nil && a.Info.Host != "" {
+						if viewBase == "" {
+							viewBase = URLString(a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", true, "", true)
+						}
 						plus := "+" + v.Type
 						if v.Language != "" {
 							plus += " " + v.Language
 						}
-						v.URL = checkedURL(URLString(a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", true, plus, true))
+						// URLString(..., plus, true), measured before it is made
+						if ep := fetch.Escape(plus, urlGopherKeep); len(viewBase)+len(ep) <= *budget {
+							*budget -= len(viewBase) + len(ep)
+							v.URL = checkedURL(viewBase + ep)
+						}
 					}
 					a.Views = append(a.Views, v)
 				}

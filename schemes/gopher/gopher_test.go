@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -496,6 +497,32 @@ func TestAttributeBounds(t *testing.T) {
 		if !ok || fmt.Sprint(len(as)) != m[MetaItems] {
 			t.Errorf("DocumentAttributes: %d items, %v; meta says %s", len(as), ok, m[MetaItems])
 		}
+	}
+}
+
+// TestAttributeViewURLs: each view's URL repeats its item's selector, so
+// a long selector with many views cost their product: a reply of 140 KB
+// (a 128 KiB selector and 1,000 views) took over a GiB and 20 s to parse.
+// The views' URLs are bounded as a whole; every view is still listed.
+func TestAttributeViewURLs(t *testing.T) {
+	sel := strings.Repeat("\x01", 128<<10) // escaped to three bytes each
+	const views = 1000
+	data := "+INFO: 0doc\t" + sel + "\thost\t70\t+\r\n+VIEWS:\r\n" + strings.Repeat(" text/plain: <1k>\r\n", views)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	as, err := ParseAttributes([]byte(data))
+	runtime.ReadMemStats(&after)
+	if err != nil || len(as) != 1 {
+		t.Fatalf("%d items, %v", len(as), err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 128<<20 {
+		t.Errorf("parsing %d bytes allocated %d MiB", len(data), alloc>>20)
+	}
+	if n := len(as[0].Views); n != views {
+		t.Errorf("%d views, want %d", n, views)
+	}
+	if want := URLString("host", 70, '0', sel, "", true, "+text/plain", true); as[0].Views[0].URL != want {
+		t.Errorf("first view's URL of %d bytes, want %d", len(as[0].Views[0].URL), len(want))
 	}
 }
 
