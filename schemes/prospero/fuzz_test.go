@@ -99,7 +99,7 @@ func FuzzReply(f *testing.F) {
 		if r == nil {
 			return
 		}
-		for _, m := range resolveMethods(accessMethods(r.Attrs), origin{host: "pros.example", hsoname: "/x"}) {
+		for _, m := range resolveMethods(accessMethods(r.Attrs), origin{host: "pros.example", hsoname: "/x"}, nil) {
 			if m.URL != "" {
 				if _, err := fetch.Parse(m.URL); err != nil {
 					t.Fatalf("method %v gave an unparsable URL: %v", m.Fields, err)

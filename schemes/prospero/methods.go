@@ -63,7 +63,11 @@ type origin struct {
 //
 // LOCAL (a file on the client's own file system), PROSPERO-CONTENTS (the
 // bytes through Prospero itself), AFS, NFS and RCP have no URL.
-func mapMethod(f []string, o origin) Method {
+//
+// A URL takes the most it can be long (its host and its name %-encoded
+// whole) from budget, unless budget is nil; a method whose URL would not
+// fit in what is left is not followed.
+func mapMethod(f []string, o origin, budget *int) Method {
 	m := Method{Fields: f}
 	if len(f) < 5 {
 		m.Why = fmt.Sprintf("%d fields, at least 5 needed", len(f))
@@ -80,14 +84,29 @@ func mapMethod(f []string, o origin) Method {
 		m.Why = "a file-system method this client does not follow"
 		return m
 	}
+	name := f[4]
+	if name == "" {
+		name = o.hsoname
+	}
+	if budget != nil {
+		// Before the host and name are looked at: either may be the
+		// link's, shared by every method. The host, "[]:" and a port,
+		// the scheme, "/", "%2F" or an encoded type, ";type=i": 48 at most.
+		hostField := f[2]
+		if hostField == "" {
+			hostField = o.host
+		}
+		cost := len(hostField) + 3*len(name) + 48
+		if cost > *budget {
+			m.Why = fmt.Sprintf("not mapped: the URLs of the reply's methods passed %d bytes", maxMethodURLBytes)
+			return m
+		}
+		*budget -= cost
+	}
 	host, port, err := splitHost(f[2], o.host)
 	if err != nil {
 		m.Why = err.Error()
 		return m
-	}
-	name := f[4]
-	if name == "" {
-		name = o.hsoname
 	}
 	if strings.ContainsAny(name, "\r\n\x00\t") {
 		m.Why = "the name holds a CR, LF, NUL or tab"
@@ -198,14 +217,22 @@ func splitHost(h, def string) (string, int, error) {
 	return strings.ToLower(h), port, nil
 }
 
+// maxMethodURLBytes bounds the URLs made from the access methods of one
+// reply, together (see mapMethod). A method whose name is empty takes
+// its link's hsoname, so without it a long hsoname and many such methods
+// cost their product: a reply of 190 KB took a GiB and 20 s. It is the
+// reply's own bound: the URLs may take as many bytes as the reply could.
+const maxMethodURLBytes = maxReply
+
 // resolveMethods maps every method offered and marks the one to follow:
 // the first with a URL, in the server's order, that gives what is wanted
-// (any kind when want is empty).
-func resolveMethods(offered [][]string, o origin) []Method {
+// (any kind when want is empty). The URLs take their bytes from budget
+// (nil: no bound), which one reply's calls share.
+func resolveMethods(offered [][]string, o origin, budget *int) []Method {
 	ms := make([]Method, len(offered))
 	chosen := false
 	for i, f := range offered {
-		ms[i] = mapMethod(f, o)
+		ms[i] = mapMethod(f, o, budget)
 		if !chosen && ms[i].URL != "" {
 			ms[i].Chosen, chosen = true, true
 		}

@@ -190,7 +190,8 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if rep.Forwarded != nil {
 		return d.forward(ctx, req, rep.Forwarded)
 	}
-	ms := resolveMethods(accessMethods(rep.Attrs), o)
+	budget := maxMethodURLBytes
+	ms := resolveMethods(accessMethods(rep.Attrs), o, &budget)
 	for _, m := range ms {
 		req.Trace(fetch.DirInfo, "prospero: method "+m.String())
 	}
@@ -539,13 +540,14 @@ func (b *contentsBody) Close() error {
 // listing turns a LIST reply into entries.
 func (d *Driver) listing(req *fetch.Request, t target, r *Reply) *fetch.Listing {
 	l := &fetch.Listing{Title: t.hsoname, Entries: make([]fetch.Entry, 0, len(r.Links))}
+	budget := maxMethodURLBytes // for the reply's EXTERNAL links together
 	for _, k := range r.Links {
 		e := fetch.Entry{Name: k.Name, Size: -1, Type: k.Target}
 		switch {
 		case k.Target == "NULL" || k.Target == "SYMBOLIC":
 			e.Kind, e.Raw = fetch.EntryRaw, "LINK "+Line{k.Type, k.Target, k.Name, k.HostType, k.Host, k.NameType, k.HSOName, k.Version}.String()
 		case k.Target == "EXTERNAL":
-			ms := resolveMethods(accessMethods(k.Attrs), origin{host: k.Host, hsoname: k.HSOName})
+			ms := resolveMethods(accessMethods(k.Attrs), origin{host: k.Host, hsoname: k.HSOName}, &budget)
 			if i := chosen(ms); i >= 0 {
 				e.URL, e.Description = ms[i].URL, ms[i].Name()+" method"
 				e.Kind = fetch.EntryFile

@@ -3,8 +3,11 @@ package prospero
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/fetchproject/fetch/fetch"
 )
 
 func TestQuote(t *testing.T) {
@@ -196,7 +199,7 @@ func TestMapMethod(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := mapMethod(lines[0], o)
+		m := mapMethod(lines[0], o, nil)
 		if m.URL != c.url || string(m.Kind) != c.kind {
 			t.Errorf("%s:\n got %q (%s) %s\nwant %q (%s)", c.in, m.URL, m.Kind, m.Why, c.url, c.kind)
 		}
@@ -217,15 +220,50 @@ func TestChooseMethod(t *testing.T) {
 		{"GOPHER", "", "g(70)", "", "0/x"},
 		{"AFTP", "", "f", "", "/x", "BINARY"},
 	}
-	ms := resolveMethods(offered, origin{host: "p"})
+	ms := resolveMethods(offered, origin{host: "p"}, nil)
 	if i := chosen(ms); i != 3 {
 		t.Errorf("chose %d (%v)", i, ms)
 	}
 	if !offersContents(ms) {
 		t.Error("PROSPERO-CONTENTS not seen")
 	}
-	if i := chosen(resolveMethods(offered[:3], origin{host: "p"})); i != -1 {
+	if i := chosen(resolveMethods(offered[:3], origin{host: "p"}, nil)); i != -1 {
 		t.Errorf("chose %d among unusable methods", i)
+	}
+}
+
+// TestMethodURLBounds: an access method with an empty name takes its
+// link's hsoname, so its URL repeats it: a listing reply of 190 KB (an
+// EXTERNAL link of a 128 KiB hsoname, then 1,000 such methods) took a
+// GiB and 20 s. The URLs made from one reply are bounded as a whole;
+// past the bound a method is not followed, and says so.
+func TestMethodURLBounds(t *testing.T) {
+	text := "LINK L EXTERNAL x h.example '' ASCII /" + strings.Repeat("%", 128<<10) + " 0\n" +
+		strings.Repeat("ATTRIBUTE LINK FIELD ACCESS-METHOD AFTP '' h.example '' ''\n", 1000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	lines, err := splitReply([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := parseReply(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := fetch.Parse("prospero://p.example//")
+	l := (&Driver{}).listing(&fetch.Request{URL: u}, target{hsoname: "/"}, r)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 128<<20 {
+		t.Errorf("a listing reply of %d bytes allocated %d MiB", len(text), alloc>>20)
+	}
+	if len(l.Entries) != 1 || !strings.HasPrefix(l.Entries[0].URL, "ftp://h.example/%25%25") {
+		t.Errorf("entries %.200v", l.Entries)
+	}
+
+	budget := 1000
+	ms := resolveMethods([][]string{{"AFTP", "", "h", "", ""}, {"AFTP", "", "h", "", "/short"}}, origin{host: "p", hsoname: strings.Repeat("a", 1000)}, &budget)
+	if ms[0].URL != "" || !strings.Contains(ms[0].Why, "bytes") || ms[1].URL != "ftp://h/short" || !ms[1].Chosen {
+		t.Errorf("past the bound: %+v", ms)
 	}
 }
 
