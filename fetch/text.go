@@ -59,11 +59,16 @@ func ExtractURLs(text string) []string {
 				i = j // "URL: <...>": the wrapper branch takes it
 				continue
 			}
-			s, next := urlScanBare(text, j)
-			if urlSchemeLen(s) > 0 {
-				out = append(out, s)
-				i = next
-				continue
+			// The scheme first: reading to the next whitespace for
+			// each "URL:" that has none made the text's cost its
+			// square.
+			if urlBareScheme(text, j) {
+				s, next := urlScanBare(text, j)
+				if urlSchemeLen(s) > 0 {
+					out = append(out, s)
+					i = next
+					continue
+				}
 			}
 		}
 		i++
@@ -81,6 +86,37 @@ func urlDropSpace(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// urlBareScheme reports whether the URL urlScanBare reads at text[i]
+// starts with a scheme, reading no further than the scheme's ":" (and so
+// never past the next "URL:"): the scheme's characters, across the same
+// line breaks after a hyphen that urlScanBare joins.
+func urlBareScheme(text string, i int) bool {
+	for start := i; i < len(text); {
+		c := text[i]
+		switch {
+		case i == start && !urlIsAlpha(c):
+			return false
+		case c == ':':
+			return true
+		case urlIsSchemeChar(c):
+			i++
+		case urlIsSpace(c) && text[i-1] == '-':
+			k, newline := i, false
+			for k < len(text) && urlIsSpace(text[k]) {
+				newline = newline || text[k] == '\n' || text[k] == '\r'
+				k++
+			}
+			if !newline || k == len(text) {
+				return false
+			}
+			i = k
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // urlScanBare reads an unwrapped URL starting at text[i]: up to the next
@@ -111,9 +147,10 @@ func urlScanBare(text string, i int) (string, int) {
 		i = k
 	}
 	s := b.String()
+	open := strings.IndexByte(s, '(') >= 0 // trimming never takes a "("
 	for s != "" {
 		last := s[len(s)-1]
-		if strings.IndexByte(".,;:!?'\"", last) >= 0 || (last == ')' && strings.IndexByte(s, '(') < 0) {
+		if strings.IndexByte(".,;:!?'\"", last) >= 0 || (last == ')' && !open) {
 			s = s[:len(s)-1]
 			continue
 		}

@@ -2,7 +2,9 @@ package fetch
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 )
 
 // extractCases are ExtractURLs' tests, also the fuzzer's seeds.
@@ -52,6 +54,32 @@ func TestExtractURLs(t *testing.T) {
 		got := ExtractURLs(c.text)
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("ExtractURLs(%q)\n got %q\nwant %q", c.text, got, c.want)
+		}
+	}
+}
+
+// TestExtractURLsLinear: text is a server's (an article, a document), so
+// its cost must grow with its length, not its square. Each "URL:" not
+// followed by a scheme was read to the next whitespace, so 64 KiB of
+// "URL:-" took seconds and 1 MiB half an hour; a run of ")" at the end
+// of a bare URL looked for "(" once a ")". The bound is a thousand times
+// what the scan needs.
+func TestExtractURLsLinear(t *testing.T) {
+	const n = 1 << 20
+	for _, c := range []struct{ name, text string }{
+		{"closing parentheses", "URL:a:b" + strings.Repeat(")", n)},
+		{"URL: without a scheme", strings.Repeat("URL:-", n/5)},
+	} {
+		name, text := c.name, c.text
+		done := make(chan []string, 1)
+		go func() { done <- ExtractURLs(text) }()
+		select {
+		case got := <-done:
+			if name == "closing parentheses" && !reflect.DeepEqual(got, []string{"a:b"}) {
+				t.Errorf("%s: %.40q", name, got)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: ExtractURLs of %d bytes still running after 20 s", name, len(text))
 		}
 	}
 }
