@@ -176,6 +176,8 @@ type Queue struct {
 	emptySince time.Time // when Next first found the queue empty with nothing pending; zero otherwise
 	closed     bool
 	recovered  []redis.XMessage // this consumer's tasks left pending by its previous run
+
+	closing chan struct{} // closed by Close: the keep-alives of leases not Done end with it
 }
 
 // Open connects to the queue at raw, creating its stream and group when
@@ -234,7 +236,7 @@ func Open(ctx context.Context, raw string, opt Options) (*Queue, error) {
 		tc.MinVersion = tls.VersionTLS12
 		ro.TLSConfig = tc
 	}
-	q := &Queue{rdb: redis.NewClient(ro), addr: a, opt: opt}
+	q := &Queue{rdb: redis.NewClient(ro), addr: a, opt: opt, closing: make(chan struct{})}
 	q.keys.stream = a.Name
 	q.keys.seen = a.Name + ":seen"
 	q.keys.done = a.Name + ":done"
@@ -570,6 +572,7 @@ func (q *Queue) Close() error {
 		return nil
 	}
 	q.closed = true
+	close(q.closing)
 	q.mu.Unlock()
 	return q.rdb.Close()
 }
@@ -611,6 +614,8 @@ func (l *Lease) keepAlive() {
 	for {
 		select {
 		case <-l.stop:
+			return
+		case <-l.q.closing:
 			return
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), l.q.opt.ClaimTimeout/3)
