@@ -266,7 +266,18 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 	if err != nil {
 		return nil, nil, err
 	}
-	c := wire.NewConn(conn, 0, req.Options.Tracer)
+	// An attribute reply is read whole before the fetch returns: like an
+	// FTP reply it may take the idle timeout from its first byte to its
+	// last, not that much between each of its bytes. A document or a
+	// menu streams, and is not timed.
+	timer := wire.NewReplyTimer(conn)
+	if rq.attributeRequest() && !rawMode(req) {
+		timer.Begin(req.Options.Idle())
+	}
+	c := wire.NewConn(struct {
+		io.Reader
+		io.Writer
+	}{timer, conn}, 0, req.Options.Tracer)
 	werr := rq.write(c)
 	if werr != nil && !errors.Is(werr, syscall.EPIPE) && !errors.Is(werr, syscall.ECONNRESET) {
 		conn.Close()

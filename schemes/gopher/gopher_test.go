@@ -500,6 +500,34 @@ func TestAttributeBounds(t *testing.T) {
 	}
 }
 
+// TestAttributeReplyTime: an attribute reply is read whole before the
+// fetch returns, so a server that trickles it, each line well within the
+// idle timeout, held the fetch for as long as the reply's 4 MiB allowed.
+// Like an FTP reply it gets the idle timeout as a whole. The fake trickles
+// until the client gives up (or its own 10 s deadline, after which the
+// reply ended and the fetch succeeded).
+func TestAttributeReplyTime(t *testing.T) {
+	for _, u := range []string{"0/x%09%09!", "0/x%09%09?"} {
+		f := newFake(t, func(_ int, req string, c net.Conn) {
+			if strings.Contains(req, "\t+\t1") { // the form, answered
+				io.WriteString(c, "+-1\r\nthanks\r\n.\r\n")
+				return
+			}
+			io.WriteString(c, "+-2\r\n+INFO: 0x\tx\th\t70\t+\r\n+ASK:\r\n")
+			for {
+				if _, err := io.WriteString(c, " Note: a\r\n"); err != nil {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+		_, _, err := get(t, client(fetch.Options{IdleTimeout: time.Second}), f.url(u))
+		if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork {
+			t.Errorf("%s: %v; want a timeout", u, err)
+		}
+	}
+}
+
 // TestAttributeViewURLs: each view's URL repeats its item's selector, so
 // a long selector with many views cost their product: a reply of 140 KB
 // (a 128 KiB selector and 1,000 views) took over a GiB and 20 s to parse.
