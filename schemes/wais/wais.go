@@ -46,7 +46,8 @@
 // Diagnostics become errors of kind fetch.KindServer (exit 6) whose Reply
 // is the code and text ("S1 The following database is not available:
 // x"); errors.As gives the *Diagnostic. Every message read is bounded by
-// Config.MaxMessage, every read by the idle timeout. A search's answer is
+// Config.MaxMessage, every read by the idle timeout, and a message from
+// its first byte to its last by the idle timeout too. A search's answer is
 // bounded further by what it asked for: at most 2*MaxDocuments+16 records
 // (headers and diagnostics) of at most 4 KiB each: more records is the
 // server's error (apdu.ErrTooManyRecords, fetch.KindServer), more bytes a
@@ -68,6 +69,7 @@ import (
 	"syscall"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
 	"github.com/fetchproject/fetch/schemes/wais/apdu"
 )
 
@@ -199,9 +201,10 @@ type session struct {
 	req     *fetch.Request
 	conn    net.Conn
 	r       *bufio.Reader
-	max     int       // largest message read
-	records int       // most records a response may hold; 0 for no bound
-	tee     io.Writer // the next response message as received, for an archive
+	timer   *wire.ReplyTimer // under r: a message may take the idle timeout from its first byte to its last
+	max     int              // largest message read
+	records int              // most records a response may hold; 0 for no bound
+	tee     io.Writer        // the next response message as received, for an archive
 }
 
 func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error) {
@@ -209,7 +212,8 @@ func (d *Driver) dial(ctx context.Context, req *fetch.Request) (*session, error)
 	if err != nil {
 		return nil, err
 	}
-	return &session{req: req, conn: c, r: bufio.NewReaderSize(c, 64<<10), max: d.cfg.MaxMessage}, nil
+	timer := wire.NewReplyTimer(c)
+	return &session{req: req, conn: c, r: bufio.NewReaderSize(timer, 64<<10), timer: timer, max: d.cfg.MaxMessage}, nil
 }
 
 // exchange sends one search and reads its response.
@@ -226,7 +230,12 @@ func (s *session) exchange(op string, q *apdu.Search) (*apdu.SearchResponse, err
 	if s.tee != nil {
 		r, s.tee = io.TeeReader(s.r, s.tee), nil
 	}
+	// A message is read whole, so it is bounded in time as a whole, as
+	// an FTP reply is: each byte renews the idle timeout, and a server
+	// trickling a search's answer or a slice would hold the fetch.
+	s.timer.Begin(s.req.Options.Idle())
 	_, m, err := apdu.ReadMessage(r, s.max)
+	s.timer.End()
 	if err != nil {
 		return nil, s.readErr(op, err)
 	}

@@ -31,6 +31,9 @@ type fake struct {
 
 var hold = []byte("hold")
 
+// trickle starts an answer that the fake sends a byte every 20 ms.
+var trickle = []byte("\x00trickle\x00")
+
 // closing ends an answer that the fake sends and then closes on.
 var closing = []byte("\x00close\x00")
 
@@ -65,6 +68,15 @@ func newFake(t *testing.T, answer func(n int, q *apdu.Search) []byte) *fake {
 			}
 			if out == nil {
 				return
+			}
+			if rest, ok := bytes.CutPrefix(out, trickle); ok {
+				for i := range rest {
+					if _, err := p.Write(rest[i : i+1]); err != nil {
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				continue
 			}
 			last := bytes.HasSuffix(out, closing)
 			if _, err := p.Write(bytes.TrimSuffix(out, closing)); err != nil || last {
@@ -320,6 +332,10 @@ func TestHostileServers(t *testing.T) {
 		}, fetch.Options{}, fetch.ErrTooLarge, fetch.KindPolicy},
 		{"endless chunks", func(int, *apdu.Search) []byte { return full },
 			fetch.Options{MaxSize: 100 * testChunk}, fetch.ErrTooLarge, fetch.KindPolicy},
+		// A slice of 256 bytes a byte every 20 ms, each well within
+		// the idle timeout, the whole six times longer.
+		{"slice trickled", func(int, *apdu.Search) []byte { return append(append([]byte{}, trickle...), full...) },
+			fetch.Options{IdleTimeout: time.Second}, fetch.ErrTimeout, fetch.KindNetwork},
 		{"stall after a slice", func(n int, _ *apdu.Search) []byte {
 			if n > 0 {
 				return hold
