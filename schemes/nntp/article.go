@@ -40,6 +40,10 @@ func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part)
 	var head bytes.Buffer
 	var lines []string
 	ended := false
+	// The header is read whole before the fetch returns: like a status
+	// line, it may take the idle timeout from its first byte to its last.
+	s.timer.Begin(s.req.Options.Idle())
+	defer s.timer.End()
 	for head.Len() < maxHeaderBytes {
 		line, err := s.data.ReadLine()
 		if err != nil {

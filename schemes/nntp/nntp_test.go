@@ -814,6 +814,56 @@ func TestHostileBounds(t *testing.T) {
 	}
 }
 
+// TestTrickledReplies: what is read whole before the fetch returns (an
+// article's header, read for its metadata; the capabilities) takes at
+// most the idle timeout from its first byte to its last. A server that
+// trickled it, each line well within the idle timeout, held the fetch for
+// as long as the 256 KiB of a header or the 64 MiB of a block allowed.
+func TestTrickledReplies(t *testing.T) {
+	trickle := func(c *fakeConn, line string) {
+		for c.w.WriteString(line + "\r\n"); c.w.Flush() == nil; c.w.WriteString(line + "\r\n") {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		handle func(c *fakeConn, line string) bool
+	}{
+		{"article header", func(c *fakeConn, line string) bool {
+			if !strings.HasPrefix(line, "ARTICLE") {
+				return false
+			}
+			c.printf("220 0 <hello.1@fetch.test>")
+			trickle(c, "X-Pad: a")
+			return true
+		}},
+		{"capabilities", func(c *fakeConn, line string) bool {
+			if line != "CAPABILITIES" {
+				return false
+			}
+			c.printf("101 capability list follows")
+			trickle(c, "X-PAD")
+			return true
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: tc.handle})
+			c := client(fetch.Options{IdleTimeout: time.Second}, Config{Server: f.addr()})
+			// Thirty times the bound under test: a fetch still running
+			// then was not bounded by it.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := c.Fetch(ctx, "news:hello.1@fetch.test")
+			if err == nil {
+				res.Close()
+			}
+			if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork || errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%v (kind %v), want a timeout of the reply", err, fetch.KindOf(err))
+			}
+		})
+	}
+}
+
 // TestGroupListSortedWithDescriptions: the packed group list comes out in
 // name order, each group with its description (the last one given when
 // the server repeats a name; INN's "?" as none), then unreadable lines.

@@ -113,6 +113,10 @@ func (s *session) capabilities(ctx context.Context) error {
 		return nil
 	}
 	caps := map[string]string{}
+	// Read whole before the fetch goes on: timed as a whole, as a
+	// status line is.
+	s.timer.Begin(s.req.Options.Idle())
+	defer s.timer.End()
 	err = s.readBlock(ctx, "CAPABILITIES", func(line string) error {
 		s.req.Trace(fetch.DirReceived, line)
 		label, args, _ := strings.Cut(strings.TrimSpace(line), " ")
