@@ -183,12 +183,16 @@ func (s *session) heads(ctx context.Context, first, last, page int64) ([]overvie
 		}
 		var lines []string
 		size := 0
+		// Read whole before the listing returns: timed as a whole, as
+		// an article's header is.
+		s.timer.Begin(s.req.Options.Idle())
 		err = s.readBlock(ctx, "HEAD", func(line string) error {
 			if size += len(line) + 2; size <= maxHeaderBytes {
 				lines = append(lines, line)
 			}
 			return nil
 		})
+		s.timer.End()
 		if err != nil {
 			return nil, err
 		}

@@ -815,7 +815,8 @@ func TestHostileBounds(t *testing.T) {
 }
 
 // TestTrickledReplies: what is read whole before the fetch returns (an
-// article's header, read for its metadata; the capabilities) takes at
+// article's header, read for its metadata; the headers a listing reads
+// where the server keeps no overview; the capabilities) takes at
 // most the idle timeout from its first byte to its last. A server that
 // trickled it, each line well within the idle timeout, held the fetch for
 // as long as the 256 KiB of a header or the 64 MiB of a block allowed.
@@ -837,6 +838,19 @@ func TestTrickledReplies(t *testing.T) {
 			trickle(c, "X-Pad: a")
 			return true
 		}},
+		{"HEAD of a listing without an overview", func(c *fakeConn, line string) bool {
+			switch {
+			case strings.HasPrefix(line, "OVER"), strings.HasPrefix(line, "XOVER"):
+				c.printf("500 unknown command")
+				c.flush()
+				return true
+			case strings.HasPrefix(line, "HEAD"):
+				c.printf("221 4 <hello.4@fetch.test>")
+				trickle(c, "X-Pad: a")
+				return true
+			}
+			return false
+		}},
 		{"capabilities", func(c *fakeConn, line string) bool {
 			if line != "CAPABILITIES" {
 				return false
@@ -853,7 +867,11 @@ func TestTrickledReplies(t *testing.T) {
 			// then was not bounded by it.
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			res, err := c.Fetch(ctx, "news:hello.1@fetch.test")
+			u := "news:hello.1@fetch.test"
+			if strings.HasPrefix(tc.name, "HEAD") {
+				u = "news:fetch.test.alpha"
+			}
+			res, err := c.Fetch(ctx, u)
 			if err == nil {
 				res.Close()
 			}
