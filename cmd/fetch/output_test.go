@@ -296,12 +296,13 @@ func TestOutputOptionsRefused(t *testing.T) {
 	}
 }
 
-// TestOutputFileRefusedForHandoff: rlogin and tn3270 sessions run the
-// user's program on the terminal, so -o and -O have nowhere to put its
-// output; they are refused before the program runs, not ignored.
-func TestOutputFileRefusedForHandoff(t *testing.T) {
-	bin, dir := t.TempDir(), t.TempDir()
-	ran := filepath.Join(dir, "ran")
+// standInPrograms puts stand-in-rlogin and stand-in-3270 on PATH: each
+// prints "session output" and creates the file it returns, in dir, to
+// show that it ran.
+func standInPrograms(t *testing.T, dir string) (ran string) {
+	t.Helper()
+	bin := t.TempDir()
+	ran = filepath.Join(dir, "ran")
 	script := "#!/bin/sh\necho session output\n: > " + ran + "\n"
 	for _, name := range []string{"stand-in-rlogin", "stand-in-3270"} {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
@@ -309,6 +310,15 @@ func TestOutputFileRefusedForHandoff(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return ran
+}
+
+// TestOutputFileRefusedForHandoff: rlogin and tn3270 sessions run the
+// user's program on the terminal, so -o and -O have nowhere to put its
+// output; they are refused before the program runs, not ignored.
+func TestOutputFileRefusedForHandoff(t *testing.T) {
+	dir := t.TempDir()
+	ran := standInPrograms(t, dir)
 	t.Chdir(dir)
 	out := filepath.Join(dir, "out.txt")
 	for _, args := range [][]string{
@@ -344,15 +354,8 @@ func TestOutputFileRefusedForHandoff(t *testing.T) {
 // runs, while a max-size from the configuration file, meant for
 // documents, leaves the session alone.
 func TestMaxSizeRefusedForHandoff(t *testing.T) {
-	bin, dir := t.TempDir(), t.TempDir()
-	ran := filepath.Join(dir, "ran")
-	script := "#!/bin/sh\necho session output\n: > " + ran + "\n"
-	for _, name := range []string{"stand-in-rlogin", "stand-in-3270"} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	dir := t.TempDir()
+	ran := standInPrograms(t, dir)
 	for _, args := range [][]string{
 		{"--rlogin-program", "stand-in-rlogin", "--max-size", "10", "rlogin://guest@127.0.0.1:2513/"},
 		{"--tn3270-program", "stand-in-3270", "--max-size", "1K", "tn3270://127.0.0.1:2323/"},
