@@ -242,14 +242,7 @@ func TestMethodURLBounds(t *testing.T) {
 		strings.Repeat("ATTRIBUTE LINK FIELD ACCESS-METHOD AFTP '' h.example '' ''\n", 1000)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	lines, err := splitReply([]byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := parseReply(lines)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := mustParse(t, text)
 	u, _ := fetch.Parse("prospero://p.example//")
 	l := (&Driver{}).listing(&fetch.Request{URL: u}, target{hsoname: "/"}, r)
 	runtime.ReadMemStats(&after)
