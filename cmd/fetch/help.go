@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -33,6 +34,35 @@ func helpTopic(args []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// unknownHelpTopic is the word after --help (or -h, -help) when it is a
+// bare word, neither a flag nor a URL, and no topic: "--help gophr".
+func unknownHelpTopic(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			return ""
+		}
+		if (a == "--help" || a == "-help" || a == "-h") && i+1 < len(args) {
+			t := strings.ToLower(strings.TrimSuffix(args[i+1], ":"))
+			if _, ok := schemeHelp[t]; ok || t == "" || strings.HasPrefix(t, "-") || strings.ContainsAny(t, ":/.@") {
+				return ""
+			}
+			return t
+		}
+	}
+	return ""
+}
+
+// helpTopics is the topics of --help SCHEME, sorted, and the nearest to
+// topic when one is near.
+func helpTopics(topic string) (list, near string) {
+	var names []string
+	for t := range schemeHelp {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", "), fetch.Nearest(topic, names)
 }
 
 // printSchemeHelp writes one scheme's URL forms, flags and examples.

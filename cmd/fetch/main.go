@@ -65,6 +65,14 @@ func run(ctx context.Context, args []string, s stdio) int {
 	o, err := parseArgs(args)
 	if errors.Is(err, errHelp) {
 		fmt.Fprint(s.out, usageText)
+		if t := unknownHelpTopic(args); t != "" {
+			// The general help stands in; say why, after it.
+			list, near := helpTopics(t)
+			if near != "" {
+				near = fmt.Sprintf(" (did you mean %s?)", near)
+			}
+			fmt.Fprintf(s.err, "fetch: no help on %q%s; --help SCHEME knows %s\n", t, near, list)
+		}
 		return 0
 	}
 	var hr *helpRequest

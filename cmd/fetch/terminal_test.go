@@ -390,8 +390,19 @@ func TestHelpScheme(t *testing.T) {
 			t.Errorf("no --help %s", s)
 		}
 	}
-	if code, out, _ := runFetch(t, "", "--help"); code != 0 || !strings.Contains(out, "--help SCHEME") {
-		t.Errorf("--help does not mention --help SCHEME")
+	if code, out, stderr := runFetch(t, "", "--help"); code != 0 || !strings.Contains(out, "--help SCHEME") || stderr != "" {
+		t.Errorf("--help does not mention --help SCHEME, or says more: %q", stderr)
+	}
+	// An unknown topic gets the general help, and a line saying so.
+	code, out, stderr := runFetch(t, "", "--help", "gophr")
+	if code != 0 || !strings.Contains(out, "--help SCHEME") || !strings.Contains(stderr, `no help on "gophr" (did you mean gopher?)`) || !strings.Contains(stderr, "ftp, gopher") {
+		t.Errorf("--help gophr: exit %d, stderr %q", code, stderr)
+	}
+	// A URL or a flag after --help is not taken for a topic.
+	for _, args := range [][]string{{"--help", "ftp://h/"}, {"-h", "-v"}} {
+		if _, _, stderr := runFetch(t, "", args...); stderr != "" {
+			t.Errorf("%q: stderr %q", args, stderr)
+		}
 	}
 }
 
