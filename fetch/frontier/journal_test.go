@@ -31,10 +31,7 @@ func TestJournal(t *testing.T) {
 func TestJournalResume(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "crawl.frontier")
-	j, err := frontier.OpenJournal(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, path)
 	var seeds []frontier.Task
 	for i := range 4 {
 		seeds = append(seeds, frontier.Task{URL: fmt.Sprintf("gopher://h.test/0/%d", i)})
@@ -51,10 +48,7 @@ func TestJournalResume(t *testing.T) {
 	f.WriteString(`{"add":"gopher://h.test/0/torn`)
 	f.Close()
 
-	j2, err := frontier.OpenJournal(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j2 := openJournal(t, path)
 	defer j2.Close()
 	if n, _ := j2.Add(ctx, seeds...); n != 0 {
 		t.Errorf("re-adding the seeds queued %d, want 0 (seen)", n)
@@ -120,10 +114,7 @@ func FuzzJournal(f *testing.F) {
 func TestJournalLongEscapedURL(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "crawl.frontier")
-	j, err := frontier.OpenJournal(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, path)
 	amp := "gopher://h.test/1/" + strings.Repeat("&<>", 10000)  // 30 KB
 	ctl := "gopher://h.test/1/" + strings.Repeat("\x01", 30000) // 180 KB as JSON
 	n, err := j.Add(ctx, frontier.Task{URL: amp}, frontier.Task{URL: ctl}, frontier.Task{URL: "gopher://h.test/0/a"})
@@ -143,15 +134,7 @@ func TestJournalLongEscapedURL(t *testing.T) {
 	if err := l.Done(ctx, []frontier.Task{{URL: "gopher://h.test/0/b", Depth: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	j2, err := frontier.OpenJournal(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j2.Close()
+	j2 := reopen(t, j, path)
 	got := drain(t, j2)
 	want := []string{"gopher://h.test/0/a", "gopher://h.test/0/b"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -177,10 +160,7 @@ func TestJournalSkipsDamagedLines(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data+torn), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	j, err := frontier.OpenJournal(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, path)
 	got := drain(t, j)
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
@@ -220,10 +200,7 @@ func drain(t *testing.T, f frontier.Frontier) []string {
 func TestJournalNonUTF8URL(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "crawl.frontier")
-	j, err := frontier.OpenJournal(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := openJournal(t, path)
 	u1, u2 := "gopher://h.test/0/caf\xe9", "gopher://h.test/0/caf\xe8"
 	if n, err := j.Add(ctx, frontier.Task{URL: u1}, frontier.Task{URL: u2, Depth: 2}); err != nil || n != 2 {
 		t.Fatalf("Add = %d, %v", n, err)
@@ -235,15 +212,7 @@ func TestJournalNonUTF8URL(t *testing.T) {
 	if err := l.Done(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	j2, err := frontier.OpenJournal(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j2.Close()
+	j2 := reopen(t, j, path)
 	if n, _ := j2.Add(ctx, frontier.Task{URL: u1}, frontier.Task{URL: u2}); n != 0 {
 		t.Errorf("re-adding both queued %d, want 0 (seen)", n)
 	}
@@ -258,4 +227,26 @@ func TestJournalNonUTF8URL(t *testing.T) {
 	if got := drain(t, j2); len(got) != 0 {
 		t.Errorf("then %q, want nothing", got)
 	}
+}
+
+// openJournal opens the journal at path; an error ends the test.
+func openJournal(t *testing.T, path string) *frontier.Journal {
+	t.Helper()
+	j, err := frontier.OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// reopen closes j, as a crawl that stops does, and opens the journal at
+// path again; the new one is closed when the test ends.
+func reopen(t *testing.T, j *frontier.Journal, path string) *frontier.Journal {
+	t.Helper()
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j2 := openJournal(t, path)
+	t.Cleanup(func() { j2.Close() })
+	return j2
 }
