@@ -867,21 +867,30 @@ func (f *lateFrontier) Next(ctx context.Context) (frontier.Lease, error) {
 
 func (f *lateFrontier) Close() error { return nil }
 
-// TestDispatchEndsAfterCancel: a task the frontier hands out after the
-// cancellation does not keep the dispatcher waiting for a pull it will
-// never make.
-func TestDispatchEndsAfterCancel(t *testing.T) {
-	o, err := parseArgs([]string{"-O", "-j", "2", "http://127.0.0.1:1/x"})
+// commandClient parses args as the command does and makes its client,
+// closed when the test ends; standard output and error both go to the
+// buffer it returns.
+func commandClient(t *testing.T, args ...string) (*options, stdio, *bytes.Buffer, *fetch.Client) {
+	t.Helper()
+	o, err := parseArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e bytes.Buffer
-	s := stdio{in: strings.NewReader(""), out: &e, err: &e}
+	e := new(bytes.Buffer)
+	s := stdio{in: strings.NewReader(""), out: e, err: e}
 	c, err := newClient(o, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
+	return o, s, e, c
+}
+
+// TestDispatchEndsAfterCancel: a task the frontier hands out after the
+// cancellation does not keep the dispatcher waiting for a pull it will
+// never make.
+func TestDispatchEndsAfterCancel(t *testing.T) {
+	o, s, _, c := commandClient(t, "-O", "-j", "2", "http://127.0.0.1:1/x")
 	b := &batch{o: o, s: s, c: c, root: t.TempDir(), cleaned: map[string]bool{}, fr: &lateFrontier{}, backlog: 10}
 	b.log, b.done, b.names, _ = openLog("", nil)
 	b.hosts = newHostLimiter(2, 0)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -46,17 +45,7 @@ func TestAttemptRecordsWaitForCommit(t *testing.T) {
 			hits.Store(0)
 			dir := t.TempDir()
 			out := filepath.Join(dir, "w.warc.gz")
-			o, err := parseArgs([]string{"-O", "--retry", "1", "--warc", out, srv.URL + tc.path})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var e bytes.Buffer
-			s := stdio{in: strings.NewReader(""), out: &e, err: &e}
-			c, err := newClient(o, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			o, s, _, c := commandClient(t, "-O", "--retry", "1", "--warc", out, srv.URL+tc.path)
 			if err := openWARC(o, nil); err != nil {
 				t.Fatal(err)
 			}
