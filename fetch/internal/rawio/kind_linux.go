@@ -30,7 +30,7 @@ func KindOf(f *os.File) Kind {
 	}
 	var st unix.Stat_t
 	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = unix.Fstat(int(fd), &st) }); err != nil || serr != nil {
+	if err := rc.Control(func(fd uintptr) { serr = fstat(fd, &st) }); err != nil || serr != nil {
 		return Other
 	}
 	k := Other
