@@ -35,6 +35,7 @@ type Memory struct {
 
 	mu      sync.Mutex
 	wake    chan struct{} // closed and replaced when the queue or the lease count changes
+	armed   bool          // someone waits on wake: a change must close it
 	queue   []Task
 	head    int // queue[head:] is waiting
 	seen    map[digest]struct{}
@@ -114,7 +115,7 @@ func (m *Memory) WaitBelow(ctx context.Context, n int) error {
 			m.mu.Unlock()
 			return nil
 		}
-		wake := m.wake
+		wake := m.waitChanLocked()
 		m.mu.Unlock()
 		select {
 		case <-wake:
@@ -125,8 +126,19 @@ func (m *Memory) WaitBelow(ctx context.Context, n int) error {
 }
 
 func (m *Memory) broadcastLocked() {
+	if !m.armed {
+		return // nobody holds wake: nothing to tell
+	}
 	close(m.wake)
 	m.wake = make(chan struct{})
+	m.armed = false
+}
+
+// waitChanLocked is the channel closed at the next change, for a caller
+// about to wait.
+func (m *Memory) waitChanLocked() chan struct{} {
+	m.armed = true
+	return m.wake
 }
 
 // Next implements Frontier.
@@ -155,7 +167,7 @@ func (m *Memory) Next(ctx context.Context) (Lease, error) {
 			m.mu.Unlock()
 			return nil, io.EOF
 		}
-		wake := m.wake
+		wake := m.waitChanLocked()
 		m.mu.Unlock()
 		select {
 		case <-wake:

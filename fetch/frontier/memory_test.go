@@ -2,7 +2,10 @@ package frontier_test
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"testing"
+	"time"
 
 	"github.com/fetchproject/fetch/fetch/frontier"
 	"github.com/fetchproject/fetch/fetch/frontier/frontiertest"
@@ -14,4 +17,68 @@ func TestMemory(t *testing.T) {
 		m.Add(context.Background(), seeds...)
 		return m
 	})
+}
+
+// TestMemoryWakes: each change a waiter waits for wakes it: an Add wakes
+// Next, a release of Hold ends the frontier, a Next makes room for
+// WaitBelow, and Close ends every wait. (The wait channel is replaced only
+// when someone holds it, so a waiter that took it before a change must
+// still see that change.)
+func TestMemoryWakes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m := frontier.NewMemory(nil)
+	release := m.Hold()
+	type next struct {
+		l   frontier.Lease
+		err error
+	}
+	nexts := make(chan next)
+	pull := func() {
+		go func() {
+			l, err := m.Next(ctx)
+			nexts <- next{l, err}
+		}()
+	}
+	for i := range 50 { // waiters before and after each change
+		pull()
+		if i%2 == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		m.Add(ctx, frontier.Task{URL: fmt.Sprint(i)})
+		n := <-nexts
+		if n.err != nil {
+			t.Fatalf("Next after Add %d: %v", i, n.err)
+		}
+		if err := n.l.Done(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pull()
+	time.Sleep(time.Millisecond)
+	release()
+	if n := <-nexts; n.err != io.EOF {
+		t.Fatalf("Next after the hold's release: %v, want io.EOF", n.err)
+	}
+
+	m = frontier.NewMemory(nil)
+	m.Add(ctx, frontier.Task{URL: "a"}, frontier.Task{URL: "b"})
+	room := make(chan error)
+	go func() { room <- m.WaitBelow(ctx, 2) }()
+	time.Sleep(time.Millisecond)
+	if _, err := m.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-room; err != nil {
+		t.Fatalf("WaitBelow after Next: %v", err)
+	}
+	go func() { room <- m.WaitBelow(ctx, 1) }()
+	time.Sleep(time.Millisecond)
+	m.Close()
+	if err := <-room; err != nil {
+		t.Fatalf("WaitBelow after Close: %v", err)
+	}
+	if _, err := m.Next(ctx); err != frontier.ErrClosed {
+		t.Fatalf("Next after Close: %v, want ErrClosed", err)
+	}
 }
