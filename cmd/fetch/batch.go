@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"hash"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -391,8 +392,10 @@ func (b *batch) isDone(key string) bool {
 }
 
 // fetchURL fetches one URL with its retries; interrupted reports a fetch
-// cut short by Ctrl-C, which is not logged (a rerun fetches it).
-func (b *batch) fetchURL(ctx context.Context, t frontier.Task, u *fetch.URL, free func()) (line logLine, found []frontier.Task, interrupted bool) {
+// cut short by Ctrl-C, which is not logged (a rerun fetches it). key and
+// u are the task's --per-host key and its URL parsed, as the dispatcher
+// made them, or "" and nil.
+func (b *batch) fetchURL(ctx context.Context, t frontier.Task, key string, u *fetch.URL, free func()) (line logLine, found []frontier.Task, interrupted bool) {
 	raw := t.URL
 	start := time.Now()
 	line = logLine{URL: redactArg(raw)}
@@ -433,7 +436,9 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task, u *fetch.URL, fre
 		return finish(err)
 	}
 	dest := filepath.Join(b.root, rel)
-	key := hostKey(b.o.nntpServer, u)
+	if key == "" {
+		key = hostKey(b.o.nntpServer, u)
+	}
 	for attempt := 1; ; attempt++ {
 		line.Attempts = attempt
 		release, err := b.hosts.acquire(ctx, key)
@@ -615,24 +620,25 @@ func (b *batch) claim(dest, id string) string {
 	defer b.namesMu.Unlock()
 	// The directories below the output directory, from the top: none
 	// with -O, whose names are the output directory's files.
-	if rel, err := filepath.Rel(b.root, dest); err == nil && strings.ContainsRune(rel, filepath.Separator) {
-		parts := strings.Split(rel, string(filepath.Separator))
-		dir := b.root
-		for i, p := range parts[:len(parts)-1] {
-			dir = filepath.Join(dir, p)
-			if _, isFile := b.names[fileKey(dir)]; isFile {
-				d := fileKey(strings.Join(parts[:i+1], "/")) // its path in the output directory
-				parts[i] += "~" + hex.EncodeToString(d[:4])
-				dir = filepath.Join(filepath.Dir(dir), parts[i])
+	if filepath.Dir(dest) != filepath.Clean(b.root) {
+		if rel, err := filepath.Rel(b.root, dest); err == nil && strings.ContainsRune(rel, filepath.Separator) {
+			parts := strings.Split(rel, string(filepath.Separator))
+			dir := b.root
+			for i, p := range parts[:len(parts)-1] {
+				dir = filepath.Join(dir, p)
+				if _, isFile := b.names[fileKey(dir)]; isFile {
+					parts[i] += suffixOf(folded(strings.Join(parts[:i+1], "/"))) // of its path in the output directory
+					dir = filepath.Join(filepath.Dir(dir), parts[i])
+				}
+				b.names[dirDigest(dir)] = nameDigest{}
 			}
-			b.names[dirDigest(dir)] = nameDigest{}
+			dest = filepath.Join(b.root, filepath.Join(parts...))
 		}
-		dest = filepath.Join(b.root, filepath.Join(parts...))
 	}
 	name := fileKey(dest)
 	_, isDir := b.names[dirDigest(dest)]
 	if other, ok := b.names[name]; ok && other != of || isDir || b.isWARCPart(dest) {
-		dest += "~" + hex.EncodeToString(of[:4]) // the first bytes of id's SHA-256
+		dest += suffixOf(id)
 		name = fileKey(dest)
 	}
 	b.names[name] = of
@@ -695,28 +701,43 @@ func resolvedPath(p string) (string, error) {
 // the two never meet.
 func dirDigest(dir string) nameDigest { return fileKey(dir + string(filepath.Separator)) }
 
-// fileKey is the digest names keeps of a file's path: of the path as it
-// is, or in lower case where file systems usually ignore case (Windows,
-// macOS), so that "README" and "readme" never share a file there.
-func fileKey(path string) nameDigest {
+// fileKey is the digest names keeps of a file's path (see folded).
+func fileKey(path string) nameDigest { return digestName(folded(path)) }
+
+// folded is a file's path as names compares it: as it is, or in lower
+// case where file systems usually ignore case (Windows, macOS), so that
+// "README" and "readme" never share a file there.
+func folded(path string) string {
 	if foldNames {
-		path = strings.ToLower(strings.ToUpper(path)) // "ς" and "σ" alike
+		return strings.ToLower(strings.ToUpper(path)) // "ς" and "σ" alike
 	}
-	return digestName(path)
+	return path
 }
 
 // foldNames is set where names differ only in case name one file (a
 // variable so that tests run it everywhere).
 var foldNames = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
 
-// nameDigest is what the batch keeps of a file name or a URL: 16 bytes of
-// its SHA-256, so that a list of a million URLs costs tens of MiB, not
-// hundreds.
-type nameDigest [16]byte
+// nameDigest is what the batch keeps of a file name or a URL: 128 bits,
+// so that a list of a million URLs costs tens of MiB, not hundreds. It
+// is two 64-bit hashes (hash/maphash) under seeds drawn for the run,
+// which no list can aim at; SHA-256 served before and took a tenth of
+// the batch's instructions for small documents (three digests a URL).
+// Two names meet by chance about once in 2^64 pairs.
+type nameDigest [2]uint64
+
+var nameSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
 func digestName(s string) nameDigest {
+	return nameDigest{maphash.String(nameSeeds[0], s), maphash.String(nameSeeds[1], s)}
+}
+
+// suffixOf is what sets a name apart from another's: "~" and the first
+// eight hex digits of the SHA-256 of s (a URL, or a directory's path in
+// the output directory), the same in every run.
+func suffixOf(s string) string {
 	h := sha256.Sum256([]byte(s))
-	return nameDigest(h[:16])
+	return "~" + hex.EncodeToString(h[:4])
 }
 
 // listingDest is where a crawl writes a listing whose name is dest: the
@@ -1101,12 +1122,16 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 			return nil, ctx.Err()
 		}
 	}
-	release = sync.OnceFunc(func() {
+	var released atomic.Bool
+	release = func() {
+		if released.Swap(true) {
+			return
+		}
 		if s.sem != nil {
 			<-s.sem
 		}
 		drop()
-	})
+	}
 	if h.delay > 0 {
 		h.mu.Lock()
 		now := time.Now()

@@ -361,7 +361,7 @@ func TestBatchInterruptWhileReading(t *testing.T) {
 func TestBatchFileAndDirectory(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
 	defer srv.Close()
-	suffix := func(s string) string { d := digestName(s); return "~" + hex.EncodeToString(d[:4]) }
+	suffix := suffixOf
 	files := func(dir string) map[string]string {
 		got := map[string]string{}
 		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

@@ -162,8 +162,13 @@ func (b *batch) dispatch(ctx context.Context) {
 			for it := range work {
 				// the host's place is free once the transfer is (its
 				// file published and its line logged after)
-				free := sync.OnceFunc(func() { freed <- it.host })
-				b.work(ctx, it.l, it.u, free)
+				var gone atomic.Bool
+				free := func() {
+					if !gone.Swap(true) {
+						freed <- it.host
+					}
+				}
+				b.work(ctx, it.l, it.host, it.u, free)
 				free()
 			}
 		})
@@ -275,17 +280,24 @@ func (b *batch) hostOf(raw string) (string, *fetch.URL) {
 // work fetches one task, queues the links it found (before the log line,
 // so that a kill between the two loses none), logs its outcome and only
 // then acknowledges it to the frontier. It calls free when the task no
-// longer holds a place among its host's transfers. u is the task's URL as
-// the dispatcher parsed it, or nil.
-func (b *batch) work(ctx context.Context, l frontier.Lease, u *fetch.URL, free func()) {
+// longer holds a place among its host's transfers. host and u are the
+// task's --per-host key and URL as the dispatcher parsed it, or "" and nil.
+func (b *batch) work(ctx context.Context, l frontier.Lease, host string, u *fetch.URL, free func()) {
 	t := l.Task()
 	ack := func(ok bool) {
 		if oc, is := l.(frontier.Outcomer); is {
 			oc.Outcome(ok)
 		}
 		// the outcome is on disk: acknowledge it even after Ctrl-C
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
-		defer cancel()
+		actx := context.WithoutCancel(ctx)
+		if b.list == nil {
+			// a journal's or a shared queue's: Done writes, within a
+			// bound (a plain list's is a count in memory, and a timer a
+			// URL cost 2 % of a batch of small documents)
+			var cancel context.CancelFunc
+			actx, cancel = context.WithTimeout(actx, 3*time.Minute)
+			defer cancel()
+		}
 		if err := l.Done(actx, nil); err != nil {
 			if errors.Is(err, redisq.ErrLost) {
 				b.printErr(fmt.Sprintf("fetch: warning: %s: %v", redactArg(t.URL), err))
@@ -304,7 +316,7 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, u *fetch.URL, free f
 		return
 	}
 	fctx, lost := revoked(ctx, l)
-	line, found, interrupted := b.fetchURL(fctx, t, u, free)
+	line, found, interrupted := b.fetchURL(fctx, t, host, u, free)
 	if lost() && interrupted {
 		// Another worker took the task over while this one stalled
 		// (a shared queue's claim timeout): it is that worker's now,

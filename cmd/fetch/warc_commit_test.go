@@ -71,7 +71,7 @@ func TestAttemptRecordsWaitForCommit(t *testing.T) {
 			}
 			res := make(chan result, 1)
 			go func() {
-				line, _, interrupted := b.fetchURL(ctx, frontier.Task{URL: srv.URL + tc.path}, nil, func() {})
+				line, _, interrupted := b.fetchURL(ctx, frontier.Task{URL: srv.URL + tc.path}, "", nil, func() {})
 				res <- result{line, interrupted}
 			}()
 			for deadline := time.Now().Add(10 * time.Second); hits.Load() == 0; time.Sleep(time.Millisecond) {
