@@ -146,3 +146,37 @@ func TestParseErrorMasksUnencodedPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestPortPolicyNamesOwner: a refusal names the scheme whose port it is,
+// the first by name where several share it.
+func TestPortPolicyNamesOwner(t *testing.T) {
+	reg := NewRegistry(
+		Scheme{Name: "x-c", DefaultPort: 4000},
+		Scheme{Name: "x-a", DefaultPort: 4000},
+		Scheme{Name: "x-b", DefaultPort: 4000},
+		Scheme{Name: "gopher", DefaultPort: 70},
+		Scheme{Name: "http", DefaultPort: 80, LowPorts: true},
+	)
+	for _, tt := range []struct {
+		scheme string
+		port   int
+		want   string
+	}{
+		{"http", 4000, "the x-a port"},
+		{"gopher", 4000, "the x-a port"},
+		{"http", 70, "the gopher port"},
+		{"gopher", 80, "the http port"},
+	} {
+		err := (*PortPolicy)(nil).Check(reg, tt.scheme, tt.port)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Check(%s, %d) = %v, want it to say %q", tt.scheme, tt.port, err, tt.want)
+		}
+	}
+	// Schemes that share a default port speak one protocol (news and
+	// nntp): each may use it.
+	for _, s := range []string{"x-a", "x-b", "x-c"} {
+		if err := (*PortPolicy)(nil).Check(reg, s, 4000); err != nil {
+			t.Errorf("Check(%s, 4000): %v", s, err)
+		}
+	}
+}

@@ -61,7 +61,8 @@ type Scheme struct {
 //
 // A Registry is not safe for concurrent Add; fill it before use.
 type Registry struct {
-	m map[string]*Scheme
+	m     map[string]*Scheme
+	ports map[int][]string // default port → the schemes that have it, sorted
 }
 
 // NewRegistry returns a registry holding recs.
@@ -88,6 +89,12 @@ func (r *Registry) Add(recs ...Scheme) {
 		}
 		rec.Name = name
 		r.m[name] = &rec
+		if r.ports == nil {
+			r.ports = map[int][]string{}
+		}
+		on := append(r.ports[rec.DefaultPort], name)
+		sort.Strings(on)
+		r.ports[rec.DefaultPort] = on
 	}
 }
 
@@ -123,13 +130,12 @@ func (r *Registry) firstOnPort(port int, except string) string {
 	if r == nil {
 		return ""
 	}
-	first := ""
-	for name, s := range r.m {
-		if s.DefaultPort == port && name != except && (first == "" || name < first) {
-			first = name
+	for _, name := range r.ports[port] { // asked for every URL: not a walk of m
+		if name != except {
+			return name
 		}
 	}
-	return first
+	return ""
 }
 
 // grammar is scheme's grammar, the generic one when it is unknown.
