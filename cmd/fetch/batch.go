@@ -102,7 +102,8 @@ type batch struct {
 	tmpl   string // -o template; "" for -O
 	hosts  *hostLimiter
 	log    *batchLog
-	done   map[string]bool // URLs already ok (the log, this run)
+	done   map[string]bool   // URLs already ok (the log, this run)
+	shown  map[string]string // a listed URL → its redactArg, from the list's reader to its worker
 	doneMu sync.Mutex
 	errMu  sync.Mutex // stderr: failure lines and the progress line
 
@@ -391,6 +392,38 @@ func (b *batch) isDone(key string) bool {
 	return b.done[key]
 }
 
+// listed reports whether a URL read from the list is done already (by
+// the log, or earlier in this run). If not, the worker that fetches it
+// takes its text as the log shows it through redacted, not made again:
+// that parses and prints the URL, a tenth of the batch's own work for a
+// small document.
+func (b *batch) listed(raw string) (done bool) {
+	key := redactArg(raw)
+	b.doneMu.Lock()
+	defer b.doneMu.Unlock()
+	if b.done[key] {
+		return true
+	}
+	if b.shown == nil {
+		b.shown = map[string]string{}
+	}
+	b.shown[raw] = key
+	return false
+}
+
+// redacted is redactArg(raw), as listed kept it when the list's reader
+// made it.
+func (b *batch) redacted(raw string) string {
+	b.doneMu.Lock()
+	key, ok := b.shown[raw]
+	delete(b.shown, raw)
+	b.doneMu.Unlock()
+	if !ok {
+		key = redactArg(raw)
+	}
+	return key
+}
+
 // fetchURL fetches one URL with its retries; interrupted reports a fetch
 // cut short by Ctrl-C, which is not logged (a rerun fetches it). key and
 // u are the task's --per-host key and its URL parsed, as the dispatcher
@@ -398,7 +431,7 @@ func (b *batch) isDone(key string) bool {
 func (b *batch) fetchURL(ctx context.Context, t frontier.Task, key string, u *fetch.URL, free func()) (line logLine, found []frontier.Task, interrupted bool) {
 	raw := t.URL
 	start := time.Now()
-	line = logLine{URL: redactArg(raw)}
+	line = logLine{URL: b.redacted(raw)}
 	var lk *links
 	finish := func(err error) (logLine, []frontier.Task, bool) {
 		line.DurationMS = time.Since(start).Milliseconds()

@@ -95,7 +95,7 @@ func (b *batch) feed(ctx context.Context, in io.Reader, release func()) error {
 	send := func(raw string) bool {
 		if b.list != nil {
 			b.read.Add(1)
-			if b.isDone(redactArg(raw)) {
+			if b.listed(raw) {
 				b.skipped.Add(1)
 				return ctx.Err() == nil
 			}
