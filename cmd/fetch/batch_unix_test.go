@@ -77,3 +77,43 @@ func TestBatchLogMustBeAFile(t *testing.T) {
 		t.Errorf("after a long line: exit %d, %d requests, %q", code, hits.Load(), stderr)
 	}
 }
+
+// TestBatchReplacesLinkAndFIFO: what has a document's name in the output
+// directory, a symbolic link or a FIFO, is replaced by the document: the
+// link's target, outside the directory, is left as it was, and no write
+// waits for a FIFO's reader.
+func TestBatchReplacesLinkAndFIFO(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(dir, "outside")
+	os.WriteFile(outside, []byte("keep"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(out, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(out, "b"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runFetch(t, "", "-O", "--output-dir", out, srv.URL+"/a", srv.URL+"/b")
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	for _, name := range []string{"a", "b"} {
+		p := filepath.Join(out, name)
+		st, err := os.Lstat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			t.Errorf("%s: %v, %v: want a regular file", name, st, err)
+			continue
+		}
+		if b, _ := os.ReadFile(p); string(b) != "/"+name {
+			t.Errorf("%s holds %q", name, b)
+		}
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "keep" {
+		t.Errorf("the link's target now holds %q", b)
+	}
+}
