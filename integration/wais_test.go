@@ -85,8 +85,8 @@ func TestWAISSearchAndRetrieve(t *testing.T) {
 				t.Errorf("%s: entry %q names no served file", u, e.Name)
 				continue
 			}
-			if !strings.Contains(e.Description, "score ") || e.Type == "" || e.Size < 0 {
-				t.Errorf("%s: entry %+v lacks score, types or size", u, e)
+			if !strings.Contains(e.Description, "score ") || e.Score == 0 || e.ID == "" || e.Type == "" || e.Size < 0 {
+				t.Errorf("%s: entry %+v lacks score, document id, types or size", u, e)
 			}
 			if got := fetchSHA(t, c, e.URL); got != want {
 				t.Errorf("%s: %s has SHA-256 %s, the served file %s", u, e.URL, got, want)

@@ -401,6 +401,7 @@ func entry(base *fetch.URL, db string, h *apdu.DocHeader, catalog bool) (fetch.E
 		desc = append(desc, "the server's headline: "+h.Headline)
 	}
 	if h.Score != apdu.Unused {
+		e.Score = h.Score
 		desc = append(desc, "score "+strconv.FormatInt(h.Score, 10))
 	}
 	if h.Lines != apdu.Unused {
@@ -415,7 +416,8 @@ func entry(base *fetch.URL, db string, h *apdu.DocHeader, catalog bool) (fetch.E
 	if h.Date != "" {
 		desc = append(desc, "date "+h.Date)
 	}
-	desc = append(desc, "docid "+fetch.Escape(string(h.DocID), ""))
+	e.ID = fetch.Escape(string(h.DocID), "")
+	desc = append(desc, "docid "+e.ID)
 	e.Description = clip(strings.Join(desc, "; "))
 	return e, nil
 }
