@@ -8,9 +8,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fstat is fstat(2) made as a raw system call: it does not block (a
-// descriptor's inode is at hand), and an ordinary call would wake the
-// runtime's monitor thread once a file (see the package comment).
+// fstat is fstat(2) made as a raw system call: an ordinary call would
+// wake the runtime's monitor thread once a file (see the package
+// comment). It answers at once from a local file's inode; on a network
+// file system it may wait for the server, as a raw write to a regular
+// file there may.
 func fstat(fd uintptr, st *unix.Stat_t) error {
 	if _, _, e := unix.RawSyscall(unix.SYS_FSTAT, fd, uintptr(unsafe.Pointer(st)), 0); e != 0 {
 		return e
