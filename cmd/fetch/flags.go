@@ -338,6 +338,7 @@ Output
                         passwords masked)
   -q, --quiet           no progress bar, no warnings
   --progress            a progress bar on stderr even when it is not a terminal
+                        (bytes of a document, entries of a listing)
   --no-progress         never a progress bar
   --version             print the version and exit
 

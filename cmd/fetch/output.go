@@ -123,9 +123,9 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		return nil
 	case fetch.KindListing:
 		if dest != "" {
-			return writeOutput(ctx, o, dest, 0, func(w io.Writer) error { return printListing(w, o, res) })
+			return writeOutput(ctx, o, dest, 0, func(w io.Writer) error { return printListing(w, o, s, res) })
 		}
-		return printListing(s.out, o, res)
+		return printListing(s.out, o, s, res)
 	case fetch.KindSent:
 		if dest != "" {
 			// -o keeps the confirmation: JSON with --json, else its line.
@@ -493,8 +493,13 @@ func printJSON(w io.Writer, v any) error {
 // "cut -f2" gives URLs to paste back into fetch. With --json, one JSON
 // object a line. Entries are written as they arrive: a streaming listing
 // is never held whole.
-func printListing(w io.Writer, o *options, res *fetch.Result) error {
-	return printListingVisit(w, o, res, nil)
+func printListing(w io.Writer, o *options, s stdio, res *fetch.Result) error {
+	bar := newListingProgress(o, s, w)
+	if bar == nil {
+		return printListingVisit(w, o, res, nil)
+	}
+	defer bar.Finish()
+	return printListingVisit(w, o, res, func(fetch.Entry) { bar.Add(1) })
 }
 
 // printListingVisit is printListing calling visit (when not nil) with each

@@ -49,16 +49,8 @@ func isTerminalWriter(w io.Writer) bool { _, ok := terminalFd(w); return ok }
 // that same terminal, and the transfer may be long (unknown size or over
 // 1 MiB).
 func newProgress(o *options, s stdio, dest io.Writer, total, offset int64) *progressbar.ProgressBar {
-	if o.quiet || o.noProgress {
+	if !progressFor(o, s, dest) || !o.progress && total >= 0 && total-offset < 1<<20 {
 		return nil
-	}
-	if !o.progress {
-		if !isTerminalWriter(s.err) || isTerminalWriter(dest) {
-			return nil
-		}
-		if total >= 0 && total-offset < 1<<20 {
-			return nil
-		}
 	}
 	max := int64(-1)
 	if total >= 0 {
@@ -71,6 +63,35 @@ func newProgress(o *options, s stdio, dest io.Writer, total, offset int64) *prog
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100_000_000),
 		progressbar.OptionShowCount(),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(s.err) }),
+		progressbar.OptionSetRenderBlankState(true),
+	)
+}
+
+// progressFor tells whether output to dest gets a progress bar on stderr:
+// never with -q or --no-progress, always with --progress, and otherwise
+// when stderr is a terminal that dest is not.
+func progressFor(o *options, s stdio, dest io.Writer) bool {
+	if o.quiet || o.noProgress {
+		return false
+	}
+	return o.progress || isTerminalWriter(s.err) && !isTerminalWriter(dest)
+}
+
+// newListingProgress is a listing's progress bar, counting its entries as
+// they come (a news group or a gopher hole's menu may hold a million), or
+// nil when none is wanted.
+func newListingProgress(o *options, s stdio, dest io.Writer) *progressbar.ProgressBar {
+	if !progressFor(o, s, dest) {
+		return nil
+	}
+	return progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(s.err),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100_000_000),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("entries"),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(s.err) }),
 		progressbar.OptionSetRenderBlankState(true),
 	)

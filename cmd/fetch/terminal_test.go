@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -411,6 +412,26 @@ func TestProgressSaysMiB(t *testing.T) {
 	code, _, stderr := runFetch(t, "", "--progress", "-o", filepath.Join(t.TempDir(), "out"), u)
 	if code != 0 || !strings.Contains(stderr, "MiB") || strings.Contains(stderr, " MB") {
 		t.Errorf("exit %d, progress %q", code, stderr)
+	}
+}
+
+// TestListingProgress: a listing's progress bar counts its entries; it
+// shows with --progress (stderr here is no terminal) and never with -q.
+func TestListingProgress(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 5 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", i)), []byte("x"), 0o644)
+	}
+	out := filepath.Join(t.TempDir(), "list")
+	code, _, stderr := runFetch(t, "", "--progress", "-o", out, "file://"+dir+"/")
+	if code != 0 || !strings.Contains(stderr, "(5/-") || !strings.Contains(stderr, "entries/") {
+		t.Errorf("--progress: exit %d, stderr %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); strings.Count(string(b), "\n") != 5 {
+		t.Errorf("listing %q", b)
+	}
+	if code, _, stderr := runFetch(t, "", "-q", "--progress", "-o", out, "file://"+dir+"/"); code != 0 || stderr != "" {
+		t.Errorf("-q --progress: exit %d, stderr %q", code, stderr)
 	}
 }
 
