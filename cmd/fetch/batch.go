@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,7 +29,7 @@ import (
 
 // batchOptions are the flags of batch fetching (-i, -j and the rest).
 type batchOptions struct {
-	input     string        // -i FILE; "-" is standard input
+	input     inputFiles    // -i FILE, repeatable; "-" is standard input
 	jobs      int           // -j: transfers at once
 	perHost   int           // --per-host: transfers at once to one host:port (0: no cap)
 	delay     time.Duration // --delay: between the starts of two requests to one host
@@ -38,8 +39,8 @@ type batchOptions struct {
 }
 
 func (b *batchOptions) register(fs *flag.FlagSet) {
-	fs.StringVar(&b.input, "i", "", "")
-	fs.StringVar(&b.input, "input-file", "", "")
+	fs.Var(&b.input, "i", "")
+	fs.Var(&b.input, "input-file", "")
 	fs.IntVar(&b.jobs, "j", 1, "")
 	fs.IntVar(&b.jobs, "jobs", 1, "")
 	fs.IntVar(&b.perHost, "per-host", 2, "")
@@ -47,6 +48,22 @@ func (b *batchOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.outputDir, "output-dir", "", "")
 	fs.IntVar(&b.retry, "retry", 0, "")
 	fs.StringVar(&b.log, "log", "", "")
+}
+
+// inputFiles are the -i lists, in the order given: their URLs are one
+// list, read list after list. Standard input ("-") can be read once.
+type inputFiles []string
+
+func (l *inputFiles) String() string { return strings.Join(*l, ",") }
+func (l *inputFiles) Set(s string) error {
+	switch {
+	case s == "":
+		return nil // names no list, as before -i repeated
+	case s == "-" && slices.Contains(*l, "-"):
+		return errors.New(`standard input is read once: give "-i -" at most once`)
+	}
+	*l = append(*l, s)
+	return nil
 }
 
 // batchFlags are the flags that make a run a batch even with the URLs on
@@ -158,7 +175,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return usage("-C is for one URL, not a batch (a rerun with the same --log resumes a batch)")
 	case o.info || o.parse || o.base != "":
 		return usage("--info, --parse and --base do not go with a batch")
-	case bo.input == "" && len(o.urls) == 0 && o.queueOpts.queue == "":
+	case len(bo.input) == 0 && len(o.urls) == 0 && o.queueOpts.queue == "":
 		return usage("no URL given: -i FILE (or -i - for standard input), or URLs on the command line")
 	}
 	if !o.crawl.recursive {
@@ -186,26 +203,16 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	}
 	b.cleanStale(b.root)
 
-	var in io.Reader
 	b.total.Store(-1)
-	switch bo.input {
-	case "":
-		in = strings.NewReader("")
-	case "-":
-		in = s.in
-	default:
-		f, err := os.Open(bo.input)
-		if err != nil {
-			return report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
-		}
-		defer f.Close()
-		in = f
+	lists, closeLists, err := openLists(s, o)
+	if err != nil {
+		return report(s, o, err)
 	}
+	defer closeLists()
 	var jsonOut io.Writer
 	if o.jsonOut {
 		jsonOut = s.out
 	}
-	var err error
 	_, statErr := os.Stat(bo.log)
 	resumed := bo.log != "" && statErr == nil // a log this run did not create
 	if b.log, b.done, b.names, err = openLog(bo.log, jsonOut); err != nil {
@@ -214,7 +221,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	// The batch's own files are never a document's: a URL that would
 	// name one (-O --log out/run.log with .../run.log in the list) gets
 	// the suffix of a name already taken.
-	for _, p := range []string{bo.log, bo.log + ".frontier", o.warc.path, bo.input} {
+	for _, p := range append([]string{bo.log, bo.log + ".frontier", o.warc.path}, bo.input...) {
 		if p != "" && p != ".frontier" && p != "-" {
 			b.reserve(p)
 		}
@@ -240,14 +247,14 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return report(s, o, err)
 	}
 	b.hosts = newHostLimiter(bo.perHost, bo.delay)
-	if f, ok := in.(*os.File); ok && bo.input != "-" && isRegular(f) && !o.crawl.recursive && o.queueOpts.queue == "" {
-		// A list in a file is counted first (streaming), for the ETA; a
-		// pipe (-i <(...), a FIFO, /dev/stdin) is read once, as it comes.
-		if n, err := countURLs(f); err == nil {
+	if !o.crawl.recursive && o.queueOpts.queue == "" {
+		// Lists in files are counted first (streaming), for the ETA; a
+		// pipe (-i <(...), a FIFO, /dev/stdin) is read once, as it comes,
+		// and the total is known at the end of the last list.
+		if n, ok, err := countLists(lists); err != nil {
+			return report(s, o, err)
+		} else if ok {
 			b.total.Store(int64(len(o.urls)) + n)
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
 		}
 	}
 
@@ -264,7 +271,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	b.cancel = cancel
 	readErr := make(chan error, 1)
 	release := b.hold()
-	go func() { readErr <- b.feed(ctx, in, release) }()
+	go func() { readErr <- b.feed(ctx, lists, release) }()
 	b.dispatch(ctx)
 	stopProgress()
 	if err := b.fr.Close(); err != nil {
@@ -275,7 +282,11 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	case err := <-readErr:
 		if err != nil {
 			b.noteFailure(fetch.KindLocal.ExitCode())
-			report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
+			var fe *fetch.Error
+			if !errors.As(err, &fe) { // not the list's: the frontier's
+				err = &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err}
+			}
+			report(s, o, err)
 		}
 	case <-ctx.Done():
 		// Interrupted: the list's reader may be waiting on a terminal or
@@ -365,19 +376,106 @@ func linePreview(line string) string {
 // server takes (HTTP servers refuse a request line of 8 KiB).
 const maxLine = 64 << 10
 
-// longLineErr is the error of a list's line longer than maxLine.
-func longLineErr(n int) error {
-	return &fetch.Error{Kind: fetch.KindMalformed, Op: "-i", Offset: -1,
+// longLineErr is the error of a list's line longer than maxLine; list
+// names the list when the run reads several (see urlList.label).
+func longLineErr(list string, n int) error {
+	op := "-i"
+	if list != "" {
+		op += " " + list
+	}
+	return &fetch.Error{Kind: fetch.KindMalformed, Op: op, Offset: -1,
 		Err: fmt.Errorf("line %d is longer than %d bytes: no URL, skipped", n, maxLine)}
 }
 
-// countURLs counts the URLs of a list without keeping them (a line too
-// long counts: it is logged as failed).
-func countURLs(r io.Reader) (int64, error) {
-	var n int64
-	count := func(string) bool { n++; return true }
-	err := eachLine(r, count, func(int, string) bool { n++; return true })
-	return n, err
+// urlList is one -i list, open.
+type urlList struct {
+	name  string    // as given; "-" is standard input
+	label string    // its name in messages: "" when it is the only list
+	r     io.Reader // the file, or standard input
+}
+
+// openLists opens every -i list before any is read, so that a list that
+// cannot be opened stops the run before anything is fetched.
+func openLists(s stdio, o *options) ([]urlList, func(), error) {
+	var lists []urlList
+	closeAll := func() {
+		for _, l := range lists {
+			if f, ok := l.r.(*os.File); ok && l.name != "-" {
+				f.Close()
+			}
+		}
+	}
+	for _, name := range o.batch.input {
+		l := urlList{name: name, r: s.in}
+		if len(o.batch.input) > 1 {
+			l.label = name
+		}
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				closeAll()
+				return nil, nil, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err}
+			}
+			l.r = f
+		}
+		lists = append(lists, l)
+	}
+	return lists, closeAll, nil
+}
+
+// eachListLine is eachLine over the lists, one after the other, as one
+// list: f returning false stops it (no further list is read). An error
+// reading a list is a local one, naming the list when there are several.
+func eachListLine(lists []urlList, f func(string) bool, tooLong func(list string, n int, start string) bool) error {
+	stopped := false
+	each := func(raw string) bool {
+		stopped = !f(raw)
+		return !stopped
+	}
+	for _, l := range lists {
+		long := func(n int, start string) bool {
+			stopped = !tooLong(l.label, n, start)
+			return !stopped
+		}
+		if err := eachLine(l.r, each, long); err != nil {
+			op := "-i"
+			if l.label != "" {
+				op += " " + l.label
+			}
+			return &fetch.Error{Kind: fetch.KindLocal, Op: op, Offset: -1, Err: err}
+		}
+		if stopped {
+			return nil
+		}
+	}
+	return nil
+}
+
+// countLists counts the URLs of the lists without keeping them (a line
+// too long counts: it is logged as failed), when every list is a regular
+// file, which can be read twice; ok is false otherwise.
+func countLists(lists []urlList) (n int64, ok bool, err error) {
+	for _, l := range lists {
+		if f, isFile := l.r.(*os.File); !isFile || l.name == "-" || !isRegular(f) {
+			return 0, false, nil
+		}
+	}
+	ok = true
+	for _, l := range lists {
+		f := l.r.(*os.File)
+		count := func(string) bool { n++; return true }
+		if err := eachLine(f, count, func(int, string) bool { n++; return true }); err != nil {
+			ok = false // read again as the run goes, which reports the error
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			op := "-i"
+			if l.label != "" {
+				op += " " + l.label
+			}
+			return 0, false, &fetch.Error{Kind: fetch.KindLocal, Op: op, Offset: -1, Err: err}
+		}
+	}
+	return n, ok, nil
 }
 
 // isRegular reports whether f is a regular file, which can be read twice.

@@ -995,3 +995,81 @@ func TestBadLogNamesFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchManyLists: -i given several times reads every list, in order,
+// after the URLs of the command line, as one batch: one log, which a
+// rerun with the same lists resumes. A list that cannot be opened stops
+// the run before anything is fetched; standard input is read once.
+func TestBatchManyLists(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.Path)
+		mu.Unlock()
+		io.WriteString(w, "doc "+r.URL.Path)
+	}))
+	defer srv.Close()
+	requests := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		s := strings.Join(got, " ")
+		got = nil
+		return s
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte(srv.URL+"/a1\n# comment\n"+srv.URL+"/a2"), 0o666) // no final newline
+	os.WriteFile(b, []byte(srv.URL+"/b1\n\n"+srv.URL+"/b2\n"), 0o666)
+	out, logName := filepath.Join(dir, "out"), filepath.Join(dir, "log")
+	args := []string{"-i", a, "--input-file", b, "-i", "-", "-O", "--output-dir", out, "--log", logName, "-q", srv.URL + "/arg"}
+	if code, _, stderr := runFetch(t, srv.URL+"/in1\n", args...); code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	if r, want := requests(), "/arg /a1 /a2 /b1 /b2 /in1"; r != want {
+		t.Errorf("requests %q, want %q", r, want)
+	}
+	_, all := readLog(t, logName)
+	if len(all) != 6 {
+		t.Errorf("%d log lines, want 6", len(all))
+	}
+	for _, name := range []string{"arg", "a1", "a2", "b1", "b2", "in1"} {
+		if data, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(data) != "doc /"+name {
+			t.Errorf("%s: %q, %v", name, data, err)
+		}
+	}
+	// The rerun skips all that the log holds, from every list.
+	os.WriteFile(b, []byte(srv.URL+"/b1\n"+srv.URL+"/b2\n"+srv.URL+"/b3\n"), 0o666)
+	if code, _, stderr := runFetch(t, srv.URL+"/in1\n", args...); code != 0 {
+		t.Fatalf("rerun: exit %d, %q", code, stderr)
+	}
+	if r := requests(); r != "/b3" {
+		t.Errorf("rerun requests %q, want only /b3", r)
+	}
+
+	// A missing list: nothing fetched, exit 7, the list named.
+	code, _, stderr := runFetch(t, "", "-i", a, "-i", filepath.Join(dir, "missing.txt"), "-O", "--output-dir", out, "-q")
+	if code != 7 || !strings.Contains(stderr, "missing.txt") {
+		t.Errorf("a missing list: exit %d, %q", code, stderr)
+	}
+	if r := requests(); r != "" {
+		t.Errorf("a missing list: requests %q, want none", r)
+	}
+	// Standard input twice is a usage error, however -i is spelled.
+	for _, second := range []string{"-i", "--input-file"} {
+		code, _, stderr = runFetch(t, srv.URL+"/in1\n", "-i", "-", second, "-", "-O", "--output-dir", out, "-q")
+		if code != 2 || !strings.Contains(stderr, "standard input is read once") {
+			t.Errorf("-i - %s -: exit %d, %q", second, code, stderr)
+		}
+	}
+	if r := requests(); r != "" {
+		t.Errorf("-i - -i -: requests %q, want none", r)
+	}
+	// A line too long is named with its list.
+	os.WriteFile(b, []byte(srv.URL+"/"+strings.Repeat("y", 100<<10)+"\n"), 0o666)
+	code, _, stderr = runFetch(t, "", "-i", a, "-i", b, "-O", "--output-dir", filepath.Join(dir, "out2"), "-q")
+	if code != 3 || !strings.Contains(stderr, "-i "+b+": line 1 is longer than") {
+		t.Errorf("a long line in the second list: exit %d, %q", code, stderr)
+	}
+	requests()
+}

@@ -70,7 +70,7 @@ func (b *batch) hold() func() {
 // feed adds the URLs of the command line and of the list to the frontier.
 // A plain list is read as the workers go (at most b.backlog URLs ahead);
 // a crawl's seeds and a queue's are added through the de-duplication.
-func (b *batch) feed(ctx context.Context, in io.Reader, release func()) error {
+func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error {
 	defer release()
 	var pending []frontier.Task
 	var addErr error
@@ -116,13 +116,13 @@ func (b *batch) feed(ctx context.Context, in io.Reader, release func()) error {
 			return addErr
 		}
 	}
-	err := eachLine(in, send, func(n int, start string) bool {
+	err := eachListLine(lists, send, func(list string, n int, start string) bool {
 		if ctx.Err() != nil {
 			return false // interrupted: the log may be closed already
 		}
 		b.read.Add(1)
 		line := logLine{URL: start + "…", Outcome: "failed", Exit: fetch.KindMalformed.ExitCode()}
-		line.Error = longLineErr(n).Error()
+		line.Error = longLineErr(list, n).Error()
 		if err := b.commit(&line); err != nil {
 			b.fail(line, err)
 			b.cancel()

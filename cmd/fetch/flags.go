@@ -344,7 +344,9 @@ Output
 
 Batch (many URLs into files; a rerun with the same --log resumes)
   -i, --input-file F    read URLs from F, one a line ("-" standard input); blank lines and
-                        lines starting with "#" are skipped; the list is read as it goes
+                        lines starting with "#" are skipped; the list is read as it goes.
+                        Repeat it for several lists: all are read, in order, after the
+                        URLs of the command line, as one batch (one --log); "-i -" once
   -j, --jobs N          N transfers at once (default 1), sharing sessions per host
   --per-host N          at most N transfers at once to one host:port (default 2; 0 no cap)
   --delay D             at least D between the starts of two requests to one host

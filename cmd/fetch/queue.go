@@ -6,8 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -133,7 +131,7 @@ func openQueue(ctx context.Context, s stdio, o *options, c *fetch.Client, flagNa
 // runEnqueue adds the URLs of -i and the command line to the queue, each
 // unless the queue has seen its canonical form, and reports the counts.
 func runEnqueue(ctx context.Context, s stdio, o *options) int {
-	if o.batch.input == "" && len(o.urls) == 0 {
+	if len(o.batch.input) == 0 && len(o.urls) == 0 {
 		fmt.Fprintln(s.err, "fetch: --enqueue: no URL given: -i FILE (or -i - for standard input), or URLs on the command line")
 		return fetch.KindUsage.ExitCode()
 	}
@@ -147,11 +145,11 @@ func runEnqueue(ctx context.Context, s stdio, o *options) int {
 		return report(s, o, err)
 	}
 	defer q.Close()
-	in, closeIn, err := inputList(s, o)
+	lists, closeLists, err := openLists(s, o)
 	if err != nil {
 		return report(s, o, err)
 	}
-	defer closeIn()
+	defer closeLists()
 
 	reg := c.Registry()
 	var (
@@ -187,14 +185,14 @@ func runEnqueue(ctx context.Context, s stdio, o *options) int {
 			return code
 		}
 	}
-	tooLong := func(n int, start string) bool {
+	tooLong := func(list string, n int, start string) bool {
 		given++
 		bad++
-		report(s, o, longLineErr(n))
+		report(s, o, longLineErr(list, n))
 		return true
 	}
-	if err := eachLine(in, add, tooLong); err != nil {
-		return report(s, o, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err})
+	if err := eachListLine(lists, add, tooLong); err != nil {
+		return report(s, o, err)
 	}
 	if code != 0 || !flush() {
 		return code
@@ -207,21 +205,6 @@ func runEnqueue(ctx context.Context, s stdio, o *options) int {
 		return fetch.KindMalformed.ExitCode()
 	}
 	return 0
-}
-
-// inputList opens -i (or nothing, when only command-line URLs are given).
-func inputList(s stdio, o *options) (io.Reader, func(), error) {
-	switch o.batch.input {
-	case "":
-		return strings.NewReader(""), func() {}, nil
-	case "-":
-		return s.in, func() {}, nil
-	}
-	f, err := os.Open(o.batch.input)
-	if err != nil {
-		return nil, nil, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err}
-	}
-	return f, func() { f.Close() }, nil
 }
 
 // runQueueStatus prints the queue's counts: as a table, or one JSON object
