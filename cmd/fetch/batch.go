@@ -139,7 +139,8 @@ type batch struct {
 
 	namesMu  sync.Mutex
 	names    map[nameDigest]nameDigest // file → the URL written to it, this run's and the log's
-	warcStem string                    // a rotating WARC's files are warcStem + digits + ".warc.gz"
+	warcStem string                    // a rotating WARC's files are warcStem + digits + warcExt
+	warcExt  string                    // ".warc.gz", or ".warc" for an uncompressed WARC
 
 	cleanMu sync.Mutex
 	cleaned map[string]bool // directories cleared of stale temporary files
@@ -226,8 +227,10 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 			b.reserve(p)
 		}
 	}
-	if o.warc.maxSize > 0 { // the WARC rotates: NAME-00000.warc.gz, NAME-00001.warc.gz...
-		b.warcStem, _ = b.inRoot(strings.TrimSuffix(o.warc.path, ".warc.gz") + "-")
+	if o.warc.maxSize > 0 { // the WARC rotates: NAME-00000.warc.gz, NAME-00001.warc.gz... (or .warc)
+		stem, ext := warcSeries(o.warc.path)
+		b.warcStem, _ = b.inRoot(stem)
+		b.warcExt = ext
 	}
 	if b.c, err = newClient(o, s); err != nil {
 		b.log.close()
@@ -800,13 +803,13 @@ func (b *batch) inRoot(p string) (string, bool) {
 }
 
 // isWARCPart reports whether dest is one of the files of a rotating WARC
-// in the output directory (its stem, five or more digits, .warc.gz),
-// which reserve cannot list in advance.
+// in the output directory (its stem, five or more digits, .warc.gz or
+// .warc), which reserve cannot list in advance.
 func (b *batch) isWARCPart(dest string) bool {
 	if b.warcStem == "" || !strings.HasPrefix(dest, b.warcStem) {
 		return false
 	}
-	digits, ok := strings.CutSuffix(dest[len(b.warcStem):], ".warc.gz")
+	digits, ok := strings.CutSuffix(dest[len(b.warcStem):], b.warcExt)
 	return ok && len(digits) >= 5 && strings.Trim(digits, "0123456789") == ""
 }
 

@@ -422,11 +422,15 @@ Archiving
                         records of the bytes on the wire, other schemes as a resource record
                         of the raw document or listing and a metadata record of the protocol
                         conversation (see README, "WARC"); a failed fetch leaves only a
-                        metadata record saying so
+                        metadata record saying so. The name chooses the form: FILE.warc is
+                        written uncompressed, FILE.warc.gz and any other name one gzip
+                        member a record
   --warc-max-size N     start a new WARC file after N bytes (suffixes K, M, G); the files
-                        are then NAME-00000.warc.gz, NAME-00001.warc.gz, …
+                        are then NAME-00000.warc.gz, NAME-00001.warc.gz, … (from
+                        NAME.warc.gz), or NAME-00000.warc, … (from NAME.warc)
   With --log, a rerun adds to the WARC file (or starts the next of the series) rather
-  than replacing it, first cutting away a record that a killed run left half-written.
+  than replacing it, first cutting away a record that a killed run left half-written; a
+  .warc file holding gzip records (an older fetch's) is refused: rename it FILE.warc.gz.
 
 Scheme settings
   --query WORDS         search words for gopher type 7 and wais when the URL has none

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/warc"
 	"github.com/fetchproject/fetch/schemes"
 )
 
@@ -111,8 +112,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 	if o.set["warc-max-size"] && o.warc.path == "" { // (a default in the configuration file is no mistake)
 		return report(s, o, &fetch.Error{Kind: fetch.KindUsage, Offset: -1, Err: errors.New("--warc-max-size goes with --warc")})
 	}
-	if procs > 1 && o.batchMode() && o.batch.jobs > 1 && o.warc.path != "" {
-		// -j with --warc: compressing the records uses every core.
+	if procs > 1 && o.batchMode() && o.batch.jobs > 1 && o.warc.path != "" && !warc.PlainName(o.warc.path) {
+		// -j with --warc: compressing the records uses every core (an
+		// uncompressed .warc file has nothing for them to do).
 		// Without it the transfers wait on the network, and one processor
 		// runs them all as curl's one thread does; a second only hands
 		// goroutines between threads (futex wakes). Measured, 2,000 small

@@ -12,9 +12,12 @@ import (
 	"github.com/fetchproject/fetch/schemes/http"
 )
 
-// warcFlags are --warc FILE.warc.gz and --warc-max-size N: record every
-// fetch of the run in a WARC file (package fetch/warc). The writer is
-// safe for concurrent transfers, so a batch run shares the one writer.
+// warcFlags are --warc FILE.warc.gz (or FILE.warc) and --warc-max-size N:
+// record every fetch of the run in a WARC file (package fetch/warc). The
+// name chooses the form, as wget's and the web-archive tools' readers
+// expect: a name ending in ".warc" is written uncompressed, any other
+// (".warc.gz" first) one gzip member a record. The writer is safe for
+// concurrent transfers, so a batch run shares the one writer.
 type warcFlags struct {
 	path    string
 	maxSize byteSize
@@ -36,15 +39,16 @@ func openWARC(o *options, args []string) error {
 	if o.warc.path == "" {
 		return nil
 	}
-	if o.warc.maxSize > 0 && !strings.HasSuffix(o.warc.path, ".warc.gz") {
+	if o.warc.maxSize > 0 && !strings.HasSuffix(o.warc.path, ".warc.gz") && !warc.PlainName(o.warc.path) {
 		return &fetch.Error{Kind: fetch.KindUsage, Op: "--warc-max-size", Offset: -1,
-			Err: errors.New("rotation needs a --warc name ending in .warc.gz (files become NAME-00000.warc.gz, …)")}
+			Err: errors.New("rotation needs a --warc name ending in .warc.gz or .warc (files become NAME-00000.warc.gz, … or NAME-00000.warc, …)")}
 	}
 	wo := warc.Options{
-		MaxSize:     int64(o.warc.maxSize),
-		Software:    "fetch/" + version,
-		CommandLine: maskedCommandLine(args),
-		KeepTail:    o.warc.keepTail,
+		MaxSize:      int64(o.warc.maxSize),
+		Uncompressed: warc.PlainName(o.warc.path),
+		Software:     "fetch/" + version,
+		CommandLine:  maskedCommandLine(args),
+		KeepTail:     o.warc.keepTail,
 	}
 	open := warc.Create
 	if o.batch.log != "" {
@@ -58,6 +62,14 @@ func openWARC(o *options, args []string) error {
 	}
 	o.warc.w = w
 	return nil
+}
+
+// warcSeries is the stem and the ending of a rotating WARC's files:
+// NAME-00000.warc.gz, NAME-00001.warc.gz, … from --warc NAME.warc.gz, or
+// NAME-00000.warc, … from NAME.warc.
+func warcSeries(path string) (stem, ext string) {
+	ext = warc.Options{Uncompressed: warc.PlainName(path)}.Ext()
+	return strings.TrimSuffix(path, ext) + "-", ext
 }
 
 func closeWARC(o *options) error {

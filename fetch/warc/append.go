@@ -20,21 +20,25 @@ import (
 // its last whole record, and one left in the middle of the warcinfo record
 // that opens it is started again. The appended part begins with a warcinfo record of
 // its own (the new run's command line). With MaxSize, the existing series
-// NAME-00000.warc.gz, … is kept, its last file repaired, and the next file
-// of the series started. A path that does not exist is created.
+// NAME-00000.warc.gz, … (NAME-00000.warc, … when Uncompressed) is kept,
+// its last file repaired, and the next file of the series started. A path
+// that does not exist is created. The records are added in the file's own
+// form: a file of gzip members is refused when Uncompressed, an
+// uncompressed one when not, rather than made a mixture of both.
 func Append(path string, opts Options) (*Writer, error) {
 	w := newWriter(path, opts)
 	if opts.MaxSize > 0 {
 		last := -1
-		names, _ := filepath.Glob(w.base + "-[0-9][0-9][0-9][0-9][0-9].warc.gz")
+		ext := opts.Ext()
+		names, _ := filepath.Glob(w.base + "-[0-9][0-9][0-9][0-9][0-9]" + ext)
 		for _, n := range names {
-			s := strings.TrimSuffix(strings.TrimPrefix(n, w.base+"-"), ".warc.gz")
+			s := strings.TrimSuffix(strings.TrimPrefix(n, w.base+"-"), ext)
 			if i, err := strconv.Atoi(s); err == nil && i > last {
 				last = i
 			}
 		}
 		if last >= 0 {
-			kept, err := repair(fmt.Sprintf("%s-%05d.warc.gz", w.base, last), opts.KeepTail)
+			kept, err := repair(fmt.Sprintf("%s-%05d%s", w.base, last, ext), opts.Uncompressed, opts.KeepTail)
 			if err != nil {
 				return nil, err
 			}
@@ -48,7 +52,7 @@ func Append(path string, opts Options) (*Writer, error) {
 		}
 		return w, nil
 	}
-	good, err := repair(path, opts.KeepTail)
+	good, err := repair(path, opts.Uncompressed, opts.KeepTail)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := w.open(); err != nil {
 			return nil, err
@@ -82,16 +86,25 @@ func Append(path string, opts Options) (*Writer, error) {
 // emptied (it may not be a WARC file at all), unless all it holds is the
 // start of a warcinfo record: a kill while a file was opened.
 func Repair(path string) (int64, error) {
-	return repair(path, nil)
+	return repair(path, false, nil)
 }
 
-// repair is Repair and then, with keep, the cut of the groups of records
-// at the end of the file (consecutive records of one task, never a
-// warcinfo: see member.key) that keep refuses (Options.KeepTail), in one
-// reading of the file. What it holds while reading is bounded whatever
-// the file: only the groups after the last warcinfo, at most
-// maxTailGroups of them, each with its key and its distinct types.
-func repair(path string, keep func([]string, string) bool) (int64, error) {
+// RepairUncompressed is Repair for a file of uncompressed records
+// (Options.Uncompressed): it is cut back to the end of its last whole
+// record, header, Content-Length bytes of block and the CR LF CR LF after
+// them.
+func RepairUncompressed(path string) (int64, error) {
+	return repair(path, true, nil)
+}
+
+// repair is Repair (RepairUncompressed when plain) and then, with keep,
+// the cut of the groups of records at the end of the file (consecutive
+// records of one task, never a warcinfo: see member.key) that keep
+// refuses (Options.KeepTail), in one reading of the file. What it holds
+// while reading is bounded whatever the file: only the groups after the
+// last warcinfo, at most maxTailGroups of them, each with its key and its
+// distinct types.
+func repair(path string, plain bool, keep func([]string, string) bool) (int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return 0, err
@@ -101,9 +114,16 @@ func repair(path string, keep func([]string, string) bool) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := sameForm(f, path, plain); err != nil {
+		return 0, err
+	}
+	walk, torn := eachMember, tornInfo
+	if plain {
+		walk, torn = eachRecord, tornPlainInfo
+	}
 	var tail tailGroups
 	var pending *member // fn sees a member before its end is checked
-	good, err := eachMember(f, func(off int64, z io.Reader) error {
+	good, err := walk(f, func(off int64, z io.Reader) error {
 		if keep != nil {
 			if pending != nil {
 				tail.add(*pending) // the member after it began: it was whole
@@ -116,7 +136,10 @@ func repair(path string, keep func([]string, string) bool) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if good == 0 && st.Size() > 0 && !tornInfo(f) {
+	if good == 0 && st.Size() > 0 && !torn(f) {
+		if plain {
+			return 0, fmt.Errorf("warc: %s does not begin with a whole WARC record: not appending to it", path)
+		}
 		return 0, fmt.Errorf("warc: %s does not begin with a whole gzip member: not appending to it", path)
 	}
 	if pending != nil && pending.off < good {
@@ -173,6 +196,42 @@ func tornInfo(f *os.File) bool {
 	}
 	// The member runs to the end of the file without its end; a corrupt
 	// one, or one followed by others, is not a kill's.
+	return errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// sameForm refuses a file whose first bytes say it holds records of the
+// other form than the one to be appended: gzip members (RFC 1952's ID1
+// ID2) in a file to be written uncompressed, or a WARC version line in
+// one to be written compressed. Appending would make a mixture that
+// readers going by the name, or by the first record, misread.
+func sameForm(f *os.File, path string, plain bool) error {
+	var b [5]byte
+	n, err := f.ReadAt(b[:], 0)
+	if err != nil && err != io.EOF {
+		return err
+	}
+	switch got := b[:n]; {
+	case plain && bytes.HasPrefix(got, []byte{0x1f, 0x8b}):
+		return fmt.Errorf("warc: %s holds gzip-compressed records, the form of a .warc.gz file: not adding uncompressed ones to it (rename it %s.gz to add to it)", path, filepath.Base(path))
+	case !plain && n == len(b) && string(got) == "WARC/":
+		return fmt.Errorf("warc: %s holds uncompressed records, the form of a .warc file: not adding gzip-compressed ones to it (give it a name ending in .warc to add to it)", path)
+	}
+	return nil
+}
+
+// tornPlainInfo is tornInfo for a file of uncompressed records: all it
+// holds is the start of a warcinfo record, cut short.
+func tornPlainInfo(f *os.File) bool {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false
+	}
+	const head = Version + "\r\nWARC-Type: warcinfo\r\n"
+	br := bufio.NewReader(f)
+	b, _ := br.Peek(len(head))
+	if len(b) == 0 || !strings.HasPrefix(head, string(b)) {
+		return false
+	}
+	_, err := plainRecord(br)
 	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
@@ -265,6 +324,115 @@ func eachMember(r io.Reader, fn func(off int64, member io.Reader) error) (int64,
 		}
 		good = consumed()
 	}
+}
+
+// eachRecord is eachMember for a file of uncompressed records: fn gets
+// the start of each whole record's header (at most maxHeadKept bytes),
+// and the offset returned is just after the last whole record. A record
+// cut short, or bytes that are not a record, end the walk without error;
+// an error reading the file is returned, so that no cut follows from it.
+func eachRecord(r io.Reader, fn func(off int64, head io.Reader) error) (int64, error) {
+	cr := &countReader{r: r}
+	br := bufio.NewReaderSize(cr, 64<<10)
+	consumed := func() int64 { return cr.n - int64(br.Buffered()) }
+	var good int64
+	for {
+		if _, err := br.Peek(1); err == io.EOF {
+			return good, nil
+		} else if err != nil {
+			return good, err
+		}
+		head, err := plainRecord(br)
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errNotRecord) {
+			return good, nil
+		}
+		if err != nil {
+			return good, err
+		}
+		if err := fn(good, bytes.NewReader(head)); err != nil {
+			return good, err
+		}
+		good = consumed()
+	}
+}
+
+// errNotRecord is plainRecord's answer to bytes that are not a record.
+var errNotRecord = errors.New("warc: not a WARC record")
+
+// maxHeadKept is how much of a record's header plainRecord keeps for
+// readHead, which reads no more of a gzip member's either.
+const maxHeadKept = 64 << 10
+
+// plainRecord reads one uncompressed record from br (WARC 1.1 §4: a
+// version line, header fields, a blank line, Content-Length bytes of
+// block, CR LF CR LF) and returns the start of its header. A header of
+// any length is read through, in bounded memory. The error is
+// io.ErrUnexpectedEOF when the input ends inside the record, errNotRecord
+// when what is read is not a record, else the reader's.
+func plainRecord(br *bufio.Reader) ([]byte, error) {
+	var head []byte
+	length := int64(-1)
+	first := true
+	var line []byte // the start of the current line, enough to know a Content-Length
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(head) < maxHeadKept {
+			head = append(head, chunk[:min(len(chunk), maxHeadKept-len(head))]...)
+		}
+		if len(line) < 128 {
+			line = append(line, chunk[:min(len(chunk), 128-len(line))]...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF {
+			return nil, io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		text := strings.TrimRight(string(line), "\r\n")
+		line = line[:0]
+		switch k, v, _ := strings.Cut(text, ":"); {
+		case first:
+			if !strings.HasPrefix(text, "WARC/") {
+				return nil, errNotRecord
+			}
+			first = false
+			continue
+		case text == "":
+			if length < 0 {
+				return nil, errNotRecord
+			}
+		case strings.EqualFold(strings.TrimSpace(k), "Content-Length"):
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil || n < 0 {
+				return nil, errNotRecord
+			}
+			length = n
+			continue
+		default:
+			continue
+		}
+		break
+	}
+	if _, err := io.CopyN(io.Discard, br, length); err != nil {
+		if err == io.EOF {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	var end [4]byte
+	if _, err := io.ReadFull(br, end[:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	if string(end[:]) != "\r\n\r\n" {
+		return nil, errNotRecord
+	}
+	return head, nil
 }
 
 type countReader struct {

@@ -52,6 +52,9 @@ func readWARC(t *testing.T, name string) []record {
 	defer f.Close()
 	br := bufio.NewReader(f)
 	var out []record
+	if b, _ := br.Peek(5); string(b) == "WARC/" {
+		return readPlain(t, br)
+	}
 	for {
 		if _, err := br.Peek(1); err == io.EOF {
 			return out
@@ -66,6 +69,40 @@ func readWARC(t *testing.T, name string) []record {
 			t.Fatalf("record %d: %v", len(out), err)
 		}
 		out = append(out, parseRecord(t, member, len(out)))
+	}
+}
+
+// readPlain reads the records of an uncompressed file, each its header,
+// Content-Length bytes of block and CR LF CR LF, up to the file's end.
+func readPlain(t *testing.T, br *bufio.Reader) []record {
+	t.Helper()
+	var out []record
+	for {
+		if _, err := br.Peek(1); err == io.EOF {
+			return out
+		}
+		var head bytes.Buffer
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("record %d: header: %v", len(out), err)
+			}
+			head.WriteString(line)
+			if line == "\r\n" {
+				break
+			}
+		}
+		var n int
+		for _, l := range strings.Split(head.String(), "\r\n") {
+			if v, ok := strings.CutPrefix(l, "Content-Length: "); ok {
+				n, _ = strconv.Atoi(v)
+			}
+		}
+		rest := make([]byte, n+4)
+		if _, err := io.ReadFull(br, rest); err != nil {
+			t.Fatalf("record %d: block: %v", len(out), err)
+		}
+		out = append(out, parseRecord(t, append(head.Bytes(), rest...), len(out)))
 	}
 }
 

@@ -1,9 +1,10 @@
 // Package warc records fetches in WARC 1.1 files (ISO 28500:2017): one
-// gzip member per record, a warcinfo record at the head of every file,
-// HTTP as request and response records holding the bytes exactly as they
-// crossed the wire, and every other scheme as a resource record of the
-// raw document or listing plus a metadata record of the protocol
-// conversation (see Transfer).
+// gzip member per record (a NAME.warc.gz file), or the records as they
+// are (Options.Uncompressed, a NAME.warc file), a warcinfo record at the
+// head of every file, HTTP as request and response records holding the
+// bytes exactly as they crossed the wire, and every other scheme as a
+// resource record of the raw document or listing plus a metadata record
+// of the protocol conversation (see Transfer).
 //
 // Why a writer of our own rather than github.com/nlnwa/gowarc v1.2.0 or
 // github.com/internetarchive/gowarc v0.8.101: both were read for fit.
@@ -39,8 +40,14 @@ const Version = "WARC/1.1"
 type Options struct {
 	// MaxSize starts a new file once the current one has reached this many
 	// bytes (0: one file). Files are then named NAME-00000.warc.gz,
-	// NAME-00001.warc.gz, … from the path given to Create.
+	// NAME-00001.warc.gz, … from the path given to Create (NAME-00000.warc,
+	// … when Uncompressed).
 	MaxSize int64
+	// Uncompressed writes each record as it is, not as a gzip member:
+	// the form readers expect of a file named NAME.warc, where the name
+	// NAME.warc.gz says gzip (WARC 1.1 Annex D). The caller chooses; see
+	// PlainName.
+	Uncompressed bool
 	// Software and CommandLine go into each file's warcinfo record; the
 	// caller masks passwords in CommandLine.
 	Software    string
@@ -61,13 +68,30 @@ type Options struct {
 	NewID func() string
 }
 
+// PlainName reports whether a file name asks for an uncompressed WARC
+// file (it ends in ".warc"), the convention of wget, warcio and pywb: a
+// name ending in ".warc.gz" is per-record gzip.
+func PlainName(path string) bool {
+	return strings.HasSuffix(path, ".warc")
+}
+
+// Ext is the ending of the files of a rotating Writer: ".warc", or
+// ".warc.gz" when compressed.
+func (o Options) Ext() string {
+	if o.Uncompressed {
+		return ".warc"
+	}
+	return ".warc.gz"
+}
+
 // Writer appends records to a WARC file, rotating by size. It is safe for
-// concurrent use: each record is written whole, as one gzip member, and a
-// transfer's records together, under a lock, so transfers running at once
-// never interleave; a file is rotated only between transfers.
+// concurrent use: each record is written whole (one gzip member, unless
+// Uncompressed), and a transfer's records together, under a lock, so
+// transfers running at once never interleave; a file is rotated only
+// between transfers.
 type Writer struct {
 	opts   Options
-	base   string // path without .warc.gz when rotating
+	base   string // path without .warc.gz (or .warc) when rotating
 	path   string // the path asked for
 	dir    string
 	mu     sync.Mutex
@@ -111,7 +135,7 @@ func (w *Writer) name() string {
 	if w.opts.MaxSize <= 0 {
 		return w.path
 	}
-	return fmt.Sprintf("%s-%05d.warc.gz", w.base, w.serial)
+	return fmt.Sprintf("%s-%05d%s", w.base, w.serial, w.opts.Ext())
 }
 
 // open starts the next file with its warcinfo record; w.mu is held or
@@ -304,22 +328,29 @@ func (w *Writer) record(h *Header, b *Block) (err error) {
 		return err
 	}
 	cw := &countWriter{w: w.f}
-	z := gzip.NewWriter(cw)
-	if _, err := io.WriteString(z, h.format(b)); err != nil {
+	var out io.Writer = cw
+	var z *gzip.Writer
+	if !w.opts.Uncompressed {
+		z = gzip.NewWriter(cw)
+		out = z
+	}
+	if _, err := io.WriteString(out, h.format(b)); err != nil {
 		return err
 	}
-	n, err := io.Copy(z, b.f)
+	n, err := io.Copy(out, b.f)
 	if err != nil {
 		return err
 	}
 	if n != b.size {
 		return fmt.Errorf("warc: spool gave %d bytes of %d", n, b.size)
 	}
-	if _, err := io.WriteString(z, "\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(out, "\r\n\r\n"); err != nil {
 		return err
 	}
-	if err := z.Close(); err != nil {
-		return err
+	if z != nil {
+		if err := z.Close(); err != nil {
+			return err
+		}
 	}
 	w.size += cw.n
 	return nil
