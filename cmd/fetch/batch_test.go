@@ -1073,3 +1073,33 @@ func TestBatchManyLists(t *testing.T) {
 	}
 	requests()
 }
+
+// TestEachListLine: the lists are one list, read one after the other (the
+// last line of a list without its line end stays a line of its own); a
+// stop ends the reading, no further list is read; a line too long names
+// its list when there are several. --enqueue reads -i through it too.
+func TestEachListLine(t *testing.T) {
+	lists := func(texts ...string) []urlList {
+		var l []urlList
+		for i, s := range texts {
+			l = append(l, urlList{name: strconv.Itoa(i), label: strconv.Itoa(i), r: strings.NewReader(s)})
+		}
+		return l
+	}
+	var got []string
+	collect := func(s string) bool { got = append(got, s); return s != "stop" }
+	long := func(list string, n int, start string) bool { got = append(got, list+":"+strconv.Itoa(n)); return true }
+	if err := eachListLine(lists("a\n# c\nb", "c\n\nd\n", "", "e"), collect, long); err != nil || strings.Join(got, " ") != "a b c d e" {
+		t.Errorf("%q, %v", got, err)
+	}
+	got = nil
+	eachListLine(lists("a\nstop\nx\n", "y\n"), collect, long)
+	if strings.Join(got, " ") != "a stop" {
+		t.Errorf("after a stop: %q", got)
+	}
+	got = nil
+	eachListLine(lists("a\n", "b\n"+strings.Repeat("z", maxLine+10)+"\nc\n"), collect, long)
+	if strings.Join(got, " ") != "a b 1:2 c" {
+		t.Errorf("a long line: %q", got)
+	}
+}
