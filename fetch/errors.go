@@ -161,7 +161,7 @@ func KindOf(err error) Kind {
 		return fe.Kind
 	}
 	switch {
-	case errors.Is(err, ErrPortRefused), errors.Is(err, ErrUnsafeLine), errors.Is(err, ErrUnknownScheme), errors.Is(err, ErrTooLarge):
+	case errors.Is(err, ErrPortRefused), errors.Is(err, ErrUnsafeLine), errors.Is(err, ErrUnknownScheme), overBound(err):
 		return KindPolicy
 	case errors.Is(err, ErrTimeout), errors.Is(err, ErrTruncated), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return KindNetwork
@@ -177,6 +177,14 @@ func KindOf(err error) Kind {
 		return KindLocal
 	}
 	return KindUnknown
+}
+
+// overBound reports a reply refused for passing a size bound: the
+// maximum size, or the bound on one protocol line from a server
+// (ErrLineTooLong; for HTTP, the response header block). Both are
+// refusals by policy, exit 4, whatever the driver.
+func overBound(err error) bool {
+	return errors.Is(err, ErrTooLarge) || errors.Is(err, ErrLineTooLong)
 }
 
 // maxTimeError is the cause given to the context of a fetch bounded by
@@ -249,7 +257,7 @@ func finish(ctx context.Context, url string, err error) error {
 	if fe.URL == "" {
 		fe.URL = url
 	}
-	if cerr := ctxError(ctx); cerr != nil && !errors.Is(err, ErrTooLarge) {
+	if cerr := ctxError(ctx); cerr != nil && !overBound(err) {
 		out := *fe
 		out.Kind, out.Code, out.Reply, out.Part, out.Offset, out.Setting = KindNetwork, 0, "", "", -1, ""
 		out.Err = cerr

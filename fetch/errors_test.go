@@ -184,3 +184,19 @@ func TestUnknownSchemeSuggestsNearest(t *testing.T) {
 		}
 	}
 }
+
+// TestLineTooLongIsASizeBound: a server's line past its bound is a size
+// refusal (exit 4) like ErrTooLarge, however a driver wraps it, and the
+// end of the fetch's context does not turn it into a timeout.
+func TestLineTooLongIsASizeBound(t *testing.T) {
+	err := fmt.Errorf("status line: %w (more than 65536 bytes)", ErrLineTooLong)
+	if k := KindOf(err); k != KindPolicy || k.ExitCode() != 4 {
+		t.Errorf("KindOf(%v) = %v (exit %d), want refused by policy (exit 4)", err, k, k.ExitCode())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got := finish(ctx, "nntp://h/g", &Error{Kind: KindPolicy, Op: "OVER", Offset: -1, Err: err})
+	if !errors.Is(got, ErrLineTooLong) || KindOf(got) != KindPolicy {
+		t.Errorf("finish after the context ended = %v (kind %v), want the line's refusal", got, KindOf(got))
+	}
+}

@@ -27,6 +27,8 @@ func TestTemporary(t *testing.T) {
 		{"truncated", ErrTruncated, true},
 		{"cancelled", &Error{Kind: KindNetwork, Offset: -1, Err: canceledError{context.Canceled}}, false},
 		{"too large", &Error{Kind: KindPolicy, Offset: -1, Err: ErrTooLarge}, false},
+		{"line too long", fmt.Errorf("read: %w", ErrLineTooLong), false},
+		{"line too long, as a network failure", &Error{Kind: KindNetwork, Offset: -1, Err: ErrLineTooLong}, false},
 		{"port policy", ErrPortRefused, false},
 		{"malformed", &Error{Kind: KindMalformed, Offset: 0}, false},
 		{"local", &Error{Kind: KindLocal, Offset: -1}, false},
