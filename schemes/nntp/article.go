@@ -50,7 +50,7 @@ func (s *session) article(ctx context.Context, op, part string, cmd []wire.Part)
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				err = fmt.Errorf("%w: the closing \".\" line never came", fetch.ErrTruncated)
 			}
-			return nil, s.ioErr(op, err)
+			return nil, s.readErr(op, "article header line", err)
 		}
 		if line == "." {
 			ended = true
@@ -163,7 +163,7 @@ func (b *articleBody) Read(p []byte) (int, error) {
 	case err == io.EOF:
 		b.done = true
 	case err != nil:
-		b.err = b.s.ioErr(b.op, err)
+		b.err = b.s.readErr(b.op, "article line", err)
 		err = b.err
 	}
 	return n, err

@@ -513,9 +513,9 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestHostile injects faults: a block with no ".", a 1 MiB line, a stall.
+// TestHostile injects faults: a block with no ".", a stall (a 1 MiB line:
+// TestLineTooLong).
 func TestHostile(t *testing.T) {
-	longLine := strings.Repeat("x", 1<<20)
 	tests := []struct {
 		name   string
 		url    string
@@ -581,57 +581,6 @@ func TestHostile(t *testing.T) {
 				return false
 			},
 			is: fetch.ErrTruncated,
-		},
-		{
-			name: "1 MiB line in an article",
-			url:  "news:hello.1@fetch.test",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "ARTICLE") {
-					c.printf("220 0 <hello.1@fetch.test>")
-					c.w.WriteString("Subject: long\r\n\r\n" + longLine + "\r\n.\r\n")
-					return true
-				}
-				return false
-			},
-			is: fetch.ErrLineTooLong,
-		},
-		{
-			name: "1 MiB header line",
-			url:  "news:hello.1@fetch.test",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "ARTICLE") {
-					c.printf("220 0 <hello.1@fetch.test>")
-					c.w.WriteString("Subject: " + longLine + "\r\n\r\nx\r\n.\r\n")
-					return true
-				}
-				return false
-			},
-			is: fetch.ErrLineTooLong,
-		},
-		{
-			name: "1 MiB greeting",
-			url:  "news:*",
-			handle: func(c *fakeConn, line string) bool {
-				if line == "" {
-					c.w.WriteString("200 " + longLine + "\r\n")
-					return true
-				}
-				return false
-			},
-			is: fetch.ErrLineTooLong,
-		},
-		{
-			name: "1 MiB overview line",
-			url:  "news:fetch.test.alpha",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "OVER") {
-					c.printf("224 overview follows")
-					c.w.WriteString("1\t" + longLine + "\r\n.\r\n")
-					return true
-				}
-				return false
-			},
-			is: fetch.ErrLineTooLong,
 		},
 		{
 			name: "stall before the greeting",
@@ -718,6 +667,100 @@ func TestHostile(t *testing.T) {
 			}
 			if d := time.Since(start); d > 30*idle {
 				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// TestLineTooLong: a line from the server past wire.DefaultMaxLine, in
+// whatever part of the conversation, is refused as a size bound (exit 4)
+// whose message names the bound and the part, as the README says of
+// every driver; it was a network failure (exit 5).
+func TestLineTooLong(t *testing.T) {
+	longLine := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		name   string
+		url    string
+		handle func(c *fakeConn, line string) bool
+		says   string
+	}{
+		{
+			name: "greeting",
+			url:  "news:*",
+			handle: func(c *fakeConn, line string) bool {
+				if line == "" {
+					c.w.WriteString("200 " + longLine + "\r\n")
+					return true
+				}
+				return false
+			},
+			says: "status line",
+		},
+		{
+			name: "status line of ARTICLE",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "ARTICLE") {
+					c.w.WriteString("220 0 <hello.1@fetch.test> " + longLine + "\r\n")
+					return true
+				}
+				return false
+			},
+			says: "ARTICLE: status line",
+		},
+		{
+			name: "header line",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "ARTICLE") {
+					c.printf("220 0 <hello.1@fetch.test>")
+					c.w.WriteString("Subject: " + longLine + "\r\n\r\nx\r\n.\r\n")
+					return true
+				}
+				return false
+			},
+			says: "article header line",
+		},
+		{
+			name: "line of the body",
+			url:  "news:hello.1@fetch.test",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "ARTICLE") {
+					c.printf("220 0 <hello.1@fetch.test>")
+					c.w.WriteString("Subject: long\r\n\r\n" + longLine + "\r\n.\r\n")
+					return true
+				}
+				return false
+			},
+			says: "article line",
+		},
+		{
+			name: "overview line",
+			url:  "news:fetch.test.alpha",
+			handle: func(c *fakeConn, line string) bool {
+				if strings.HasPrefix(line, "OVER") {
+					c.printf("224 overview follows")
+					c.w.WriteString("1\t" + longLine + "\r\n.\r\n")
+					return true
+				}
+				return false
+			},
+			says: "OVER: line of a data block",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: tc.handle})
+			c := client(fetch.Options{IdleTimeout: 5 * time.Second}, Config{Server: f.addr()})
+			_, _, err := get(t, c, tc.url)
+			k := fetch.KindOf(err)
+			if !errors.Is(err, fetch.ErrLineTooLong) || k != fetch.KindPolicy || k.ExitCode() != 4 {
+				t.Fatalf("err = %v (kind %v, exit %d), want ErrLineTooLong refused by policy (exit 4)", err, k, k.ExitCode())
+			}
+			for _, want := range []string{tc.says, "more than 65536 bytes"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%q does not say %q", err, want)
+				}
 			}
 		})
 	}

@@ -270,7 +270,7 @@ func (s *session) status(_ context.Context, op string) (int, string, error) {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			err = fmt.Errorf("%w: the server closed the connection before replying", fetch.ErrTruncated)
 		}
-		return 0, "", s.ioErr(op, err)
+		return 0, "", s.readErr(op, "status line", err)
 	}
 	code, text, perr := parseStatus(line)
 	if perr != nil {
@@ -340,7 +340,7 @@ func (b *blockReader) next() (string, error) {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			err = fmt.Errorf("%w: the closing \".\" line never came", fetch.ErrTruncated)
 		}
-		return "", b.s.ioErr(b.op, err)
+		return "", b.s.readErr(b.op, "line of a data block", err)
 	}
 	if line == "." {
 		return "", io.EOF
@@ -357,6 +357,16 @@ func (b *blockReader) next() (string, error) {
 		io.WriteString(b.capture, line+"\r\n")
 	}
 	return line, nil
+}
+
+// readErr classifies a failure to read a line of the protocol element
+// what ("status line"): a line past the bound is refused as a size bound
+// (exit 4), naming what it was; anything else is ioErr's.
+func (s *session) readErr(op, what string, err error) error {
+	if errors.Is(err, fetch.ErrLineTooLong) {
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: op, Offset: -1, Err: fmt.Errorf("%s: %w", what, err)}
+	}
+	return s.ioErr(op, err)
 }
 
 // ioErr classifies a failure to read or write the connection.
