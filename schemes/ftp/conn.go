@@ -288,8 +288,9 @@ func badReply(op string, err error) *fetch.Error {
 func replyReadErr(op string, err error) *fetch.Error {
 	switch {
 	case errors.Is(err, fetch.ErrLineTooLong):
-		return &fetch.Error{Kind: fetch.KindServer, Op: op, Offset: -1,
-			Err: fmt.Errorf("%w: reply line: %w", ErrBadReply, err)}
+		// A size bound, refused as the bounds on a listing are.
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: op, Offset: -1,
+			Err: fmt.Errorf("control reply line: %w", err)}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return &fetch.Error{Kind: fetch.KindNetwork, Op: op, Offset: -1,
 			Err: errors.New("the server closed the control connection")}

@@ -271,24 +271,28 @@ func TestCloseEarly(t *testing.T) {
 	}
 }
 
-// TestHugeReplyLine: a 1 MiB reply line is refused at the line bound with
-// a clear error instead of being buffered.
+// TestHugeReplyLine: a 1 MiB reply line is refused at the line bound
+// instead of being buffered: a size bound, refused by policy (exit 4),
+// whose message names the bound; it was a malformed reply (exit 6). A
+// reply of too many lines, or of too many bytes in lines each within the
+// bound, is still a malformed reply.
 func TestHugeReplyLine(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
 	for _, tt := range []struct {
 		name     string
 		greeting string
 		hook     func(c *fakeConn, verb, arg string) bool
+		long     bool // the reply has a line past the bound
 	}{
-		{name: "greeting", greeting: "220 " + huge + "\r\n"},
-		{name: "multi-line greeting", greeting: "220-hello\r\n" + huge + "\r\n220 end\r\n"},
+		{name: "greeting", greeting: "220 " + huge + "\r\n", long: true},
+		{name: "multi-line greeting", greeting: "220-hello\r\n" + huge + "\r\n220 end\r\n", long: true},
 		{name: "PASS reply", hook: func(c *fakeConn, verb, arg string) bool {
 			if verb == "PASS" {
 				c.reply("230 %s", huge)
 				return true
 			}
 			return false
-		}},
+		}, long: true},
 		{name: "endless multi-line", greeting: "220-hello\r\n" + strings.Repeat(" more\r\n", maxReplyLines+10)},
 		{name: "many long lines", greeting: "220-hello\r\n" + strings.Repeat(strings.Repeat("y", 60<<10)+"\r\n", maxReplyBytes/(60<<10)+1) + "220 end\r\n"},
 		{name: "no code", greeting: "hello there\r\n"},
@@ -297,7 +301,18 @@ func TestHugeReplyLine(t *testing.T) {
 			s := rfcServer(t)
 			s.greeting, s.hook = tt.greeting, tt.hook
 			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/etc/motd")
-			if !errors.Is(err, ErrBadReply) || fetch.KindOf(err) != fetch.KindServer {
+			k := fetch.KindOf(err)
+			switch {
+			case tt.long:
+				if !errors.Is(err, fetch.ErrLineTooLong) || k != fetch.KindPolicy || k.ExitCode() != 4 {
+					t.Fatalf("err = %v (kind %v, exit %d), want ErrLineTooLong refused by policy (exit 4)", err, k, k.ExitCode())
+				}
+				for _, want := range []string{"control reply line", "more than 65536 bytes"} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("%q does not say %q", err, want)
+					}
+				}
+			case !errors.Is(err, ErrBadReply) || k != fetch.KindServer:
 				t.Fatalf("err = %v, want ErrBadReply", err)
 			}
 			if len(err.Error()) > 400 {
@@ -423,18 +438,48 @@ func TestEndlessEmptyListingLines(t *testing.T) {
 	}
 }
 
-// TestListingLineTooLong: an over-long line in a LIST data stream is the
-// server's fault (exit 6), as an over-long reply line is.
+// TestListingLineTooLong: an over-long line in a listing's data stream
+// (LIST, MLSD, NLST) is refused as a size bound (exit 4), as an over-long
+// reply line is and as the listing's own bounds are, its message naming
+// the bound and the command; it was the server's fault (exit 6).
 func TestListingLineTooLong(t *testing.T) {
-	s := rfcServer(t)
-	s.hook = listHook(func(c *fakeConn, data net.Conn) {
-		io.WriteString(data, "-rw-r--r-- 1 0 0 1 Jan 02 2024 "+strings.Repeat("x", 1<<20)+"\r\n")
-		data.Close()
-		c.reply("226 Directory send OK.")
-	})
-	_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/pub/")
-	if !errors.Is(err, fetch.ErrLineTooLong) || fetch.KindOf(err) != fetch.KindServer || fetch.KindOf(err).ExitCode() != 6 {
-		t.Fatalf("err = %v (kind %v), want ErrLineTooLong from the server", err, fetch.KindOf(err))
+	for _, tt := range []struct {
+		verb, path string
+		mlsd       bool
+	}{
+		{"LIST", "/pub/", false},
+		{"MLSD", "/pub/", true},
+		{"NLST", "/pub;type=d", false},
+	} {
+		t.Run(tt.verb, func(t *testing.T) {
+			s := rfcServer(t)
+			s.mlsd = tt.mlsd
+			s.hook = func(c *fakeConn, verb, arg string) bool {
+				if verb != tt.verb {
+					return false
+				}
+				dc, err := c.dataConn()
+				if err != nil {
+					c.reply("425 no data connection")
+					return true
+				}
+				c.reply("150 Here comes the directory listing.")
+				io.WriteString(dc, "type=file;size=1; "+strings.Repeat("x", 1<<20)+"\r\n")
+				dc.Close()
+				c.reply("226 Directory send OK.")
+				return true
+			}
+			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+tt.path)
+			k := fetch.KindOf(err)
+			if !errors.Is(err, fetch.ErrLineTooLong) || k != fetch.KindPolicy || k.ExitCode() != 4 {
+				t.Fatalf("err = %v (kind %v, exit %d), want ErrLineTooLong refused by policy (exit 4)", err, k, k.ExitCode())
+			}
+			for _, want := range []string{tt.verb + ": listing line", "more than 65536 bytes"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%q does not say %q", err, want)
+				}
+			}
+		})
 	}
 }
 

@@ -583,8 +583,8 @@ func (l *listLines) next() (string, error) {
 	case err == io.ErrUnexpectedEOF: // last line without its end
 		l.last = true
 	case errors.Is(err, fetch.ErrLineTooLong):
-		// The server's fault, as an over-long reply line is.
-		return "", &fetch.Error{Kind: fetch.KindServer, Op: l.verb, Offset: -1,
+		// A size bound, as the listing's own bounds below are.
+		return "", &fetch.Error{Kind: fetch.KindPolicy, Op: l.verb, Offset: -1,
 			Err: fmt.Errorf("listing line: %w", err)}
 	case err != nil:
 		return "", &fetch.Error{Kind: fetch.KindNetwork, Op: l.verb, Offset: -1, Err: err}
