@@ -819,17 +819,15 @@ func netErr(_ *fetch.Request, op string, err error) error {
 	return &fetch.Error{Kind: fetch.KindNetwork, Op: op, Offset: -1, Err: err}
 }
 
-// annotate gives a reading failure its kind (the client adds the URL).
+// annotate gives a reading failure its kind (the client adds the URL): a
+// bound passed (a menu's size, a line's) is a refusal by policy, exit 4.
 func annotate(_ *fetch.Request, err error) error {
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
 		return err
 	}
 	k := fetch.KindOf(err)
-	switch {
-	case errors.Is(err, fetch.ErrLineTooLong):
-		k = fetch.KindServer
-	case k == fetch.KindUnknown:
+	if k == fetch.KindUnknown {
 		k = fetch.KindNetwork
 	}
 	return &fetch.Error{Kind: k, Op: "read reply", Offset: -1, Err: err}

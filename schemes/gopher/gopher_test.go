@@ -655,6 +655,34 @@ func TestAskFormErrors(t *testing.T) {
 	}
 }
 
+// TestMenuLineTooLong: a menu line past the 64 KiB bound, in a plain or a
+// Gopher+ menu, before the listing is returned or while it streams, is
+// refused as a size bound (exit 4) whose message names the bound and the
+// menu line, as the README says of every driver; it was the server's
+// fault (exit 6).
+func TestMenuLineTooLong(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	for _, tc := range []struct{ name, path, reply string }{
+		{"first line", "1/", "1" + long + "\t/a\th\t70\r\n.\r\n"},
+		{"streamed", "1/", "1dir\t/d\th\t70\r\n0" + long + "\t/a\th\t70\r\n.\r\n"},
+		{"gopher+ menu", "1/%09%09+", "+-1\r\n1dir\t/d\th\t70\r\ni" + long + "\r\n.\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, answerWith(tc.reply))
+			_, _, err := get(t, client(fetch.Options{}), f.url(tc.path))
+			k := fetch.KindOf(err)
+			if !errors.Is(err, fetch.ErrLineTooLong) || k != fetch.KindPolicy || k.ExitCode() != 4 {
+				t.Fatalf("err = %v (kind %v, exit %d), want ErrLineTooLong refused by policy (exit 4)", err, k, k.ExitCode())
+			}
+			for _, want := range []string{"menu line", "more than 65536 bytes"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}
+
 // Hostile servers: every failure is an error of the right kind, never a
 // short document reported as complete, and nothing hangs.
 func TestHostile(t *testing.T) {
@@ -678,7 +706,7 @@ func TestHostile(t *testing.T) {
 		is     error
 		kind   fetch.Kind
 	}{
-		{"endless menu line", "1/", endless, fetch.Options{}, fetch.ErrLineTooLong, fetch.KindServer},
+		{"endless menu line", "1/", endless, fetch.Options{}, fetch.ErrLineTooLong, fetch.KindPolicy},
 		{"menu too large", "1/", func(_ int, _ string, c net.Conn) {
 			buf := []byte(strings.Repeat("iflood\r\n", 4<<10))
 			for i := 0; i < 64; i++ {

@@ -324,6 +324,9 @@ func (m *menuStream) read() (e fetch.Entry, ok bool, err error) {
 			m.end = true
 			return e, false, nil
 		}
+		if errors.Is(err, fetch.ErrLineTooLong) {
+			err = fmt.Errorf("menu line: %w", err)
+		}
 		return e, false, err
 	}
 	if m.lr.N <= 0 {
