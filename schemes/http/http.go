@@ -17,6 +17,7 @@ import (
 	"net"
 	nethttp "net/http"
 	"net/http/httptrace"
+	"net/http/httputil"
 	neturl "net/url"
 	"sort"
 	"strconv"
@@ -156,10 +157,10 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		cause := unwrapURLError(err)
 		if strings.Contains(cause.Error(), "server response headers exceeded") {
 			// MaxResponseHeaderBytes: net/http's error has no type of
-			// its own, only this text. A size bound, as a line past
-			// wire.DefaultMaxLine is for the other drivers.
-			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", Offset: -1,
-				Err: fmt.Errorf("%w: a response header of more than %d bytes", fetch.ErrLineTooLong, wire.DefaultMaxLine)}
+			// its own, only this text. A size bound, refused by policy
+			// (exit 4) as a line past wire.DefaultMaxLine is by the
+			// other drivers.
+			return nil, headerTooLong("GET")
 		}
 		var ne net.Error
 		if !errors.Is(cause, fetch.ErrTimeout) && (pastDeadline(ctx) || errors.As(cause, &ne) && ne.Timeout()) {
@@ -594,10 +595,31 @@ func contentRange(resp *nethttp.Response) (start, end, total int64, err error) {
 // body turns a short read against Content-Length into fetch.ErrTruncated.
 type body struct{ io.ReadCloser }
 
+// chunkLineMax is net/http's bound on a line of chunked encoding (its
+// internal maxLineLength): a chunk-size line of this many bytes or more
+// fails with httputil.ErrLineTooLong. trailerMax is its bound on the
+// trailer section, the size of its read buffer (Transport.ReadBufferSize
+// left at its default, bufio's for a gateway).
+const (
+	chunkLineMax = 4096
+	trailerMax   = 4096
+)
+
 func (b body) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		err = fmt.Errorf("%w: the body ended before its Content-Length", fetch.ErrTruncated)
+	case errors.Is(err, httputil.ErrLineTooLong):
+		// A line bound passed, as the header block's is: refused by
+		// policy, exit 4.
+		err = &fetch.Error{Kind: fetch.KindPolicy, Op: "read", Offset: -1,
+			Err: fmt.Errorf("%w: a chunk-size line of %d bytes or more", fetch.ErrLineTooLong, chunkLineMax)}
+	case err != nil && strings.Contains(err.Error(), "suspiciously long trailer"):
+		// net/http's error for a trailer past its buffer has no type of
+		// its own, only this text.
+		err = &fetch.Error{Kind: fetch.KindPolicy, Op: "read", Offset: -1,
+			Err: fmt.Errorf("%w: a trailer section of more than %d bytes", fetch.ErrLineTooLong, trailerMax)}
 	}
 	return n, err
 }
@@ -690,14 +712,21 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 		if terr := timer.Err(); terr != nil {
 			err = terr // textproto reports the line it was cut in
 		}
-		k := fetch.KindNetwork
 		if errors.Is(err, fetch.ErrLineTooLong) {
-			k = fetch.KindServer
+			return nil, headerTooLong("gateway")
 		}
-		return nil, &fetch.Error{Kind: k, Op: "gateway", Offset: -1, Err: err}
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", Offset: -1, Err: err}
 	}
 	resp.Body = closeBoth{resp.Body, conn}
 	return d.result(req, resp, false)
+}
+
+// headerTooLong is the refusal of a response header block past
+// MaxResponseHeaderBytes (wire.DefaultMaxLine), from a server or a
+// gateway: a size bound, exit 4.
+func headerTooLong(op string) error {
+	return &fetch.Error{Kind: fetch.KindPolicy, Op: op, Offset: -1,
+		Err: fmt.Errorf("%w: a response header block of more than %d bytes", fetch.ErrLineTooLong, wire.DefaultMaxLine)}
 }
 
 // headLimit reads at most left bytes from r, failing with

@@ -329,9 +329,9 @@ func TestGatewaySendsWholeURL(t *testing.T) {
 
 // TestGatewayHeaderBounds: a gateway's response header has a server's
 // bounds: 64 KiB, and twice the idle time as a whole; the same header
-// straight from a server is refused for its size as a bound of the server
-// (exit 6), not as a network failure. A body past the header's bound is
-// read whole.
+// straight from a server is refused for its size as a size bound (exit
+// 4), not as a network failure. A body past the header's bound is read
+// whole.
 func TestGatewayHeaderBounds(t *testing.T) {
 	const idle = 400 * time.Millisecond
 	big := "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\nContent-Length: 2\r\n\r\nok"
@@ -358,7 +358,7 @@ func TestGatewayHeaderBounds(t *testing.T) {
 		limit time.Duration
 	}{
 		{"gateway, 1 MiB header", func() *fetch.Client { return gateway(rawServer(t, big, nil)) },
-			func() string { return "gopher://gopher.example/0about" }, fetch.ErrLineTooLong, fetch.KindServer, 10 * time.Second},
+			func() string { return "gopher://gopher.example/0about" }, fetch.ErrLineTooLong, fetch.KindPolicy, 10 * time.Second},
 		{"gateway, trickled header", func() *fetch.Client { return gateway(rawServer(t, "HTTP/1.1 200 OK\r\n", trickle)) },
 			func() string { return "gopher://gopher.example/0about" }, fetch.ErrTimeout, fetch.KindNetwork, 10 * time.Second},
 	} {
@@ -379,7 +379,7 @@ func TestGatewayHeaderBounds(t *testing.T) {
 	t.Run("server, 1 MiB header", func(t *testing.T) {
 		addr := rawServer(t, big, nil)
 		_, err := newClient(fetch.Options{}).Fetch(context.Background(), "http://"+addr+"/")
-		if !errors.Is(err, fetch.ErrLineTooLong) || fetch.KindOf(err) != fetch.KindServer {
+		if !errors.Is(err, fetch.ErrLineTooLong) || fetch.KindOf(err) != fetch.KindPolicy {
 			t.Fatalf("err = %v (kind %v)", err, fetch.KindOf(err))
 		}
 	})
@@ -395,6 +395,58 @@ func TestGatewayHeaderBounds(t *testing.T) {
 			t.Errorf("%d bytes, %v", len(b), err)
 		}
 	})
+}
+
+// TestLineBounds: a response header block past MaxResponseHeaderBytes
+// (from a server or a gateway), a chunk-size line past net/http's line
+// bound and a trailer section past its buffer are each refused as a size
+// bound (exit 4) whose message names the bound and what passed it, as
+// the README says of every driver; they were the server's fault (exit 6)
+// or, for the chunked body, a network failure (exit 5).
+func TestLineBounds(t *testing.T) {
+	big := "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\nContent-Length: 2\r\n\r\nok"
+	chunked := "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+	gateway := func(addr string) *fetch.Client {
+		c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
+		c.Register("http", New(Config{}))
+		return c
+	}
+	for _, tt := range []struct {
+		name, reply string
+		gateway     bool
+		says        []string
+	}{
+		{"server header", big, false, []string{"GET: ", "response header block of more than 65536 bytes"}},
+		{"gateway header", big, true, []string{"gateway: ", "response header block of more than 65536 bytes"}},
+		{"chunk-size line", chunked + "2" + strings.Repeat(";x", 8<<10) + "\r\nok\r\n0\r\n\r\n", false,
+			[]string{"chunk-size line of 4096 bytes or more"}},
+		{"chunk-size line from a gateway", chunked + "2" + strings.Repeat(";x", 8<<10) + "\r\nok\r\n0\r\n\r\n", true,
+			[]string{"chunk-size line of 4096 bytes or more"}},
+		{"trailer", chunked + "2\r\nok\r\n0\r\nX-T: " + strings.Repeat("t", 8<<10) + "\r\n\r\n", false,
+			[]string{"trailer section of more than 4096 bytes"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := rawServer(t, tt.reply, nil)
+			c, u := newClient(fetch.Options{}), "http://"+addr+"/"
+			if tt.gateway {
+				c, u = gateway(addr), "gopher://gopher.example/0about"
+			}
+			res, err := c.Fetch(context.Background(), u)
+			if err == nil {
+				_, err = io.ReadAll(res.Document.Body)
+				res.Close()
+			}
+			k := fetch.KindOf(err)
+			if !errors.Is(err, fetch.ErrLineTooLong) || k != fetch.KindPolicy || k.ExitCode() != 4 {
+				t.Fatalf("err = %v (kind %v, exit %d), want ErrLineTooLong refused by policy (exit 4)", err, k, k.ExitCode())
+			}
+			for _, want := range tt.says {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%q does not say %q", err, want)
+				}
+			}
+		})
+	}
 }
 
 func TestResumeRejectsWrongRange(t *testing.T) {
