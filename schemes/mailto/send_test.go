@@ -511,3 +511,44 @@ func untilGone(c net.Conn) {
 	c.SetReadDeadline(time.Now().Add(time.Minute))
 	io.Copy(io.Discard, c)
 }
+
+// TestReplyLineTooLong: a reply line past smtpMaxLine, read by go-smtp or
+// by our reader before TLS, in the greeting or a later reply, is refused
+// as a size bound (exit 4) whose message names the bound and the line,
+// as the README says of every driver.
+func TestReplyLineTooLong(t *testing.T) {
+	long := strings.Repeat("x", 4000)
+	for _, tt := range []struct {
+		name     string
+		handle   func(c net.Conn)
+		startTLS bool
+	}{
+		{"greeting", func(c net.Conn) { io.WriteString(c, "220 "+long+"\r\n"); untilGone(c) }, true},
+		{"greeting under go-smtp", func(c net.Conn) { io.WriteString(c, "220 "+long+"\r\n"); untilGone(c) }, false},
+		{"EHLO reply", func(c net.Conn) {
+			io.WriteString(c, "220 hi\r\n")
+			bufio.NewReader(c).ReadString('\n')
+			io.WriteString(c, "250-"+long+"\r\n250 end\r\n")
+			untilGone(c)
+		}, true},
+		{"EHLO reply under go-smtp", func(c net.Conn) {
+			io.WriteString(c, "220 hi\r\n")
+			bufio.NewReader(c).ReadString('\n')
+			io.WriteString(c, "250-"+long+"\r\n250 end\r\n")
+			untilGone(c)
+		}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := rawServer(t, tt.handle)
+			d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test", StartTLS: tt.startTLS, TLSInsecure: true})
+			_, err := sendVia(t, d, fetch.Options{IdleTimeout: 10 * time.Second}, "mailto:a@fetch.test", "x\n")
+			k := fetch.KindOf(err)
+			if !errors.Is(err, fetch.ErrLineTooLong) || k != fetch.KindPolicy || k.ExitCode() != 4 {
+				t.Fatalf("err = %v (kind %v, exit %d), want ErrLineTooLong refused by policy (exit 4)", err, k, k.ExitCode())
+			}
+			if !strings.Contains(err.Error(), "an SMTP reply line is limited to 2000 bytes") {
+				t.Errorf("%q does not name the bound", err)
+			}
+		})
+	}
+}
