@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -790,6 +791,8 @@ func checkLongLine(t testing.TB, h *Harness) {
 			t.Errorf("%s: a %d-byte protocol line was accepted", u, longLine)
 		case isTimeout(err):
 			t.Errorf("%s: a %d-byte protocol line was read without complaint (the fetch timed out later: %v)", u, longLine, err)
+		default:
+			checkLineRefusal(t, u, err)
 		}
 		if took > 3*time.Second {
 			t.Errorf("%s: took %v to refuse a %d-byte line", u, took, longLine)
@@ -829,8 +832,26 @@ func checkEndlessLine(t testing.TB, h *Harness) {
 			t.Errorf("%s: the client read %d MiB of one line without giving up", u, endlessLineLimit>>20)
 		} else if err == nil {
 			t.Errorf("%s: an endless protocol line was accepted", u)
+		} else {
+			checkLineRefusal(t, u, err)
 		}
 	})
+}
+
+// boundInBytes finds a bound said in bytes ("65536 bytes") in a message.
+var boundInBytes = regexp.MustCompile(`\b[0-9]+ bytes\b`)
+
+// checkLineRefusal fails t unless err refuses a line past its bound as
+// the README says every driver does: ErrLineTooLong, a size bound refused
+// by policy (exit 4), with the bound in bytes in its message.
+func checkLineRefusal(t testing.TB, u string, err error) {
+	t.Helper()
+	if !errors.Is(err, fetch.ErrLineTooLong) || fetch.KindOf(err) != fetch.KindPolicy {
+		t.Errorf("%s: a protocol line past the bound: %v (kind %v, exit %d), want ErrLineTooLong, refused by policy (exit 4)",
+			u, err, fetch.KindOf(err), fetch.KindOf(err).ExitCode())
+	} else if !boundInBytes.MatchString(err.Error()) {
+		t.Errorf("%s: a protocol line past the bound: %q does not name the bound in bytes", u, err)
+	}
 }
 
 // --- listings ----------------------------------------------------------------

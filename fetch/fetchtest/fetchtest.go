@@ -24,7 +24,8 @@
 //   - MaxSize: Options.MaxSize stops an endless document with ErrTooLarge;
 //     an endless listing is refused before 80 MiB.
 //   - LongLine: a 1 MiB protocol line is an error (not a timeout), an
-//     endless one is abandoned before 64 MiB.
+//     endless one is abandoned before 64 MiB; either is ErrLineTooLong,
+//     refused by policy (exit 4), its message naming the bound in bytes.
 //   - Listing: entries of awkward names and a 100,000-entry listing arrive
 //     whole, every entry URL absolute and parsed by fetch.Parse; closing a
 //     listing after a few entries leaves nothing behind.

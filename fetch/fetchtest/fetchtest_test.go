@@ -99,6 +99,7 @@ func TestChecksCanFail(t *testing.T) {
 		{"relative entry URLs", knobs{relativeURLs: true}, false, false, []string{"Listing/Names"}},
 		{"entries dropped", knobs{shortListing: true}, false, false, []string{"Listing/100000"}},
 		{"unbounded lines", knobs{unboundedLines: true}, false, false, []string{"LongLine/1MiB", "LongLine/Endless"}},
+		{"over-long line of the wrong kind", knobs{lineKind: true}, false, false, []string{"LongLine/1MiB", "LongLine/Endless"}},
 		{"unbounded listing", knobs{endlessListing: true}, false, false, []string{"MaxSize/EndlessListing"}},
 		{"max size dropped", knobs{}, false, true, []string{"MaxSize/EndlessDocument"}},
 		{"panic on garbage", knobs{panicOnGarbage: true}, false, false, []string{"Garbage"}},

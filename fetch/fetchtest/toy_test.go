@@ -39,6 +39,7 @@ type knobs struct {
 	leakFD         bool // leave a file open on every fetch
 	relativeURLs   bool // listing entries get "/name"
 	unboundedLines bool // read status lines with no bound
+	lineKind       bool // report an over-long line as KindServer
 	endlessListing bool // no bound on a listing
 	shortListing   bool // drop entries past 65536
 	panicOnGarbage bool // panic on a reply that starts with 0xff
@@ -197,7 +198,14 @@ func (d *toyDriver) netErr(err error) error {
 		return err
 	}
 	k := fetch.KindNetwork
-	if errors.Is(err, fetch.ErrLineTooLong) || d.k.timeoutKind && errors.Is(err, fetch.ErrTimeout) {
+	switch {
+	case errors.Is(err, fetch.ErrLineTooLong):
+		k = fetch.KindPolicy
+		if d.k.lineKind {
+			k = fetch.KindServer
+		}
+		err = fmt.Errorf("status line: %w", err)
+	case d.k.timeoutKind && errors.Is(err, fetch.ErrTimeout):
 		k = fetch.KindServer
 	}
 	return &fetch.Error{Kind: k, Op: "read", Offset: -1, Err: err}
