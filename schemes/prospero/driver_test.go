@@ -414,6 +414,21 @@ func TestLongReply(t *testing.T) {
 	}
 }
 
+// TestLineTooLong: a reply line of more tokens than the client reads is
+// refused as a size bound (exit 4), as a line past its bound is by every
+// driver, naming the bound and the line; it was a malformed reply (exit 6).
+func TestLineTooLong(t *testing.T) {
+	f := newFake(t, tree(map[string]string{"/x": "X" + strings.Repeat(" a", maxLineTokens+1) + "\n"}, nil)).start()
+	_, err := client(f, &stubs{}, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+	k := fetch.KindOf(err)
+	if !errors.Is(err, fetch.ErrLineTooLong) || k != fetch.KindPolicy || k.ExitCode() != 4 {
+		t.Fatalf("err = %v (kind %v, exit %d), want ErrLineTooLong refused by policy (exit 4)", err, k, k.ExitCode())
+	}
+	if !strings.Contains(err.Error(), "reply line 1 has more than 4096 tokens") {
+		t.Errorf("%q does not name the bound", err)
+	}
+}
+
 // TestFallbackBound: a server offering many methods that fail gets the
 // chosen one and maxFallbacks more tried, not all of them; the trace and
 // the error say how many were left.

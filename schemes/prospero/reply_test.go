@@ -68,7 +68,7 @@ func TestSplitReply(t *testing.T) {
 	if _, err := splitReply([]byte("X 'open\n")); !errors.Is(err, errSyntax) {
 		t.Errorf("unterminated quote: %v", err)
 	}
-	if _, err := splitReply([]byte("X" + strings.Repeat(" a", maxLineTokens+1))); !errors.Is(err, errSyntax) {
+	if _, err := splitReply([]byte("X" + strings.Repeat(" a", maxLineTokens+1))); !errors.Is(err, fetch.ErrLineTooLong) {
 		t.Errorf("too many tokens: %v", err)
 	}
 }

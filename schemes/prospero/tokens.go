@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/fetchproject/fetch/fetch"
 )
 
 // Prospero text (protocol v5 §"Spaces, quoting, and line-feeds"): lines
@@ -76,10 +78,10 @@ var errReplyTooLarge = errors.New("oversized Prospero reply")
 
 // splitReply cuts a reply into lines of tokens. An unquoted CR is taken
 // for white space, so CR LF ends a line too; empty lines are dropped. A
-// quote left open at the end, or a line of more than maxLineTokens tokens,
-// is an error; so is a reply of more than maxReplyLines lines or
-// maxReplyTokens tokens, found before the line or token past the bound
-// is kept.
+// quote left open at the end is an error, and so is a line of more than
+// maxLineTokens tokens (fetch.ErrLineTooLong, this driver's bound on one
+// line) or a reply of more than maxReplyLines lines or maxReplyTokens
+// tokens, each found before the line or token past the bound is kept.
 func splitReply(b []byte) ([]Line, error) {
 	var (
 		lines  []Line
@@ -93,7 +95,7 @@ func splitReply(b []byte) ([]Line, error) {
 	endTok := func() error {
 		if inTok {
 			if len(line) >= maxLineTokens {
-				return fmt.Errorf("%w: line %d has more than %d tokens", errSyntax, lineNo, maxLineTokens)
+				return fmt.Errorf("%w: reply line %d has more than %d tokens", fetch.ErrLineTooLong, lineNo, maxLineTokens)
 			}
 			if tokens >= maxReplyTokens {
 				return fmt.Errorf("%w: more than %d tokens (at line %d), the most this client reads", errReplyTooLarge, maxReplyTokens, lineNo)
