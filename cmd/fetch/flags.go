@@ -335,7 +335,8 @@ Output
   --parse               print the parsed URL and its scheme's view as JSON, do not fetch
   --base URL            resolve each argument against URL (RFC 1630) and print the result
   -v, --verbose         show the protocol conversation on stderr ("> " sent, "< " received;
-                        passwords masked)
+                        passwords masked, and the values of HTTP headers that may hold
+                        a credential: Authorization, Cookie, Set-Cookie, X-Api-Key, ...)
   -q, --quiet           no progress bar, no warnings
   --progress            a progress bar on stderr even when it is not a terminal
                         (bytes of a document, entries of a listing)

@@ -83,7 +83,8 @@ func closeWARC(o *options) error {
 }
 
 // maskedCommandLine is the command line with the password of any URL in
-// it (an argument, or a --flag=URL value) replaced by ****.
+// it (an argument, or a --flag=URL value), and the value of any -H header
+// that may hold a credential (http.SecretHeader), replaced by ****.
 func maskedCommandLine(args []string) string {
 	out := []string{"fetch"}
 	for _, a := range args {
@@ -96,9 +97,16 @@ func maskedCommandLine(args []string) string {
 		// A URL with a host and no password stays as written; any other
 		// text may hold a password (a malformed URL too): redactArg's.
 		if name, v, ok := strings.Cut(val, ":"); ok && http.SecretHeader(strings.TrimSpace(name)) {
-			// -H "Authorization: Basic ..." (-v traces mask it too)
-			scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
-			val = name + ": " + scheme + " ****"
+			// -H "Authorization: Basic ..." keeps its scheme word, as the
+			// request record does; a value of one word may be the
+			// token itself, and any other header (-H "Cookie: ...",
+			// -H "X-Api-Key: ...") is masked whole, as -v masks it.
+			scheme, cred, two := strings.Cut(strings.TrimSpace(v), " ")
+			if two && strings.TrimSpace(cred) != "" && http.AuthorizationHeader(strings.TrimSpace(name)) {
+				val = name + ": " + scheme + " ****"
+			} else {
+				val = name + ": ****"
+			}
 		} else if u, err := fetch.Parse(val); err != nil || u.HasPassword || u.Host == "" {
 			val = redactArg(val)
 		}

@@ -223,6 +223,26 @@ func TestWARCKeepsNoCredentials(t *testing.T) {
 	}
 }
 
+// TestMaskedCommandLineHeaders: the warcinfo record's command line keeps
+// every -H header's name, and of a credential header's value at most the
+// scheme word of an Authorization ("Bearer ****"); other values stay.
+func TestMaskedCommandLineHeaders(t *testing.T) {
+	got := maskedCommandLine([]string{
+		"-H", "Authorization: Bearer t0ken", "-H", "Authorization: s3cret", "-H", "Cookie: session=c00kie",
+		"--header=X-Api-Key: k3y", "-H", "x-auth-token: abc d3f", "-H", "Accept-Language: en",
+		"http://example.test/",
+	})
+	for _, secret := range []string{"t0ken", "s3cret", "c00kie", "k3y", "d3f", "abc"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%q is in the command line %q", secret, got)
+		}
+	}
+	want := "fetch -H Authorization: Bearer **** -H Authorization: **** -H Cookie: **** --header=X-Api-Key: **** -H x-auth-token: **** -H Accept-Language: en http://example.test/"
+	if got != want {
+		t.Errorf("command line\n%q, want\n%q", got, want)
+	}
+}
+
 // TestWARCResumeKeepsRedirect: the last URL of a batch redirected; a rerun
 // with the same --log fetches nothing and must keep that URL's records
 // (each hop's records name the hop, the log names the URL asked for).

@@ -37,9 +37,11 @@ func (t *tapConn) set(sent, received io.Writer) {
 // credentialMask passes the request bytes to w with the values of the
 // Authorization and Proxy-Authorization header lines masked: a request
 // record keeps what was asked, but no password (the proxy's, which is no
-// part of the exchange with the server, or one given with -H). The driver
-// sends only GETs, whose requests are header lines alone, so every line is
-// looked at; a line is held until its end.
+// part of the exchange with the server, or one given with -H). The other
+// headers SecretHeader names (a Cookie, an X-Api-Key given with -H) stay
+// as sent: the record is the record of the request. The driver sends only
+// GETs, whose requests are header lines alone, so every line is looked
+// at; a line is held until its end.
 type credentialMask struct {
 	w    io.Writer
 	line []byte
@@ -64,10 +66,33 @@ func (m *credentialMask) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// SecretHeader tells whether a request header's value is a password or
-// token that traces and records mask: Authorization and
-// Proxy-Authorization, in any case. The command masks -H values by it too.
+// SecretHeader tells whether the value of the header called name, sent
+// or received, may be a password, token or session, which the -v trace
+// (and a WARC metadata record of it) and the WARC warcinfo record's
+// command line mask: a name that holds, in any case, one of secretWords
+// (Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key,
+// X-Auth-Token, X-Session-Id, ...). The challenges WWW-Authenticate and
+// Proxy-Authenticate hold none, and are what explains a 401 or a 407.
 func SecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	if n == "www-authenticate" || n == "proxy-authenticate" {
+		return false
+	}
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretWords mark a header name as a credential's (SecretHeader).
+var secretWords = []string{"auth", "cookie", "token", "key", "secret", "session", "passw", "credential"}
+
+// AuthorizationHeader tells whether name is Authorization or
+// Proxy-Authorization, in any case: the headers whose masked value keeps
+// its scheme word ("Basic ****").
+func AuthorizationHeader(name string) bool {
 	return strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization")
 }
 
@@ -75,7 +100,7 @@ func SecretHeader(name string) bool {
 // Proxy-Authorization header replaced by "****" (the scheme word kept).
 func maskCredential(line []byte) []byte {
 	name, value, ok := bytes.Cut(line, []byte(":"))
-	if !ok || !SecretHeader(string(name)) {
+	if !ok || !AuthorizationHeader(string(name)) {
 		return line
 	}
 	v := bytes.TrimLeft(value, " \t")

@@ -23,3 +23,22 @@ func TestCredentialMask(t *testing.T) {
 		}
 	}
 }
+
+// SecretHeader names the headers whose values may be credentials, by the
+// words in their names; the challenges of a 401 or 407 and the headers
+// every exchange has are shown.
+func TestSecretHeader(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Authorization": true, "proxy-authorization": true, "Cookie": true, "Cookie2": true,
+		"Set-Cookie": true, "X-Api-Key": true, "X-API-KEY": true, "X-Auth-Token": true,
+		"X-Csrf-Token": true, "X-Session-Id": true, "X-Client-Secret": true, "X-Password": true,
+		"X-Credentials": true, "Authentication-Info": true,
+		"WWW-Authenticate": false, "Proxy-Authenticate": false, "Content-Type": false,
+		"Content-Length": false, "Accept": false, "User-Agent": false, "Keep-Alive": false,
+		"Location": false, "Host": false, "Range": false, "Etag": false,
+	} {
+		if got := SecretHeader(name); got != want {
+			t.Errorf("SecretHeader(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -645,6 +645,8 @@ func (d *Driver) traceResponse(req *fetch.Request, resp *nethttp.Response) {
 	traceHeader(req, fetch.DirReceived, resp.Header)
 }
 
+// traceHeader traces h sorted by name, each value of a header that may
+// hold a credential (SecretHeader) shown as "****".
 func traceHeader(req *fetch.Request, dir fetch.Direction, h nethttp.Header) {
 	keys := make([]string, 0, len(h))
 	for k := range h {

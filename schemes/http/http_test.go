@@ -693,6 +693,51 @@ func TestHTTPThroughGateway(t *testing.T) {
 	}
 }
 
+// TestTraceMasksCredentials: -v shows the name of every header sent and
+// received, and "****" for the value of each that may hold a credential:
+// the -H ones (Authorization, Cookie, X-Api-Key, ...) and the server's
+// Set-Cookie; the others are shown as they went.
+func TestTraceMasksCredentials(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		w.Header().Set("Set-Cookie", "sid=srv-S3CRET; HttpOnly")
+		w.Header().Set("WWW-Authenticate", `Basic realm="shown"`)
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	c := fetch.NewClient(fetch.Options{})
+	c.Register("http", New(Config{Header: []string{
+		"Authorization: Bearer T0KEN", "Cookie: session=C00KIE", "X-Api-Key: K3Y",
+		"x-auth-token: T0KEN2", "X-Session-Id: SESS", "Accept-Language: en-shown",
+	}}))
+	req, err := fetch.NewRequest(srv.URL + "/doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace strings.Builder
+	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { fmt.Fprintf(&trace, "%c %s\n", d, l) })
+	res, err := c.Do(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	got := trace.String()
+	for _, secret := range []string{"T0KEN", "C00KIE", "K3Y", "T0KEN2", "SESS", "S3CRET"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%q is in the trace:\n%s", secret, got)
+		}
+	}
+	for _, line := range []string{
+		"> Authorization: ****\n", "> Cookie: ****\n", "> X-Api-Key: ****\n", "> X-Auth-Token: ****\n",
+		"> X-Session-Id: ****\n", "> Accept-Language: en-shown\n", "< Set-Cookie: ****\n",
+		"< Www-Authenticate: Basic realm=\"shown\"\n", "< Content-Type: text/plain\n",
+	} {
+		if !strings.Contains(got, line) {
+			t.Errorf("no %q in the trace:\n%s", line, got)
+		}
+	}
+}
+
 // metaKey's constants are the lower-case forms of canonical header names:
 // a name it lists answers as strings.ToLower would, and a constant that
 // net/http's canonical form could never reach would be dead.
