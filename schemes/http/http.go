@@ -27,6 +27,7 @@ import (
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/wire"
+	"golang.org/x/net/http/httpguts"
 )
 
 // UserAgent is sent with every request unless Config.UserAgent is set.
@@ -107,6 +108,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if req.Capture != nil {
 		hctx = httptrace.WithClientTrace(hctx, withCaptureTrace(req, func() string { return hop.String() }))
 	}
+	if req.Options.Tracer != nil {
+		s := &sentTrace{req: req}
+		hctx = context.WithValue(hctx, sentKey{}, s)
+		hctx = httptrace.WithClientTrace(hctx, &httptrace.ClientTrace{GotConn: s.gotConn})
+	}
 	hreq, err := nethttp.NewRequestWithContext(hctx, nethttp.MethodGet, "", nil)
 	if err != nil {
 		return nil, fetch.Wrap(fetch.KindMalformed, "request", err)
@@ -147,7 +153,6 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			return nil
 		},
 	}
-	d.traceRequest(req, hreq)
 	resp, err := client.Do(hreq)
 	if err != nil {
 		var fe *fetch.Error
@@ -383,40 +388,72 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 		MaxIdleConnsPerHost: opts.IdlePerHost(),
 		IdleConnTimeout:     opts.SessionIdle(),
 		Proxy:               d.proxyFor(opts),
+		// https through a gateway: the CONNECT that opens a tunnel
+		// carries the driver's User-Agent (not net/http's) and none of
+		// the request's -H headers, which are for the server; it is
+		// traced, and its answer, to the request that dials.
+		GetProxyConnectHeader: func(ctx context.Context, gw *neturl.URL, target string) (nethttp.Header, error) {
+			h := nethttp.Header{}
+			if ua := d.header().Get("User-Agent"); ua != "" {
+				h.Set("User-Agent", ua)
+			}
+			if req := requestOf(ctx); req != nil && req.Options.Tracer != nil {
+				traceConnect(req, gw, target, h)
+			}
+			return h, nil
+		},
+		OnProxyConnectResponse: func(ctx context.Context, _ *neturl.URL, _ *nethttp.Request, resp *nethttp.Response) error {
+			if req := requestOf(ctx); req != nil {
+				d.traceResponse(req, resp)
+			}
+			return nil
+		},
 	}
 }
 
 // proxyFor decides the gateway of every hop, the first and each redirect,
 // with the caller's Proxy function; https goes through it with CONNECT,
-// http as an absolute URL. Each gateway's port passes the policy.
+// http as an absolute URL. Each gateway's port passes the policy. The
+// request's trace learns the choice (sentTrace.route).
 func (d *Driver) proxyFor(opts fetch.Options) func(*nethttp.Request) (*neturl.URL, error) {
 	return func(r *nethttp.Request) (*neturl.URL, error) {
-		if opts.Proxy == nil {
-			return nil, nil
+		pu, err := gatewayFor(opts, r)
+		if s, ok := r.Context().Value(sentKey{}).(*sentTrace); ok && err == nil {
+			s.route(r, pu)
 		}
-		u, err := parseURL(r.URL.String())
-		if err != nil {
-			return nil, err
-		}
-		p, err := opts.Proxy(u)
-		if err != nil || p == nil {
-			return nil, err
-		}
-		port := p.PortOr(defaultPort(p.Scheme))
-		if req := requestOf(r.Context()); req != nil {
-			err = req.CheckPort(p.Scheme, port)
-		} else {
-			err = opts.Policy.Check(urlGrammar, p.Scheme, port)
-		}
-		if err != nil {
-			return nil, err
-		}
-		pu := &neturl.URL{Scheme: p.Scheme, Host: p.HostPort(defaultPort(p.Scheme))}
-		if p.HasUser {
-			pu.User = neturl.UserPassword(p.User, p.Password)
-		}
-		return pu, nil
+		return pu, err
 	}
+}
+
+// gatewayFor is the gateway of r by opts.Proxy (its password in the
+// URL's userinfo, which net/http sends as Proxy-Authorization), nil for
+// none.
+func gatewayFor(opts fetch.Options, r *nethttp.Request) (*neturl.URL, error) {
+	if opts.Proxy == nil {
+		return nil, nil
+	}
+	u, err := parseURL(r.URL.String())
+	if err != nil {
+		return nil, err
+	}
+	p, err := opts.Proxy(u)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	port := p.PortOr(defaultPort(p.Scheme))
+	if req := requestOf(r.Context()); req != nil {
+		err = req.CheckPort(p.Scheme, port)
+	} else {
+		err = opts.Policy.Check(urlGrammar, p.Scheme, port)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pu := &neturl.URL{Scheme: p.Scheme, Host: p.HostPort(defaultPort(p.Scheme))}
+	if p.HasUser {
+		pu.User = neturl.UserPassword(p.User, p.Password)
+	}
+	return pu, nil
 }
 
 // pastDeadline reports whether ctx's deadline has come; its Err may lag
@@ -624,17 +661,76 @@ func (b body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (d *Driver) traceRequest(req *fetch.Request, h *nethttp.Request) {
-	if req.Options.Tracer == nil {
+// sentKey carries a fetch's sentTrace on the context of its net/http
+// request, for the transport's Proxy function.
+type sentKey struct{}
+
+// sentTrace traces the first request of a fetch as net/http writes it,
+// when it has its connection (httptrace's GotConn): after any
+// "connecting to" and any CONNECT tunnel, and in the form that the
+// gateway chosen for it (route, from the transport's Proxy function)
+// makes. net/http calls both in the goroutine of Client.Do.
+type sentTrace struct {
+	req  *fetch.Request
+	hop  *nethttp.Request // the request routed, until it is traced
+	gw   *neturl.URL      // its gateway, nil for none
+	done bool
+}
+
+func (s *sentTrace) route(r *nethttp.Request, gw *neturl.URL) {
+	if !s.done {
+		s.hop, s.gw = r, gw
+	}
+}
+
+func (s *sentTrace) gotConn(httptrace.GotConnInfo) {
+	if s.done || s.hop == nil {
 		return
 	}
-	req.Trace(fetch.DirSent, "GET "+h.URL.RequestURI()+" HTTP/1.1")
+	s.done = true
+	traceRequest(s.req, s.hop, s.gw)
+}
+
+// traceRequest traces h as net/http writes it (Request.write): the
+// request-target in origin form ("GET /path HTTP/1.1") to a server, and
+// inside a gateway's CONNECT tunnel (https); in absolute form ("GET
+// http://host/path HTTP/1.1", RFC 9112 §3.2.2) to a gateway gw in plain
+// text (http), which also gets the gateway's Proxy-Authorization. Neither
+// form has the URL's userinfo: net/http writes the scheme, the Host and
+// the path.
+func traceRequest(req *fetch.Request, h *nethttp.Request, gw *neturl.URL) {
 	host := h.Host
 	if host == "" {
 		host = h.URL.Host // what net/http sends when no Host is set apart
 	}
+	if p, err := httpguts.PunycodeHostPort(host); err == nil {
+		host = p
+	}
+	target := h.URL.RequestURI()
+	hdr := h.Header
+	if gw != nil && (gw.Scheme == "http" || gw.Scheme == "https") && h.URL.Scheme == "http" {
+		target = "http://" + host + target
+		if gw.User != nil {
+			hdr = hdr.Clone()                       // the shared one stays as it is
+			hdr.Set("Proxy-Authorization", "Basic") // traced as "****"
+		}
+	}
+	req.Trace(fetch.DirSent, "GET "+target+" HTTP/1.1")
 	req.Trace(fetch.DirSent, "Host: "+host)
-	traceHeader(req, fetch.DirSent, h.Header)
+	traceHeader(req, fetch.DirSent, hdr)
+}
+
+// traceConnect traces the CONNECT net/http sends to gateway gw for an
+// https request (Transport.dialConn): the target's host:port, its Host,
+// the header h and the gateway's Proxy-Authorization.
+func traceConnect(req *fetch.Request, gw *neturl.URL, target string, h nethttp.Header) {
+	req.Trace(fetch.DirSent, "CONNECT "+target+" HTTP/1.1")
+	req.Trace(fetch.DirSent, "Host: "+target)
+	if gw.User != nil {
+		h = h.Clone()
+		h.Set("Proxy-Authorization", "Basic") // traced as "****"
+	}
+	traceHeader(req, fetch.DirSent, h)
 }
 
 func (d *Driver) traceResponse(req *fetch.Request, resp *nethttp.Response) {

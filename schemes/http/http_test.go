@@ -693,6 +693,117 @@ func TestHTTPThroughGateway(t *testing.T) {
 	}
 }
 
+// TestTraceThroughGateway: -v shows the request a gateway gets, with its
+// absolute URL, as net/http sends it, and the gateway's credentials
+// masked; never the origin form that goes to a server.
+func TestTraceThroughGateway(t *testing.T) {
+	addr, line := recordingServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", nil)
+	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://joe:hunter2@" + addr) }})
+	c.Register("http", New(Config{}))
+	req, err := fetch.NewRequest("http://far.example:8080/a%2Fb?x=1#frag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace strings.Builder
+	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { fmt.Fprintf(&trace, "%c %s\n", d, l) })
+	res, err := c.Do(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	sent := <-line
+	got := trace.String()
+	if want := "> " + strings.TrimSuffix(sent, "\r\n") + "\n"; want != "> GET http://far.example:8080/a%2Fb?x=1 HTTP/1.1\n" || !strings.Contains(got, want) {
+		t.Errorf("the gateway got %q; trace:\n%s", sent, got)
+	}
+	for _, l := range []string{"> Host: far.example:8080\n", "> Proxy-Authorization: ****\n", "< HTTP/1.1 200 OK\n"} {
+		if !strings.Contains(got, l) {
+			t.Errorf("no %q in the trace:\n%s", l, got)
+		}
+	}
+	if strings.Contains(got, "GET /a") || strings.Contains(got, "hunter2") || strings.Contains(got, basicAuth("joe", "hunter2")[len("Basic "):]) {
+		t.Errorf("trace:\n%s", got)
+	}
+}
+
+// TestTraceConnect: -v shows an https request through a gateway as it
+// goes: the CONNECT (its credentials masked) and the gateway's answer,
+// then the request in origin form inside the tunnel.
+func TestTraceConnect(t *testing.T) {
+	srv := httptest.NewTLSServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		io.WriteString(w, "secure "+r.Host+r.URL.RequestURI())
+	}))
+	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	connect := make(chan *nethttp.Request, 1)
+	go func() { // a gateway that tunnels every CONNECT to srv
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r, err := nethttp.ReadRequest(bufio.NewReader(c))
+		if err != nil {
+			return
+		}
+		connect <- r
+		s, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			return
+		}
+		defer s.Close()
+		io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+		go io.Copy(s, c)
+		io.Copy(c, s)
+	}()
+	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://joe:hunter2@" + ln.Addr().String()) }})
+	d := New(Config{Insecure: true, Header: []string{"X-Api-Key: K3Y"}})
+	c.Register("http", d)
+	c.Register("https", d)
+	req, err := fetch.NewRequest("https://secure.example/p?q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace strings.Builder
+	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { fmt.Fprintf(&trace, "%c %s\n", d, l) })
+	res, err := c.Do(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Document.Body)
+	res.Close()
+	if string(b) != "secure secure.example/p?q" {
+		t.Fatalf("body %q", b)
+	}
+	r := <-connect
+	if r.Method != "CONNECT" || r.RequestURI != "secure.example:443" || r.Header.Get("User-Agent") != UserAgent || r.Header.Get("X-Api-Key") != "" {
+		t.Errorf("the gateway got %s %s, header %v", r.Method, r.RequestURI, r.Header)
+	}
+	got := trace.String()
+	at := 0
+	for _, l := range []string{
+		"* connecting to " + ln.Addr().String() + "\n",
+		"> CONNECT secure.example:443 HTTP/1.1\n", "> Host: secure.example:443\n",
+		"> Proxy-Authorization: ****\n", "> User-Agent: " + UserAgent + "\n",
+		"< HTTP/1.1 200 Connection established\n",
+		"> GET /p?q HTTP/1.1\n", "> Host: secure.example\n", "> X-Api-Key: ****\n",
+		"< HTTP/1.1 200 OK\n",
+	} {
+		i := strings.Index(got[at:], l)
+		if i < 0 {
+			t.Fatalf("no %q after byte %d of the trace:\n%s", l, at, got)
+		}
+		at += i + len(l)
+	}
+	if strings.Count(got, "> CONNECT") != 1 || strings.Count(got, "> GET") != 1 || strings.Contains(got, "hunter2") || strings.Contains(got, "K3Y") {
+		t.Errorf("trace:\n%s", got)
+	}
+}
+
 // TestTraceMasksCredentials: -v shows the name of every header sent and
 // received, and "****" for the value of each that may hold a credential:
 // the -H ones (Authorization, Cookie, X-Api-Key, ...) and the server's
