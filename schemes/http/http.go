@@ -785,7 +785,9 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 		hreq.Header = hreq.Header.Clone() // the shared one stays as it is
 		hreq.Header.Set("Proxy-Authorization", basicAuth(p.User, p.Password))
 	}
-	req.Trace(fetch.DirSent, "GET "+req.URL.Redacted()+" HTTP/1.1 (to gateway "+p.HostPort(80)+")")
+	req.Trace(fetch.DirSent, "GET "+req.URL.Redacted()+" HTTP/1.1 (to gateway "+p.HostPort(defaultPort(p.Scheme))+")")
+	req.Trace(fetch.DirSent, "Host: "+hreq.Host)
+	req.Trace(fetch.DirSent, "Connection: close")
 	traceHeader(req, fetch.DirSent, hreq.Header)
 	w := bufio.NewWriter(conn)
 	fmt.Fprintf(w, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", target, hreq.Host)

@@ -313,9 +313,19 @@ func TestGatewaySendsWholeURL(t *testing.T) {
 	addr, got := recordingServer(t, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello", nil)
 	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
 	c.Register("http", New(Config{}))
-	res, err := c.Fetch(context.Background(), "gopher://gopher.example/0about#frag")
+	req, err := fetch.NewRequest("gopher://gopher.example/0about#frag")
 	if err != nil {
 		t.Fatal(err)
+	}
+	var trace strings.Builder
+	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { fmt.Fprintf(&trace, "%c %s\n", d, l) })
+	res, err := c.Do(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// -v shows every line the gateway gets.
+	if want := "> GET gopher://gopher.example/0about HTTP/1.1 (to gateway " + addr + ")\n> Host: gopher.example\n> Connection: close\n> Accept: */*\n"; !strings.Contains(trace.String(), want) {
+		t.Errorf("trace:\n%s\nwant it to hold\n%s", trace.String(), want)
 	}
 	defer res.Close()
 	b, _ := io.ReadAll(res.Document.Body)
