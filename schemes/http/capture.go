@@ -97,15 +97,21 @@ func AuthorizationHeader(name string) bool {
 }
 
 // maskCredential returns line with the credentials of an Authorization or
-// Proxy-Authorization header replaced by "****" (the scheme word kept).
+// Proxy-Authorization header replaced by "****": the scheme word is kept
+// when a credential follows it ("Basic ****"), and a value of one word,
+// a bare token, is masked whole.
 func maskCredential(line []byte) []byte {
 	name, value, ok := bytes.Cut(line, []byte(":"))
 	if !ok || !AuthorizationHeader(string(name)) {
 		return line
 	}
-	v := bytes.TrimLeft(value, " \t")
-	scheme, _, _ := bytes.Cut(v, []byte(" "))
-	return fmt.Appendf(nil, "%s: %s ****\r\n", name, bytes.TrimRight(scheme, "\r\n"))
+	v := bytes.TrimSpace(value)
+	scheme, cred, _ := bytes.Cut(v, []byte(" "))
+	if len(bytes.TrimSpace(cred)) == 0 {
+		// one word: a bare token, no scheme to keep
+		return fmt.Appendf(nil, "%s: ****\r\n", name)
+	}
+	return fmt.Appendf(nil, "%s: %s ****\r\n", name, scheme)
 }
 
 func (t *tapConn) Read(p []byte) (int, error) {

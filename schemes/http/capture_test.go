@@ -6,10 +6,11 @@ import (
 )
 
 // credentialMask masks the credentials of a request however its bytes
-// are cut into writes, and passes every other byte as it came.
+// are cut into writes, and passes every other byte as it came; a value of
+// one word (a bare token) is masked whole, not kept as a scheme word.
 func TestCredentialMask(t *testing.T) {
-	head := "GET / HTTP/1.1\r\nHost: h\r\nauthorization: Bearer t0ken\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\nX-Authorization-Hint: kept\r\n\r\n"
-	want := "GET / HTTP/1.1\r\nHost: h\r\nauthorization: Bearer ****\r\nProxy-Authorization: Basic ****\r\nX-Authorization-Hint: kept\r\n\r\n"
+	head := "GET / HTTP/1.1\r\nHost: h\r\nauthorization: Bearer t0ken\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\nX-Authorization-Hint: kept\r\nAuthorization: s3cret\r\nAuthorization:  \r\n\r\n"
+	want := "GET / HTTP/1.1\r\nHost: h\r\nauthorization: Bearer ****\r\nProxy-Authorization: Basic ****\r\nX-Authorization-Hint: kept\r\nAuthorization: ****\r\nAuthorization: ****\r\n\r\n"
 	for step := 1; step <= len(head); step++ {
 		var got bytes.Buffer
 		m := &credentialMask{w: &got}
