@@ -237,10 +237,10 @@ func readReply(r *wire.Reader, op string) (reply, error) {
 			return reply{}, replyReadErr(op, err)
 		}
 		if len(rep.Lines) >= maxReplyLines {
-			return reply{}, badReply(op, fmt.Errorf("%w: a reply of more than %d lines", ErrBadReply, maxReplyLines))
+			return reply{}, tooLarge(op, fmt.Sprintf("a reply of more than %d lines", maxReplyLines))
 		}
 		if size += len(line); size > maxReplyBytes {
-			return reply{}, badReply(op, fmt.Errorf("%w: a reply of more than %d bytes", ErrBadReply, maxReplyBytes))
+			return reply{}, tooLarge(op, fmt.Sprintf("a reply of more than %d bytes", maxReplyBytes))
 		}
 		if c, sep, ok := replyCode(line); ok && c == code && sep != '-' {
 			rep.Lines = append(rep.Lines, line[min(len(line), 4):])
@@ -279,6 +279,12 @@ func clip(s string) string {
 		return s[:80] + "..."
 	}
 	return s
+}
+
+// tooLarge is a reply past one of its bounds, refused as a size bound
+// (exit 4), as a listing or a line past its own is.
+func tooLarge(op, what string) *fetch.Error {
+	return &fetch.Error{Kind: fetch.KindPolicy, Op: op, Offset: -1, Err: fmt.Errorf("%w: %s", fetch.ErrTooLarge, what)}
 }
 
 func badReply(op string, err error) *fetch.Error {

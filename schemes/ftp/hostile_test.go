@@ -283,6 +283,7 @@ func TestHugeReplyLine(t *testing.T) {
 		greeting string
 		hook     func(c *fakeConn, verb, arg string) bool
 		long     bool // the reply has a line past the bound
+		big      bool // the reply passes its bound in lines or bytes
 	}{
 		{name: "greeting", greeting: "220 " + huge + "\r\n", long: true},
 		{name: "multi-line greeting", greeting: "220-hello\r\n" + huge + "\r\n220 end\r\n", long: true},
@@ -293,8 +294,8 @@ func TestHugeReplyLine(t *testing.T) {
 			}
 			return false
 		}, long: true},
-		{name: "endless multi-line", greeting: "220-hello\r\n" + strings.Repeat(" more\r\n", maxReplyLines+10)},
-		{name: "many long lines", greeting: "220-hello\r\n" + strings.Repeat(strings.Repeat("y", 60<<10)+"\r\n", maxReplyBytes/(60<<10)+1) + "220 end\r\n"},
+		{name: "endless multi-line", greeting: "220-hello\r\n" + strings.Repeat(" more\r\n", maxReplyLines+10), big: true},
+		{name: "many long lines", greeting: "220-hello\r\n" + strings.Repeat(strings.Repeat("y", 60<<10)+"\r\n", maxReplyBytes/(60<<10)+1) + "220 end\r\n", big: true},
 		{name: "no code", greeting: "hello there\r\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,6 +312,11 @@ func TestHugeReplyLine(t *testing.T) {
 					if !strings.Contains(err.Error(), want) {
 						t.Errorf("%q does not say %q", err, want)
 					}
+				}
+			case tt.big:
+				// a size bound, refused as a listing's is (exit 4)
+				if !errors.Is(err, fetch.ErrTooLarge) || k != fetch.KindPolicy || !strings.Contains(err.Error(), "a reply of more than") {
+					t.Fatalf("err = %v (kind %v), want ErrTooLarge refused by policy (exit 4) naming the bound", err, k)
 				}
 			case !errors.Is(err, ErrBadReply) || k != fetch.KindServer:
 				t.Fatalf("err = %v, want ErrBadReply", err)

@@ -66,6 +66,9 @@ type Packet struct {
 // errPacket marks a datagram that is not a well-formed ARDP packet.
 var errPacket = errors.New("malformed ARDP packet")
 
+// errOversize is a reply that passes the bound its reassembly was given.
+var errOversize = errors.New("reply past its bound")
+
 // DecodePacket reads the header of b; Data aliases b. A packet whose
 // header does not fit, or whose version is not 0, is an error.
 func DecodePacket(b []byte) (Packet, error) {
@@ -188,7 +191,7 @@ func (r *reassembly) add(p Packet) (bool, error) {
 		return false, nil // beyond any window: the server will send it again
 	}
 	if r.size+len(p.Data) > r.max {
-		return false, fmt.Errorf("reply larger than %d octets", r.max)
+		return false, fmt.Errorf("%w: larger than %d octets", errOversize, r.max)
 	}
 	r.size += len(p.Data)
 	r.got[p.Seq] = append([]byte(nil), p.Data...)

@@ -401,3 +401,20 @@ func repeat(f *fakeServer, pkt []byte) (stop func()) {
 	}()
 	return func() { close(done) }
 }
+
+// TestReplyPastBound: a reply longer than the session's bound is refused
+// as a size bound (exit 4), as every driver's is, naming the bound.
+func TestReplyPastBound(t *testing.T) {
+	f := newFake(t, func(string) string { return bigReply(4) }).start()
+	addr, _ := net.ResolveUDPAddr("udp", f.Addr)
+	s, err := openSession(context.Background(), addr, time.Minute, 50*time.Millisecond, 2000, func(fetch.Direction, string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.do(context.Background(), []byte("VERSION 5 x\n"))
+	k := fetch.KindOf(err)
+	if !errors.Is(err, fetch.ErrTooLarge) || k.ExitCode() != 4 || !strings.Contains(err.Error(), "limited to 2000 octets") {
+		t.Errorf("err = %v (kind %v), want a size refusal (exit 4) naming the bound", err, k)
+	}
+}

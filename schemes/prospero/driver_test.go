@@ -409,8 +409,8 @@ func TestNoServer(t *testing.T) {
 func TestLongReply(t *testing.T) {
 	f := newFake(t, tree(map[string]string{"/x": strings.Repeat("X\n", maxReplyLines+1)}, nil)).start()
 	_, err := client(f, &stubs{}, fetch.Options{}).Fetch(context.Background(), "prospero://"+f.Addr+"//x")
-	if fetch.KindOf(err) != fetch.KindServer || !strings.Contains(err.Error(), "more than 100000 lines") {
-		t.Errorf("error %v (kind %v), want a server error naming the line bound", err, fetch.KindOf(err))
+	if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err).ExitCode() != 4 || !strings.Contains(err.Error(), "more than 100000 lines") {
+		t.Errorf("error %v (kind %v), want a size refusal (exit 4) naming the line bound", err, fetch.KindOf(err))
 	}
 }
 

@@ -206,6 +206,10 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 		}
 		progress, err := ra.add(p)
 		if err != nil {
+			if errors.Is(err, errOversize) {
+				// a size bound, refused as every driver's is (exit 4)
+				return nil, exchangeError(fetch.KindPolicy, "%w (a reply is limited to %d octets)", fetch.ErrTooLarge, s.max)
+			}
 			return nil, exchangeError(fetch.KindServer, "%w", err)
 		}
 		if progress {

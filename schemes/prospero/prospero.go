@@ -275,9 +275,9 @@ func (d *Driver) ask(ctx context.Context, req *fetch.Request, s *session, comman
 		req.Capture.Payload(s.server).Write(raw)
 	}
 	lines, err := splitReply(raw)
-	if errors.Is(err, fetch.ErrLineTooLong) {
-		// A line past its bound is refused as a size bound (exit 4), as
-		// every driver's is.
+	if errors.Is(err, fetch.ErrLineTooLong) || errors.Is(err, fetch.ErrTooLarge) {
+		// A line or a reply past its bound is refused as a size bound
+		// (exit 4), as every driver's is.
 		return nil, req.Errorf(fetch.KindPolicy, "reply", "%w", err)
 	}
 	if err != nil {

@@ -74,7 +74,7 @@ func (l Line) String() string {
 
 // errReplyTooLarge marks a reply of more lines or tokens than this client
 // reads.
-var errReplyTooLarge = errors.New("oversized Prospero reply")
+var errReplyTooLarge = fmt.Errorf("%w: an oversized Prospero reply", fetch.ErrTooLarge)
 
 // splitReply cuts a reply into lines of tokens. An unquoted CR is taken
 // for white space, so CR LF ends a line too; empty lines are dropped. A
