@@ -171,19 +171,22 @@ func TestMeasureRoundsAndBudget(t *testing.T) {
 	}
 }
 
-// A row far from 1 gets no more pairs: after one pair beyond 5 either way,
-// after two beyond 2; a row near 1, or one whose pairs disagree, goes on.
+// A row far from 1 gets no more pairs: after one slow pair beyond 5
+// either way, after two beyond 2; a row near 1, one whose pairs disagree,
+// or one with a single quick pair, goes on.
 func TestSettledRows(t *testing.T) {
 	ms := time.Millisecond
-	p := func(f, c time.Duration) pair { return pair{f: sample{wall: f}, p: sample{wall: c}} }
+	p := func(f, c time.Duration) pair { return pair{f: sample{wall: f}, p: sample{wall: c}, took: f + c} }
 	cases := []struct {
 		pairs []pair
 		want  bool
 	}{
 		{nil, false},
-		{[]pair{p(10*ms, 1000*ms)}, true},   // 0.01: xargs curl
-		{[]pair{p(1000*ms, 100*ms)}, true},  // 10
-		{[]pair{p(300*ms, 1000*ms)}, false}, // 0.3 after one pair
+		{[]pair{p(300*ms, 60000*ms)}, true},  // 0.005: xargs curl, a minute
+		{[]pair{p(20000*ms, 2000*ms)}, true}, // 10, slow
+		{[]pair{p(10*ms, 1000*ms)}, false},   // 0.01, but quick: one stall may be all it is
+		{[]pair{p(1000*ms, 100*ms)}, false},  // 10, quick
+		{[]pair{p(300*ms, 1000*ms)}, false},  // 0.3 after one pair
 		{[]pair{p(300*ms, 1000*ms), p(350*ms, 1000*ms)}, true},
 		{[]pair{p(300*ms, 1000*ms), p(600*ms, 1000*ms)}, false}, // they disagree
 		{[]pair{p(2500*ms, 1000*ms), p(2100*ms, 1000*ms)}, true},
@@ -199,6 +202,8 @@ func TestSettledRows(t *testing.T) {
 	// goes on. The margins are wide for a busy machine: true may take up
 	// to 200 ms against sleep 1, and one of two 0.2 s sleeps may take
 	// 0.4 s more without settling its row.
+	defer func(d time.Duration) { settleSlow = d }(settleSlow)
+	settleSlow = 500 * time.Millisecond // true against sleep 1: slow enough here
 	b := testBench(t)
 	fast := &row{label: "fast", fetch: &tool{argv: []string{"true"}}, peer: &tool{argv: []string{"sleep", "1"}}}
 	even := &row{label: "even", fetch: &tool{argv: []string{"sleep", "0.2"}}, peer: &tool{argv: []string{"sleep", "0.2"}}}

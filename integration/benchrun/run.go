@@ -450,17 +450,22 @@ func (b *bench) measure(rows []*row, runs int, deadline time.Time) {
 }
 
 // settled reports a row whose wall-time ratio is far from 1: beyond
-// settleFar[0] either way after one pair, or beyond settleFar[1] after
-// two, when every pair agrees. It is a heuristic: wall times here have
-// moved by up to a third between runs, never by such factors, so further
-// pairs would not bring the median across 1. The rows that settle are the
-// slowest (one curl process a URL: over a minute a pair), so the budget
-// goes to the rows whose verdict is close; their CPU and RSS cells then
-// come from those one or two pairs (the pairs column says how many).
+// settleFar[0] either way after one pair that took settleSlow or more,
+// or beyond settleFar[1] after two, when every pair agrees. It is a
+// heuristic: wall times here have moved by up to a third between runs,
+// so further pairs would not bring the median across 1. The rows that
+// settle are the slowest (one curl process a URL: over a minute a pair),
+// so the budget goes to the rows whose verdict is close; their CPU and
+// RSS cells then come from those one or two pairs (the pairs column says
+// how many). A quick pair never settles its row alone: one run that
+// stalls (a server's hiccup of seconds, seen once for curl on 200 FTP
+// files) would otherwise stand as the row's verdict.
 func settled(r *row) bool {
 	far := settleFar[0]
 	switch n := len(r.pairs); {
 	case n == 0:
+		return false
+	case n == 1 && r.pairs[0].took < settleSlow:
 		return false
 	case n >= 2:
 		far = settleFar[1]
@@ -475,8 +480,12 @@ func settled(r *row) bool {
 }
 
 // settleFar is how far from 1 a row's ratio must be to settle after one
-// pair and after two (a variable for the tests).
-var settleFar = [2]float64{5, 2}
+// pair and after two, and settleSlow how long one pair must take to
+// settle its row alone (variables for the tests).
+var (
+	settleFar  = [2]float64{5, 2}
+	settleSlow = 10 * time.Second
+)
 
 // pair runs fetch and the peer once each for row r: fetch first in a
 // row's odd-numbered pairs, the peer first in its even-numbered ones, so

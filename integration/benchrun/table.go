@@ -159,7 +159,7 @@ func table(rows, prows []*row) string {
 	b.WriteString("\nTime is wall-clock time, CPU the user+system time of the process and its children (wait4's rusage), RSS the peak resident set (GNU time's %M);\n" +
 		"latency rows give them per invocation. Each value is the median over the pairs (fetch and the peer, each first in every other pair);\n" +
 		"× is the median of the per-pair ratios fetch/peer (below 1: fetch is faster or smaller). The peer is curl unless the row names\n" +
-		"another. A row whose ratio is beyond 5 either way after its first pair, or beyond 2 after two that agree, gets no more pairs.\n" +
+		"another. A row whose ratio is beyond 5 either way after a first pair of 10 s or more, or beyond 2 after two that agree, gets no more pairs.\n" +
 		"Parser rows (go test -bench) give time, allocations and bytes allocated per entry.\n")
 	return b.String()
 }
