@@ -747,7 +747,9 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 // and a directory for another ("/a" and "/a/b"): a file whose name is a
 // directory already gets the same suffix, and a directory whose name is a
 // file already gets "~" and eight hex digits of the SHA-256 of its path in
-// the output directory ("a"), the same for every file in it.
+// the output directory ("a"), the same for every file in it. A suffixed
+// name that is taken too (a URL may be named "x~1a2b3c4d") is suffixed
+// again.
 func (b *batch) claim(dest, id string) string {
 	of := digestName(id)
 	b.namesMu.Lock()
@@ -760,7 +762,8 @@ func (b *batch) claim(dest, id string) string {
 			dir := b.root
 			for i, p := range parts[:len(parts)-1] {
 				dir = filepath.Join(dir, p)
-				if _, isFile := b.names[fileKey(dir)]; isFile {
+				// again while the suffixed name is a file too
+				for _, isFile := b.names[fileKey(dir)]; isFile; _, isFile = b.names[fileKey(dir)] {
 					parts[i] += suffixOf(folded(strings.Join(parts[:i+1], "/"))) // of its path in the output directory
 					dir = filepath.Join(filepath.Dir(dir), parts[i])
 				}
@@ -770,8 +773,14 @@ func (b *batch) claim(dest, id string) string {
 		}
 	}
 	name := fileKey(dest)
-	_, isDir := b.names[dirDigest(dest)]
-	if other, ok := b.names[name]; ok && other != of || isDir || b.isWARCPart(dest) {
+	for {
+		// The suffixed name is checked as the name was: another URL's
+		// own name may be it ("/x~1a2b3c4d"), which is suffixed again.
+		other, taken := b.names[name]
+		_, isDir := b.names[dirDigest(dest)]
+		if !(taken && other != of) && !isDir && !b.isWARCPart(dest) {
+			break
+		}
 		dest += suffixOf(id)
 		name = fileKey(dest)
 	}

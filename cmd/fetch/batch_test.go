@@ -1103,3 +1103,41 @@ func TestEachListLine(t *testing.T) {
 		t.Errorf("a long line: %q", got)
 	}
 }
+
+// TestBatchSuffixedNameTaken: the name a colliding URL is given, its
+// name and "~" and eight hex digits of its SHA-256, may be taken already
+// by another URL whose own name it is (a crawled page can choose one):
+// that URL's file is kept and the colliding URL gets a further suffix,
+// in the run and in the directory's claim alike.
+func TestBatchSuffixedNameTaken(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
+	defer srv.Close()
+	b := srv.URL + "/b/x"
+	c := srv.URL + "/c/x" + suffixOf(redactArg(b)) // named as b's file would be after a collision
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runFetch(t, "", "-q", "-O", "--output-dir", out, c, srv.URL+"/a/x", b)
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	got := map[string]bool{}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		data, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		got[string(data)] = true
+	}
+	for _, p := range []string{"/c/x" + suffixOf(redactArg(b)), "/a/x", "/b/x"} {
+		if !got[p] {
+			t.Errorf("no file holds %s: files %v", p, got)
+		}
+	}
+
+	// A directory whose suffixed name is a file already goes further.
+	root := t.TempDir()
+	bt := &batch{root: root, names: map[nameDigest]nameDigest{}}
+	taken := bt.claim(filepath.Join(root, "d"+suffixOf(folded("d"))), "file named as d's suffixed directory")
+	bt.claim(filepath.Join(root, "d"), "file d")
+	in := bt.claim(filepath.Join(root, "d", "f"), "a file in directory d")
+	if filepath.Dir(in) == taken || filepath.Dir(in) == filepath.Join(root, "d") {
+		t.Errorf("a file in d went to %s, inside a file", in)
+	}
+}
