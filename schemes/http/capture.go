@@ -69,7 +69,7 @@ func (m *credentialMask) Write(p []byte) (int, error) {
 // SecretHeader tells whether the value of the header called name, sent
 // or received, may be a password, token or session, which the -v trace
 // (and a WARC metadata record of it) and the WARC warcinfo record's
-// command line mask: a name that holds, in any case, one of secretWords
+// command line mask, and which a redirect to another origin drops: a name that holds, in any case, one of secretWords
 // (Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key,
 // X-Auth-Token, X-Session-Id, ...). The challenges WWW-Authenticate and
 // Proxy-Authenticate hold none, and are what explains a 401 or a 407.

@@ -141,8 +141,12 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 				return err
 			}
 			if foreign = foreign || !sameOrigin(via[0].URL, next.URL); foreign {
-				for _, k := range credentialHeaders {
-					next.Header.Del(k)
+				// every header that may hold a credential, as -v
+				// masks them (Authorization, Cookie, X-Api-Key, ...)
+				for k := range next.Header {
+					if SecretHeader(k) {
+						next.Header.Del(k)
+					}
 				}
 			}
 			// Like curl, no Referer: a fetcher does not tell one site
@@ -178,10 +182,6 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	return d.result(req, resp, hops > 0)
 }
-
-// credentialHeaders are the request headers that carry a user's
-// credentials to a server, kept from every other origin on a redirect.
-var credentialHeaders = []string{"Authorization", "Cookie", "Cookie2"}
 
 // sameOrigin tells whether a and b have one scheme, host and port (a
 // missing port being the scheme's default).

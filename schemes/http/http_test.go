@@ -571,22 +571,23 @@ func (m nameDialer) DialContext(ctx context.Context, network, addr string) (net.
 }
 
 // TestCredentialsStayWithOrigin: the -H credentials (Authorization,
-// Cookie) go to the first URL's origin only: not to a subdomain, not to
-// another port of the same host, and not back to the origin once a hop
-// has left it; a redirect within the origin keeps them.
+// Cookie, and every header SecretHeader names: X-Api-Key, ...) go to the
+// first URL's origin only: not to a subdomain, not to another port of the
+// same host, and not back to the origin once a hop has left it; a
+// redirect within the origin keeps them.
 func TestCredentialsStayWithOrigin(t *testing.T) {
-	type seen struct{ where, auth, cookie string }
+	type seen struct{ where, auth, cookie, key string }
 	got := make(chan seen, 8)
 	var originAddr string
 	origin := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		got <- seen{"origin" + r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Cookie")}
+		got <- seen{"origin" + r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Cookie"), r.Header.Get("X-Api-Key")}
 		if to := r.URL.Query().Get("to"); to != "" {
 			nethttp.Redirect(w, r, to, nethttp.StatusFound)
 		}
 	}))
 	defer origin.Close()
 	other := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		got <- seen{"other" + r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Cookie")}
+		got <- seen{"other" + r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Cookie"), r.Header.Get("X-Api-Key")}
 		if r.URL.Path == "/away" {
 			nethttp.Redirect(w, r, "http://site.test:"+originAddr+"/back", nethttp.StatusFound)
 		}
@@ -608,7 +609,7 @@ func TestCredentialsStayWithOrigin(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := fetch.NewClient(fetch.Options{Dialer: dialer})
-			c.Register("http", New(Config{Header: []string{"Authorization: Bearer SECRET", "Cookie: session=SECRET"}}))
+			c.Register("http", New(Config{Header: []string{"Authorization: Bearer SECRET", "Cookie: session=SECRET", "X-Api-Key: SECRET"}}))
 			res, err := c.Fetch(context.Background(), "http://site.test:"+originAddr+"/?to="+neturl.QueryEscape(tt.to))
 			if err != nil {
 				t.Fatal(err)
@@ -616,8 +617,8 @@ func TestCredentialsStayWithOrigin(t *testing.T) {
 			res.Close()
 			for i, where := range tt.want {
 				s := <-got
-				carried := s.auth == "Bearer SECRET" && s.cookie == "session=SECRET"
-				if s.where != where || carried != (i < tt.keep) || !carried && (s.auth != "" || s.cookie != "") {
+				carried := s.auth == "Bearer SECRET" && s.cookie == "session=SECRET" && s.key == "SECRET"
+				if s.where != where || carried != (i < tt.keep) || !carried && (s.auth != "" || s.cookie != "" || s.key != "") {
 					t.Errorf("request %d: %+v (want it at %s, credentials %v)", i+1, s, where, i < tt.keep)
 				}
 			}
