@@ -275,7 +275,8 @@ func TestCloseEarly(t *testing.T) {
 // instead of being buffered: a size bound, refused by policy (exit 4),
 // whose message names the bound; it was a malformed reply (exit 6). A
 // reply of too many lines, or of too many bytes in lines each within the
-// bound, is still a malformed reply.
+// bound, is ErrTooLarge, refused by policy (exit 4) too; a reply without
+// a code is still a malformed reply.
 func TestHugeReplyLine(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
 	for _, tt := range []struct {
