@@ -34,7 +34,7 @@ type Memory struct {
 	key func(string) string // nil: no de-duplication
 
 	mu      sync.Mutex
-	wake    chan struct{} // closed and replaced when the queue or the lease count changes
+	wake    chan struct{} // closed and replaced at a change of the queue or the lease count, when armed
 	armed   bool          // someone waits on wake: a change must close it
 	queue   []Task
 	head    int // queue[head:] is waiting
