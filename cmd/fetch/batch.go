@@ -286,8 +286,8 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		if err != nil {
 			b.noteFailure(fetch.KindLocal.ExitCode())
 			var fe *fetch.Error
-			if !errors.As(err, &fe) { // not the list's: the frontier's
-				err = &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err}
+			if !errors.As(err, &fe) { // not the list's: the frontier's (a journal, a queue)
+				err = &fetch.Error{Kind: fetch.KindLocal, Op: "queue the list's URLs", Offset: -1, Err: err}
 			}
 			report(s, o, err)
 		}
