@@ -111,8 +111,8 @@ type Entry struct {
 	Description string    `json:"description,omitempty"`
 	Raw         string    `json:"raw,omitempty"` // the server's line, when kept
 	// Score is a search hit's relevance on the server's own scale (a
-	// WAIS score); 0 when the server rates none.
-	Score int64 `json:"score,omitempty"`
+	// WAIS score, 0 a score too); nil when the server rates none.
+	Score *int64 `json:"score,omitempty"`
 	// ID is the item's identifier at its server where the protocol has
 	// one apart from its name (a WAIS document id), %-encoded.
 	ID string `json:"id,omitempty"`

@@ -85,7 +85,7 @@ func TestWAISSearchAndRetrieve(t *testing.T) {
 				t.Errorf("%s: entry %q names no served file", u, e.Name)
 				continue
 			}
-			if !strings.Contains(e.Description, "score ") || e.Score == 0 || e.ID == "" || e.Type == "" || e.Size < 0 {
+			if !strings.Contains(e.Description, "score ") || e.Score == nil || e.ID == "" || e.Type == "" || e.Size < 0 {
 				t.Errorf("%s: entry %+v lacks score, document id, types or size", u, e)
 			}
 			if got := fetchSHA(t, c, e.URL); got != want {

@@ -401,7 +401,8 @@ func entry(base *fetch.URL, db string, h *apdu.DocHeader, catalog bool) (fetch.E
 		desc = append(desc, "the server's headline: "+h.Headline)
 	}
 	if h.Score != apdu.Unused {
-		e.Score = h.Score
+		score := h.Score
+		e.Score = &score
 		desc = append(desc, "score "+strconv.FormatInt(h.Score, 10))
 	}
 	if h.Lines != apdu.Unused {

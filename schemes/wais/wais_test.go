@@ -189,7 +189,7 @@ func TestSearchThenRetrieve(t *testing.T) {
 	e := l.Entries[0]
 	if e.Name != "100%.txt   /srv/wais/my db/" || e.Size != 1000 || e.Type != "TEXT,HTML" ||
 		!strings.Contains(e.Description, "score 4711") || !strings.Contains(e.Description, "3 lines") ||
-		!strings.Contains(e.Description, "docid %02") || e.Score != 4711 || !strings.HasPrefix(e.ID, "%02") ||
+		!strings.Contains(e.Description, "docid %02") || e.Score == nil || *e.Score != 4711 || !strings.HasPrefix(e.ID, "%02") ||
 		!strings.HasSuffix(e.URL, "/"+e.ID) {
 		t.Errorf("entry %+v", e)
 	}
