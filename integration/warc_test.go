@@ -277,3 +277,77 @@ func TestWARCEveryScheme(t *testing.T) {
 		t.Errorf("%d records, want %d", len(recs), i)
 	}
 }
+
+// TestWARCUncompressed: "--warc NAME.warc" writes the records as they
+// are, no gzip member among them, and warcio reads them: one response or
+// resource record a URL, in order, its payload the served bytes, every
+// declared digest matching. A batch that resumes with its log appends to
+// the same file, which warcio still reads whole.
+func TestWARCUncompressed(t *testing.T) {
+	for _, s := range []string{"nginx", "vsftpd", "pygopherd"} {
+		wantServer(t, s)
+	}
+	sums := map[string]string{}
+	for _, f := range contentManifest(t) {
+		sums[f.Path] = f.SHA256
+	}
+	httpAddr := serverAddr(t, "FETCH_HTTP_ADDR")
+	ftpAddr := serverAddr(t, "FETCH_FTP_VSFTPD_ADDR")
+	pyg := serverAddr(t, "FETCH_GOPHER_PYGOPHERD_ADDR")
+	first := []string{"http://" + httpAddr + "/hello.txt", "ftp://" + ftpAddr + "/1m.bin"}
+	second := []string{"gopher://" + pyg + "/1/", "http://" + httpAddr + "/pub/data.bin"}
+	want := map[string]string{first[0]: sums["hello.txt"], first[1]: sums["1m.bin"], second[1]: sums["pub/data.bin"]}
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "batch.warc")
+	logName := filepath.Join(dir, "log")
+	run := func(urls []string) {
+		t.Helper()
+		list := filepath.Join(dir, "list")
+		os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644)
+		cmd := exec.Command(fetchBinary(t), "--warc", out, "--log", logName, "-q", "-o", "{scheme}/{path}", "--output-dir", filepath.Join(dir, "out"), "-i", list)
+		cmd.Env = append(os.Environ(), "FETCH_CONFIG=/dev/null")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("fetch --warc %s: %v\n%s", out, err, b)
+		}
+	}
+	run(first)
+	run(append(append([]string{}, first...), second...)) // the first two are done: only the others are fetched
+
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("WARC/1.1\r\n")) || bytes.Contains(b, []byte{0x1f, 0x8b, 0x08}) {
+		t.Fatalf("%s is not an uncompressed WARC file (it starts %q)", out, b[:min(len(b), 16)])
+	}
+	recs := readWithWarcio(t, out)
+	var mains []warcioRecord
+	infos := 0
+	for _, r := range recs {
+		if r.DeclaredPayload != "" && r.DeclaredPayload != r.SHA1 {
+			t.Errorf("%s %s: payload digest %s, warcio's payload has %s", r.Type, r.URI, r.DeclaredPayload, r.SHA1)
+		}
+		switch r.Type {
+		case "warcinfo":
+			infos++
+		case "response", "resource":
+			mains = append(mains, r)
+		}
+	}
+	if infos != 2 || len(mains) != 4 {
+		// each run opens its part with a warcinfo record
+		t.Fatalf("%d warcinfo and %d response or resource records, want 2 and 4 (the resumed batch appends)", infos, len(mains))
+	}
+	for i, u := range append(append([]string{}, first...), second...) {
+		if eq, err := fetch.Equal(mains[i].URI, u); err != nil || !eq && !strings.HasPrefix(u, "gopher:") {
+			t.Errorf("record %d: WARC-Target-URI %s, want %s", i, mains[i].URI, u)
+		}
+		switch sha, doc := want[u]; {
+		case doc && mains[i].SHA256 != sha:
+			t.Errorf("%s: payload SHA-256 %s, the served file's %s", u, mains[i].SHA256, sha)
+		case !doc && !strings.Contains(mains[i].Text, "about.txt"):
+			t.Errorf("%s: raw menu without about.txt: %q", u, mains[i].Text)
+		}
+	}
+}
