@@ -311,18 +311,7 @@ func TestResumeRange(t *testing.T) {
 
 func TestGatewaySendsWholeURL(t *testing.T) {
 	addr, got := recordingServer(t, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello", nil)
-	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-	c.Register("http", New(Config{}))
-	req, err := fetch.NewRequest("gopher://gopher.example/0about#frag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace strings.Builder
-	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { fmt.Fprintf(&trace, "%c %s\n", d, l) })
-	res, err := c.Do(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, trace := viaGateway(t, "http://"+addr, "gopher://gopher.example/0about#frag")
 	// -v shows every line the gateway gets.
 	if want := "> GET gopher://gopher.example/0about HTTP/1.1 (to gateway " + addr + ")\n> Host: gopher.example\n> Connection: close\n> Accept: */*\n"; !strings.Contains(trace.String(), want) {
 		t.Errorf("trace:\n%s\nwant it to hold\n%s", trace.String(), want)
@@ -704,23 +693,31 @@ func TestHTTPThroughGateway(t *testing.T) {
 	}
 }
 
+// viaGateway fetches raw through the HTTP gateway at gateway, tracing
+// the exchange as -v shows it.
+func viaGateway(t *testing.T, gateway, raw string) (*fetch.Result, *strings.Builder) {
+	t.Helper()
+	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse(gateway) }})
+	c.Register("http", New(Config{}))
+	req, err := fetch.NewRequest(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := &strings.Builder{}
+	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { fmt.Fprintf(trace, "%c %s\n", d, l) })
+	res, err := c.Do(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, trace
+}
+
 // TestTraceThroughGateway: -v shows the request a gateway gets, with its
 // absolute URL, as net/http sends it, and the gateway's credentials
 // masked; never the origin form that goes to a server.
 func TestTraceThroughGateway(t *testing.T) {
 	addr, line := recordingServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", nil)
-	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://joe:hunter2@" + addr) }})
-	c.Register("http", New(Config{}))
-	req, err := fetch.NewRequest("http://far.example:8080/a%2Fb?x=1#frag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace strings.Builder
-	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { fmt.Fprintf(&trace, "%c %s\n", d, l) })
-	res, err := c.Do(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, trace := viaGateway(t, "http://joe:hunter2@"+addr, "http://far.example:8080/a%2Fb?x=1#frag")
 	res.Close()
 	sent := <-line
 	got := trace.String()
