@@ -678,75 +678,32 @@ func TestHostile(t *testing.T) {
 // every driver; it was a network failure (exit 5).
 func TestLineTooLong(t *testing.T) {
 	longLine := strings.Repeat("x", 1<<20)
+	// answer writes reply, as it is, to the command that starts with
+	// verb ("" for the greeting).
+	answer := func(verb, reply string) func(c *fakeConn, line string) bool {
+		return func(c *fakeConn, line string) bool {
+			if verb == "" && line != "" || !strings.HasPrefix(line, verb) {
+				return false
+			}
+			c.w.WriteString(reply)
+			return true
+		}
+	}
 	tests := []struct {
 		name   string
 		url    string
 		handle func(c *fakeConn, line string) bool
 		says   string
 	}{
-		{
-			name: "greeting",
-			url:  "news:*",
-			handle: func(c *fakeConn, line string) bool {
-				if line == "" {
-					c.w.WriteString("200 " + longLine + "\r\n")
-					return true
-				}
-				return false
-			},
-			says: "status line",
-		},
-		{
-			name: "status line of ARTICLE",
-			url:  "news:hello.1@fetch.test",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "ARTICLE") {
-					c.w.WriteString("220 0 <hello.1@fetch.test> " + longLine + "\r\n")
-					return true
-				}
-				return false
-			},
-			says: "ARTICLE: status line",
-		},
-		{
-			name: "header line",
-			url:  "news:hello.1@fetch.test",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "ARTICLE") {
-					c.printf("220 0 <hello.1@fetch.test>")
-					c.w.WriteString("Subject: " + longLine + "\r\n\r\nx\r\n.\r\n")
-					return true
-				}
-				return false
-			},
-			says: "article header line",
-		},
-		{
-			name: "line of the body",
-			url:  "news:hello.1@fetch.test",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "ARTICLE") {
-					c.printf("220 0 <hello.1@fetch.test>")
-					c.w.WriteString("Subject: long\r\n\r\n" + longLine + "\r\n.\r\n")
-					return true
-				}
-				return false
-			},
-			says: "article line",
-		},
-		{
-			name: "overview line",
-			url:  "news:fetch.test.alpha",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "OVER") {
-					c.printf("224 overview follows")
-					c.w.WriteString("1\t" + longLine + "\r\n.\r\n")
-					return true
-				}
-				return false
-			},
-			says: "OVER: line of a data block",
-		},
+		{"greeting", "news:*", answer("", "200 "+longLine+"\r\n"), "status line"},
+		{"status line of ARTICLE", "news:hello.1@fetch.test",
+			answer("ARTICLE", "220 0 <hello.1@fetch.test> "+longLine+"\r\n"), "ARTICLE: status line"},
+		{"header line", "news:hello.1@fetch.test",
+			answer("ARTICLE", "220 0 <hello.1@fetch.test>\r\nSubject: "+longLine+"\r\n\r\nx\r\n.\r\n"), "article header line"},
+		{"line of the body", "news:hello.1@fetch.test",
+			answer("ARTICLE", "220 0 <hello.1@fetch.test>\r\nSubject: long\r\n\r\n"+longLine+"\r\n.\r\n"), "article line"},
+		{"overview line", "news:fetch.test.alpha",
+			answer("OVER", "224 overview follows\r\n1\t"+longLine+"\r\n.\r\n"), "OVER: line of a data block"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
