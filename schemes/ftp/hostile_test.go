@@ -152,8 +152,14 @@ func TestMalformedPassiveReplies(t *testing.T) {
 // retrHook replaces RETR: serve(c, data) runs with the data connection
 // open after the 150 reply.
 func retrHook(serve func(c *fakeConn, data net.Conn)) func(c *fakeConn, verb, arg string) bool {
-	return func(c *fakeConn, verb, arg string) bool {
-		if verb != "RETR" {
+	return dataHook("RETR", "150 Opening BINARY mode data connection.", serve)
+}
+
+// dataHook replaces verb, a command with a data connection: serve(c,
+// data) runs with the connection open after the reply opening.
+func dataHook(verb, opening string, serve func(c *fakeConn, data net.Conn)) func(c *fakeConn, verb, arg string) bool {
+	return func(c *fakeConn, v, arg string) bool {
+		if v != verb {
 			return false
 		}
 		dc, err := c.dataConn()
@@ -161,7 +167,7 @@ func retrHook(serve func(c *fakeConn, data net.Conn)) func(c *fakeConn, verb, ar
 			c.reply("425 no data connection")
 			return true
 		}
-		c.reply("150 Opening BINARY mode data connection.")
+		c.reply(opening)
 		serve(c, dc)
 		return true
 	}
@@ -461,21 +467,11 @@ func TestListingLineTooLong(t *testing.T) {
 		t.Run(tt.verb, func(t *testing.T) {
 			s := rfcServer(t)
 			s.mlsd = tt.mlsd
-			s.hook = func(c *fakeConn, verb, arg string) bool {
-				if verb != tt.verb {
-					return false
-				}
-				dc, err := c.dataConn()
-				if err != nil {
-					c.reply("425 no data connection")
-					return true
-				}
-				c.reply("150 Here comes the directory listing.")
+			s.hook = dataHook(tt.verb, "150 Here comes the directory listing.", func(c *fakeConn, dc net.Conn) {
 				io.WriteString(dc, "type=file;size=1; "+strings.Repeat("x", 1<<20)+"\r\n")
 				dc.Close()
 				c.reply("226 Directory send OK.")
-				return true
-			}
+			})
 			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+tt.path)
 			k := fetch.KindOf(err)
 			if !errors.Is(err, fetch.ErrLineTooLong) || k != fetch.KindPolicy || k.ExitCode() != 4 {

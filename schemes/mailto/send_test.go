@@ -518,25 +518,22 @@ func untilGone(c net.Conn) {
 // as the README says of every driver.
 func TestReplyLineTooLong(t *testing.T) {
 	long := strings.Repeat("x", 4000)
+	greeting := func(c net.Conn) { io.WriteString(c, "220 "+long+"\r\n"); untilGone(c) }
+	ehlo := func(c net.Conn) {
+		io.WriteString(c, "220 hi\r\n")
+		bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, "250-"+long+"\r\n250 end\r\n")
+		untilGone(c)
+	}
 	for _, tt := range []struct {
 		name     string
 		handle   func(c net.Conn)
-		startTLS bool
+		startTLS bool // read by this driver's own reader before TLS, else by go-smtp
 	}{
-		{"greeting", func(c net.Conn) { io.WriteString(c, "220 "+long+"\r\n"); untilGone(c) }, true},
-		{"greeting under go-smtp", func(c net.Conn) { io.WriteString(c, "220 "+long+"\r\n"); untilGone(c) }, false},
-		{"EHLO reply", func(c net.Conn) {
-			io.WriteString(c, "220 hi\r\n")
-			bufio.NewReader(c).ReadString('\n')
-			io.WriteString(c, "250-"+long+"\r\n250 end\r\n")
-			untilGone(c)
-		}, true},
-		{"EHLO reply under go-smtp", func(c net.Conn) {
-			io.WriteString(c, "220 hi\r\n")
-			bufio.NewReader(c).ReadString('\n')
-			io.WriteString(c, "250-"+long+"\r\n250 end\r\n")
-			untilGone(c)
-		}, false},
+		{"greeting", greeting, true},
+		{"greeting under go-smtp", greeting, false},
+		{"EHLO reply", ehlo, true},
+		{"EHLO reply under go-smtp", ehlo, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			addr := rawServer(t, tt.handle)
