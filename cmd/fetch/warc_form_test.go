@@ -143,11 +143,7 @@ func TestWARCNameChoosesForm(t *testing.T) {
 // turned into a mixture.
 func TestWARCResumeUncompressed(t *testing.T) {
 	dir := t.TempDir()
-	doc := func(i int) string {
-		f := filepath.Join(dir, "doc"+strconv.Itoa(i)+".txt")
-		os.WriteFile(f, []byte("document "+strconv.Itoa(i)+"\n"), 0o644)
-		return "file://" + f
-	}
+	doc := func(i int) string { return docURL(t, dir, i) }
 	out, logName := filepath.Join(dir, "run.warc"), filepath.Join(dir, "log")
 	common := []string{"-q", "-O", "--output-dir", filepath.Join(dir, "out"), "--log", logName, "--warc", out}
 	if code, _, stderr := runFetch(t, "", append(common, doc(0), doc(1))...); code != 0 {

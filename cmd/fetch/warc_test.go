@@ -126,16 +126,22 @@ func TestWARCBatch(t *testing.T) {
 	}
 }
 
+// docURL writes "document I" into dir/docI.txt and returns its file: URL.
+func docURL(t *testing.T, dir string, i int) string {
+	t.Helper()
+	f := filepath.Join(dir, "doc"+strconv.Itoa(i)+".txt")
+	if err := os.WriteFile(f, []byte("document "+strconv.Itoa(i)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return "file://" + f
+}
+
 // TestWARCResume: a batch rerun with the same --log keeps the first run's
 // records and adds the second's (it does not empty the file it skips the
 // URLs of).
 func TestWARCResume(t *testing.T) {
 	dir := t.TempDir()
-	doc := func(i int) string {
-		f := filepath.Join(dir, "doc"+strconv.Itoa(i)+".txt")
-		os.WriteFile(f, []byte("document "+strconv.Itoa(i)+"\n"), 0o644)
-		return "file://" + f
-	}
+	doc := func(i int) string { return docURL(t, dir, i) }
 	out := filepath.Join(dir, "crawl.warc.gz")
 	common := []string{"-q", "-O", "--output-dir", filepath.Join(dir, "out"), "--log", filepath.Join(dir, "log"), "--warc", out}
 	if code, _, stderr := runFetch(t, "", append(common, doc(0), doc(1))...); code != 0 {
@@ -166,11 +172,7 @@ func TestWARCResume(t *testing.T) {
 // log does not hold (they are another run's).
 func TestWARCNewLogKeepsRecords(t *testing.T) {
 	dir := t.TempDir()
-	doc := func(i int) string {
-		f := filepath.Join(dir, "doc"+strconv.Itoa(i)+".txt")
-		os.WriteFile(f, []byte("document "+strconv.Itoa(i)+"\n"), 0o644)
-		return "file://" + f
-	}
+	doc := func(i int) string { return docURL(t, dir, i) }
 	out := filepath.Join(dir, "mixed.warc.gz")
 	if code, _, stderr := runFetch(t, "", "-q", "--warc", out, "-o", filepath.Join(dir, "first"), doc(0)); code != 0 {
 		t.Fatalf("first run: exit %d: %s", code, stderr)
