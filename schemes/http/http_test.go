@@ -699,6 +699,12 @@ func viaGateway(t *testing.T, gateway, raw string) (*fetch.Result, *strings.Buil
 	t.Helper()
 	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse(gateway) }})
 	c.Register("http", New(Config{}))
+	return tracedDo(t, c, raw)
+}
+
+// tracedDo fetches raw with c, tracing the exchange as -v shows it.
+func tracedDo(t *testing.T, c *fetch.Client, raw string) (*fetch.Result, *strings.Builder) {
+	t.Helper()
 	req, err := fetch.NewRequest(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -772,16 +778,7 @@ func TestTraceConnect(t *testing.T) {
 	d := New(Config{Insecure: true, Header: []string{"X-Api-Key: K3Y"}})
 	c.Register("http", d)
 	c.Register("https", d)
-	req, err := fetch.NewRequest("https://secure.example/p?q")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace strings.Builder
-	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { fmt.Fprintf(&trace, "%c %s\n", d, l) })
-	res, err := c.Do(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, trace := tracedDo(t, c, "https://secure.example/p?q")
 	b, _ := io.ReadAll(res.Document.Body)
 	res.Close()
 	if string(b) != "secure secure.example/p?q" {
@@ -829,16 +826,7 @@ func TestTraceMasksCredentials(t *testing.T) {
 		"Authorization: Bearer T0KEN", "Cookie: session=C00KIE", "X-Api-Key: K3Y",
 		"x-auth-token: T0KEN2", "X-Session-Id: SESS", "Accept-Language: en-shown",
 	}}))
-	req, err := fetch.NewRequest(srv.URL + "/doc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var trace strings.Builder
-	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) { fmt.Fprintf(&trace, "%c %s\n", d, l) })
-	res, err := c.Do(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, trace := tracedDo(t, c, srv.URL+"/doc")
 	res.Close()
 	got := trace.String()
 	for _, secret := range []string{"T0KEN", "C00KIE", "K3Y", "T0KEN2", "SESS", "S3CRET"} {
