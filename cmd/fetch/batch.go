@@ -408,6 +408,11 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 			}
 		}
 	}
+	type stream struct {
+		name string
+		fi   os.FileInfo
+	}
+	var streams []stream // the lists that are pipes, FIFOs or terminals
 	for _, name := range o.batch.input {
 		l := urlList{name: name, r: s.in}
 		if len(o.batch.input) > 1 {
@@ -422,6 +427,20 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 			l.r = f
 		}
 		lists = append(lists, l)
+		// A stream named twice ("-i - -i /dev/stdin") is read once, by
+		// the first of them: the second would add nothing, silently.
+		if f, ok := l.r.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+				for _, p := range streams {
+					if os.SameFile(p.fi, fi) {
+						closeAll()
+						return nil, nil, &fetch.Error{Kind: fetch.KindUsage, Op: "-i", Offset: -1,
+							Err: fmt.Errorf("%s and %s are one stream, which is read once: give it once", p.name, name)}
+					}
+				}
+				streams = append(streams, stream{name, fi})
+			}
+		}
 	}
 	return lists, closeAll, nil
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -115,5 +116,29 @@ func TestBatchReplacesLinkAndFIFO(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(outside); string(b) != "keep" {
 		t.Errorf("the link's target now holds %q", b)
+	}
+}
+
+// TestBatchSameStreamTwice: one pipe named twice by -i (as "-" and
+// /dev/stdin would be) is refused before anything is fetched: the second
+// name would read nothing.
+func TestBatchSameStreamTwice(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	io.WriteString(w, srv.URL+"/a\n")
+	w.Close() // the pipe ends: read once, it has nothing more
+	name := fmt.Sprintf("/proc/self/fd/%d", r.Fd())
+	if _, err := os.Stat(name); err != nil {
+		t.Skip("no /proc/self/fd here")
+	}
+	code, _, stderr := runFetch(t, "", "-i", name, "-i", name, "-O", "--output-dir", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "one stream") || hits.Load() != 0 {
+		t.Errorf("exit %d, %d requests, stderr %q", code, hits.Load(), stderr)
 	}
 }
