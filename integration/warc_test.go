@@ -287,16 +287,12 @@ func TestWARCUncompressed(t *testing.T) {
 	for _, s := range []string{"nginx", "vsftpd", "pygopherd"} {
 		wantServer(t, s)
 	}
-	sums := map[string]string{}
-	for _, f := range contentManifest(t) {
-		sums[f.Path] = f.SHA256
-	}
 	httpAddr := serverAddr(t, "FETCH_HTTP_ADDR")
 	ftpAddr := serverAddr(t, "FETCH_FTP_VSFTPD_ADDR")
 	pyg := serverAddr(t, "FETCH_GOPHER_PYGOPHERD_ADDR")
 	first := []string{"http://" + httpAddr + "/hello.txt", "ftp://" + ftpAddr + "/1m.bin"}
 	second := []string{"gopher://" + pyg + "/1/", "http://" + httpAddr + "/pub/data.bin"}
-	want := map[string]string{first[0]: sums["hello.txt"], first[1]: sums["1m.bin"], second[1]: sums["pub/data.bin"]}
+	want := map[string]string{first[0]: contentSHA(t, "hello.txt"), first[1]: contentSHA(t, "1m.bin"), second[1]: contentSHA(t, "pub/data.bin")}
 
 	dir := t.TempDir()
 	out := filepath.Join(dir, "batch.warc")
