@@ -118,6 +118,16 @@ func fetchBinary(t testing.TB) string {
 	return binPath
 }
 
+// TestMain removes the binaries fetchBinary built, which would otherwise
+// stay in the temporary directory after every run (18 MB each).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 type buildError struct {
 	out string
 	err error
