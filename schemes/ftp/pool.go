@@ -51,10 +51,15 @@ func (d *Driver) lookupKey(req *fetch.Request) string {
 // passwords for one user never share a connection and the key, were it
 // ever printed, would give nothing away.
 func (d *Driver) poolKey(hostport, user, pass string) string {
-	d.keyOnce.Do(func() { rand.Read(d.keySecret[:]) })
-	m := hmac.New(sha256.New, d.keySecret[:])
-	m.Write([]byte(pass))
-	return hostport + " " + user + " " + hex.EncodeToString(m.Sum(nil)[:16])
+	last := d.lastDigest.Load()
+	if last == nil || last.pass != pass {
+		d.keyOnce.Do(func() { rand.Read(d.keySecret[:]) })
+		m := hmac.New(sha256.New, d.keySecret[:])
+		m.Write([]byte(pass))
+		last = &passDigest{pass, hex.EncodeToString(m.Sum(nil)[:16])}
+		d.lastDigest.Store(last)
+	}
+	return hostport + " " + user + " " + last.digest
 }
 
 // reuse readies a pooled connection for req, whose URL has the <cwd>

@@ -236,10 +236,18 @@ func TestPoolKeysOnPassword(t *testing.T) {
 		t.Errorf("%d control connections, want 2 (one per password)", n)
 	}
 	d.pool.CloseIdle()
-	for _, k := range []string{d.lookupKey(mustRequest(t, "ftp://myname:secret@"+host+"/"))} {
-		if strings.Contains(k, "secret") {
-			t.Errorf("pool key %q holds the password", k)
-		}
+	key := func(pass string) string { return d.lookupKey(mustRequest(t, "ftp://myname:"+pass+"@"+host+"/")) }
+	secret := key("secret")
+	if strings.Contains(secret, "secret") {
+		t.Errorf("pool key %q holds the password", secret)
+	}
+	// The last digest is remembered: a password asked again after
+	// another gets its own key back, never the other's.
+	if wrong := key("wrong"); wrong == secret {
+		t.Errorf("two passwords share the pool key %q", wrong)
+	}
+	if again := key("secret"); again != secret {
+		t.Errorf("pool key for one password changed: %q, then %q", secret, again)
 	}
 }
 
