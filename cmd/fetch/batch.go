@@ -408,11 +408,13 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 			}
 		}
 	}
-	type stream struct {
+	// opened is every list's file, to find one input named twice.
+	type input struct {
 		name string
 		fi   os.FileInfo
+		once bool // standard input, a pipe, a FIFO or a terminal: read once
 	}
-	var streams []stream // the lists that are pipes, FIFOs or terminals
+	var opened []input
 	for _, name := range o.batch.input {
 		l := urlList{name: name, r: s.in}
 		if len(o.batch.input) > 1 {
@@ -427,20 +429,28 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 			l.r = f
 		}
 		lists = append(lists, l)
-		// A stream named twice ("-i - -i /dev/stdin") is read once, by
-		// the first of them: the second would add nothing, silently.
-		if f, ok := l.r.(*os.File); ok {
-			if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-				for _, p := range streams {
-					if os.SameFile(p.fi, fi) {
-						closeAll()
-						return nil, nil, &fetch.Error{Kind: fetch.KindUsage, Op: "-i", Offset: -1,
-							Err: fmt.Errorf("%s and %s are one stream, which is read once: give it once", p.name, name)}
-					}
-				}
-				streams = append(streams, stream{name, fi})
+		// Standard input or a stream named twice ("-i - -i /dev/stdin",
+		// or "-i - -i list" with list on standard input) is read once, by
+		// the first name: a stream's second name would add nothing,
+		// silently, and a regular file's would add its URLs again. A
+		// regular file named twice by path is read twice, as asked.
+		f, ok := l.r.(*os.File)
+		if !ok {
+			continue
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			continue
+		}
+		in := input{name, fi, name == "-" || !fi.Mode().IsRegular()}
+		for _, p := range opened {
+			if (p.once || in.once) && os.SameFile(p.fi, fi) {
+				closeAll()
+				return nil, nil, &fetch.Error{Kind: fetch.KindUsage, Op: "-i", Offset: -1,
+					Err: fmt.Errorf("%s and %s are the same input, which is read once: give it once", p.name, name)}
 			}
 		}
+		opened = append(opened, in)
 	}
 	return lists, closeAll, nil
 }

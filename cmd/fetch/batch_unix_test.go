@@ -3,6 +3,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -138,7 +140,52 @@ func TestBatchSameStreamTwice(t *testing.T) {
 		t.Skip("no /proc/self/fd here")
 	}
 	code, _, stderr := runFetch(t, "", "-i", name, "-i", name, "-O", "--output-dir", t.TempDir())
-	if code != 2 || !strings.Contains(stderr, "one stream") || hits.Load() != 0 {
+	if code != 2 || !strings.Contains(stderr, "same input") || hits.Load() != 0 {
 		t.Errorf("exit %d, %d requests, stderr %q", code, hits.Load(), stderr)
+	}
+}
+
+// TestBatchStdinFileTwice: standard input redirected from a regular file is
+// read once too. Named again (as /dev/stdin, or by the file's own path,
+// either first), it is refused before anything is fetched, as its second
+// name would read all its URLs again. A regular file named twice by path
+// is read twice, as asked.
+func TestBatchStdinFileTwice(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "list")
+	if err := os.WriteFile(list, []byte(docURL(t, dir, 1)+"\n"+docURL(t, dir, 2)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	self := fmt.Sprintf("/proc/self/fd/%d", in.Fd()) // what /dev/stdin is with in as fd 0
+	if _, err := os.Stat(self); err != nil {
+		t.Skip("no /proc/self/fd here")
+	}
+	fetchWith := func(args ...string) (int, string, int) {
+		t.Helper()
+		if _, err := in.Seek(0, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("FETCH_CONFIG", "")
+		t.Setenv("HOME", t.TempDir())
+		t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+		logName := filepath.Join(t.TempDir(), "log")
+		var out, errb bytes.Buffer
+		args = append(args, "-O", "--output-dir", t.TempDir(), "--log", logName, "-q")
+		code := run(context.Background(), args, stdio{in: in, out: &out, err: &errb})
+		logText, _ := os.ReadFile(logName)
+		return code, errb.String(), strings.Count(string(logText), "\n")
+	}
+	for _, args := range [][]string{{"-i", "-", "-i", self}, {"-i", "-", "-i", list}, {"-i", list, "-i", "-"}} {
+		if code, stderr, lines := fetchWith(args...); code != 2 || !strings.Contains(stderr, "same input") || lines != 0 {
+			t.Errorf("%q: exit %d, %d log lines, stderr %q; want exit 2 before any fetch", args, code, lines, stderr)
+		}
+	}
+	if code, stderr, lines := fetchWith("-i", list, "-i", list); code != 0 || lines != 4 {
+		t.Errorf("-i list -i list: exit %d, %d log lines (want 4), stderr %q", code, lines, stderr)
 	}
 }
