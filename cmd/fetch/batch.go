@@ -791,8 +791,9 @@ func (b *batch) claim(dest, id string) string {
 			dir := b.root
 			for i, p := range parts[:len(parts)-1] {
 				dir = filepath.Join(dir, p)
-				// again while the suffixed name is a file too
-				for _, isFile := b.names[fileKey(dir)]; isFile; _, isFile = b.names[fileKey(dir)] {
+				// again while the suffixed name is a file too (another
+				// URL's, or one a rotating WARC will write)
+				for b.fileNamed(dir) {
 					parts[i] += suffixOf(folded(strings.Join(parts[:i+1], "/"))) // of its path in the output directory
 					dir = filepath.Join(filepath.Dir(dir), parts[i])
 				}
@@ -815,6 +816,13 @@ func (b *batch) claim(dest, id string) string {
 	}
 	b.names[name] = of
 	return dest
+}
+
+// fileNamed reports whether p is a file's name: a URL's, one reserve
+// kept, or a part of a rotating WARC.
+func (b *batch) fileNamed(p string) bool {
+	_, isFile := b.names[fileKey(p)]
+	return isFile || b.isWARCPart(p)
 }
 
 // reserve keeps the file p from every URL, as claim spells names

@@ -952,6 +952,23 @@ func TestClaimFoldsCase(t *testing.T) {
 	}
 }
 
+// TestClaimKeepsWARCParts: no document takes the name of a rotating WARC's
+// part, as a file or as a directory (an -o template makes directories):
+// the WARC could not write that part next, or the document could not be
+// written after it.
+func TestClaimKeepsWARCParts(t *testing.T) {
+	root := t.TempDir()
+	b := &batch{root: root, names: map[nameDigest]nameDigest{}}
+	b.warcStem, b.warcExt = filepath.Join(root, "w-"), ".warc"
+	part := filepath.Join(root, "w-00001.warc")
+	if got := b.claim(part, "http://h/w-00001.warc"); got == part {
+		t.Errorf("a document is the file %s, the WARC's next part", got)
+	}
+	if got := b.claim(filepath.Join(part, "x"), "http://h/w-00001.warc/x"); filepath.Dir(got) == part {
+		t.Errorf("a document %s is in the directory %s, the WARC's next part", got, part)
+	}
+}
+
 // TestBatchResumeNonUTF8: a URL whose text is not UTF-8 (a file: URL with
 // a Latin-1 name) is logged with those bytes percent-encoded, not turned
 // into U+FFFD by JSON, so a rerun finds it done and fetches nothing again.
