@@ -45,15 +45,32 @@ func (t *tapConn) set(sent, received io.Writer) {
 type credentialMask struct {
 	w    io.Writer
 	line []byte
+	drop bool // in the rest of a long credential line, already masked
 }
+
+// maxHeld is the most of a line credentialMask holds: no header line the
+// driver makes is this long, and a longer one is passed on in pieces.
+const maxHeld = 64 << 10
 
 func (m *credentialMask) Write(p []byte) (int, error) {
 	for rest := p; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
+		if m.drop {
+			if i < 0 {
+				break
+			}
+			rest, m.drop = rest[i+1:], false
+			continue
+		}
 		if i < 0 {
 			m.line = append(m.line, rest...)
-			if len(m.line) > 64<<10 { // no header line of ours is this long
-				m.w.Write(m.line)
+			if len(m.line) > maxHeld {
+				// A credential this long (a -H token) is masked as a
+				// whole line and the rest of it dropped: passed on in
+				// pieces, its value would reach the record.
+				masked := maskCredential(m.line)
+				m.drop = !bytes.Equal(masked, m.line)
+				m.w.Write(masked)
 				m.line = m.line[:0]
 			}
 			break

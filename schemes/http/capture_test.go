@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,28 @@ func TestCredentialMask(t *testing.T) {
 		}
 		if got.String() != want {
 			t.Fatalf("writes of %d bytes: %q", step, got.String())
+		}
+	}
+}
+
+// A credential line longer than credentialMask holds (a -H token of
+// 70 KiB, written by net/http in 4 KiB pieces) is masked too: no byte of
+// its value reaches the record, and the lines after it are as they came.
+// A long line that is no credential passes whole.
+func TestCredentialMaskLongLine(t *testing.T) {
+	token := "SECRET" + strings.Repeat("x", 70<<10)
+	long := strings.Repeat("y", 70<<10)
+	head := "GET / HTTP/1.1\r\nAuthorization: Bearer " + token + "\r\nX-Long: " + long + "\r\nAccept: */*\r\n\r\n"
+	want := "GET / HTTP/1.1\r\nAuthorization: Bearer ****\r\nX-Long: " + long + "\r\nAccept: */*\r\n\r\n"
+	for _, step := range []int{4096, 1000, 1 << 20} {
+		var got bytes.Buffer
+		m := &credentialMask{w: &got}
+		for i := 0; i < len(head); i += step {
+			m.Write([]byte(head[i:min(i+step, len(head))]))
+		}
+		if strings.Contains(got.String(), "SECRET") || got.String() != want {
+			i := max(0, strings.Index(got.String(), "SECRET")-40)
+			t.Errorf("writes of %d bytes: %d bytes written, want %d; near the token: %q", step, got.Len(), len(want), got.String()[i:min(i+80, got.Len())])
 		}
 	}
 }
