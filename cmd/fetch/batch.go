@@ -424,7 +424,7 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 			f, err := os.Open(name)
 			if err != nil {
 				closeAll()
-				return nil, nil, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: err}
+				return nil, nil, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: listOpenError(name, err)}
 			}
 			l.r = f
 		}
@@ -453,6 +453,21 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 		opened = append(opened, in)
 	}
 	return lists, closeAll, nil
+}
+
+// listOpenError is err, the failure to open the list name, as a message
+// can show it: a URL given to -i by mistake keeps no password, and the
+// message says where a URL goes.
+func listOpenError(name string, err error) error {
+	shown := fetch.RedactedText(name)
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = &os.PathError{Op: pe.Op, Path: shown, Err: pe.Err}
+	}
+	if strings.Contains(name, "://") && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w (-i reads a file of URLs, one a line; a URL itself goes on the command line)", err)
+	}
+	return err
 }
 
 // eachListLine is eachLine over the lists, one after the other, as one

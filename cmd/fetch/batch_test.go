@@ -1072,6 +1072,12 @@ func TestBatchManyLists(t *testing.T) {
 	if r := requests(); r != "" {
 		t.Errorf("a missing list: requests %q, want none", r)
 	}
+	// A URL given to -i by mistake: its password is not shown, and the
+	// message says where a URL goes.
+	code, _, stderr = runFetch(t, "", "-i", "ftp://joe:s3cret@127.0.0.1/list", "-O", "--output-dir", out, "-q")
+	if code != 7 || strings.Contains(stderr, "s3cret") || !strings.Contains(stderr, "ftp://joe:****@127.0.0.1/list") || !strings.Contains(stderr, "command line") {
+		t.Errorf("a URL as a list: exit %d, %q", code, stderr)
+	}
 	// Standard input twice is a usage error, however -i is spelled.
 	for _, second := range []string{"-i", "--input-file"} {
 		code, _, stderr = runFetch(t, srv.URL+"/in1\n", "-i", "-", second, "-", "-O", "--output-dir", out, "-q")
