@@ -398,13 +398,15 @@ type urlList struct {
 }
 
 // openLists opens every -i list before any is read, so that a list that
-// cannot be opened stops the run before anything is fetched.
+// cannot be opened stops the run before anything is fetched. A FIFO is
+// opened when its turn comes (fifoList): opening one waits for its
+// writer, who may be writing an earlier list first.
 func openLists(s stdio, o *options) ([]urlList, func(), error) {
 	var lists []urlList
 	closeAll := func() {
 		for _, l := range lists {
-			if f, ok := l.r.(*os.File); ok && l.name != "-" {
-				f.Close()
+			if c, ok := l.r.(io.Closer); ok && l.name != "-" {
+				c.Close()
 			}
 		}
 	}
@@ -420,13 +422,22 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 		if len(o.batch.input) > 1 {
 			l.label = name
 		}
+		var fi os.FileInfo
 		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				closeAll()
-				return nil, nil, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: listOpenError(name, err)}
+			var err error
+			if fi, err = os.Stat(name); err == nil && fi.Mode()&fs.ModeNamedPipe != 0 {
+				l.r = &fifoList{name: name}
+			} else {
+				f, err := os.Open(name)
+				if err != nil {
+					closeAll()
+					return nil, nil, &fetch.Error{Kind: fetch.KindLocal, Op: "-i", Offset: -1, Err: listOpenError(name, err)}
+				}
+				l.r = f
+				fi, _ = f.Stat()
 			}
-			l.r = f
+		} else if f, ok := s.in.(*os.File); ok {
+			fi, _ = f.Stat()
 		}
 		lists = append(lists, l)
 		// Standard input or a stream named twice ("-i - -i /dev/stdin",
@@ -434,12 +445,7 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 		// the first name: a stream's second name would add nothing,
 		// silently, and a regular file's would add its URLs again. A
 		// regular file named twice by path is read twice, as asked.
-		f, ok := l.r.(*os.File)
-		if !ok {
-			continue
-		}
-		fi, err := f.Stat()
-		if err != nil {
+		if fi == nil {
 			continue
 		}
 		in := input{name, fi, name == "-" || !fi.Mode().IsRegular()}
@@ -453,6 +459,30 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 		opened = append(opened, in)
 	}
 	return lists, closeAll, nil
+}
+
+// fifoList is a FIFO named by -i, opened at its first read.
+type fifoList struct {
+	name string
+	f    *os.File
+}
+
+func (l *fifoList) Read(p []byte) (int, error) {
+	if l.f == nil {
+		f, err := os.Open(l.name)
+		if err != nil {
+			return 0, listOpenError(l.name, err)
+		}
+		l.f = f
+	}
+	return l.f.Read(p)
+}
+
+func (l *fifoList) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
 }
 
 // listOpenError is err, the failure to open the list name, as a message

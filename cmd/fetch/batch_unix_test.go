@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestBatchListFromPipe: -i reads a list that cannot be read twice (a
@@ -44,6 +45,57 @@ func TestBatchListFromPipe(t *testing.T) {
 	for _, name := range []string{"a", "b"} {
 		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(b) != "/"+name {
 			t.Errorf("%s: %q, %v", name, b, err)
+		}
+	}
+}
+
+// TestBatchTwoFIFOs: two FIFOs given to -i, written one after the other by
+// one writer, the first with more than a pipe holds: each is opened when
+// its turn comes. Opened both at the start, the run waited for the second
+// FIFO's writer, who waited for the first to be read.
+func TestBatchTwoFIFOs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, fifo := range []string{a, b} {
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(fifo, text string) {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		io.WriteString(f, text)
+		f.Close()
+	}
+	go func() {
+		write(a, strings.Repeat("# more than a pipe holds\n", 8<<10)+srv.URL+"/one\n")
+		write(b, srv.URL+"/two\n")
+	}()
+	out := filepath.Join(dir, "out")
+	type result struct {
+		code   int
+		stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, _, stderr := runFetch(t, "", "-i", a, "-i", b, "-O", "--output-dir", out, "-q")
+		done <- result{code, stderr}
+	}()
+	select {
+	case r := <-done:
+		if r.code != 0 {
+			t.Fatalf("exit %d, %q", r.code, r.stderr)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("still waiting after a minute: the second FIFO was opened before the first was read")
+	}
+	for _, name := range []string{"one", "two"} {
+		if data, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(data) != "/"+name {
+			t.Errorf("%s: %q, %v", name, data, err)
 		}
 	}
 }
