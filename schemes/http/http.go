@@ -57,6 +57,10 @@ type Driver struct {
 
 	headerOnce sync.Once
 	hdr        nethttp.Header // see setHeaders
+
+	// dials maps the context of each dial under way (net/http's, one a
+	// dial) to the dialTrace of the connection being made.
+	dials sync.Map
 }
 
 var (
@@ -111,7 +115,15 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if req.Options.Tracer != nil {
 		s := &sentTrace{req: req}
 		hctx = context.WithValue(hctx, sentKey{}, s)
-		hctx = httptrace.WithClientTrace(hctx, &httptrace.ClientTrace{GotConn: s.gotConn})
+		hctx = httptrace.WithClientTrace(hctx, &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+			// How the connection was made, to the first request that
+			// gets it (a connection that waited in the pool unused counts
+			// as Reused), then the request.
+			if t := dialTraceOf(info.Conn); t != nil {
+				t.flushTo(req)
+			}
+			s.gotConn(info)
+		}})
 	}
 	hreq, err := nethttp.NewRequestWithContext(hctx, nethttp.MethodGet, "", nil)
 	if err != nil {
@@ -322,18 +334,30 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 		tctx, cancel := context.WithTimeout(dctx, dt)
 		defer cancel()
 		where := ""
+		trace := d.newDialTrace(dctx, req)
 		if req != nil {
-			req.Trace(fetch.DirInfo, "connecting to "+addr)
 			where = req.URL.Redacted()
+			if trace != nil {
+				trace.Trace(fetch.DirInfo, "connecting to "+addr)
+			} else {
+				req.Trace(fetch.DirInfo, "connecting to "+addr)
+			}
 		}
 		c, err := dialer.DialContext(tctx, network, addr)
 		if err != nil {
+			if trace != nil {
+				trace.flushTo(req) // the request that dialled gets the error
+			}
 			if dctx.Err() == nil && tctx.Err() != nil {
 				err = fetch.ErrTimeout
 			}
 			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "dial " + addr, URL: where, Offset: -1, Err: err}
 		}
-		return fetch.NewDeadlineConn(context.Background(), c, opts.Idle()), nil
+		c = fetch.NewDeadlineConn(context.Background(), c, opts.Idle())
+		if trace != nil {
+			c = &tracedConn{Conn: c, trace: trace}
+		}
+		return c, nil
 	}
 	tlsConfig := &tls.Config{InsecureSkipVerify: d.cfg.Insecure}
 	return &nethttp.Transport{
@@ -398,13 +422,13 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 				h.Set("User-Agent", ua)
 			}
 			if req := requestOf(ctx); req != nil && req.Options.Tracer != nil {
-				traceConnect(req, gw, target, h)
+				traceConnect(d.tracerFor(ctx, req), gw, target, h)
 			}
 			return h, nil
 		},
 		OnProxyConnectResponse: func(ctx context.Context, _ *neturl.URL, _ *nethttp.Request, resp *nethttp.Response) error {
-			if req := requestOf(ctx); req != nil {
-				d.traceResponse(req, resp)
+			if req := requestOf(ctx); req != nil && req.Options.Tracer != nil {
+				traceResponse(d.tracerFor(ctx, req), resp)
 			}
 			return nil
 		},
@@ -474,7 +498,9 @@ func unwrapURLError(err error) error {
 // result turns a response into a document, or an error for a failure
 // status.
 func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected bool) (*fetch.Result, error) {
-	d.traceResponse(req, resp)
+	if req.Options.Tracer != nil {
+		traceResponse(req, resp)
+	}
 	final := req.URL
 	if redirected && resp.Request != nil && resp.Request.URL != nil {
 		if u, err := parseURL(resp.Request.URL.String()); err == nil {
@@ -723,27 +749,25 @@ func traceRequest(req *fetch.Request, h *nethttp.Request, gw *neturl.URL) {
 // traceConnect traces the CONNECT net/http sends to gateway gw for an
 // https request (Transport.dialConn): the target's host:port, its Host,
 // the header h and the gateway's Proxy-Authorization.
-func traceConnect(req *fetch.Request, gw *neturl.URL, target string, h nethttp.Header) {
-	req.Trace(fetch.DirSent, "CONNECT "+target+" HTTP/1.1")
-	req.Trace(fetch.DirSent, "Host: "+target)
+func traceConnect(tr lineTracer, gw *neturl.URL, target string, h nethttp.Header) {
+	tr.Trace(fetch.DirSent, "CONNECT "+target+" HTTP/1.1")
+	tr.Trace(fetch.DirSent, "Host: "+target)
 	if gw.User != nil {
 		h = h.Clone()
 		h.Set("Proxy-Authorization", "Basic") // traced as "****"
 	}
-	traceHeader(req, fetch.DirSent, h)
+	traceHeader(tr, fetch.DirSent, h)
 }
 
-func (d *Driver) traceResponse(req *fetch.Request, resp *nethttp.Response) {
-	if req.Options.Tracer == nil {
-		return
-	}
-	req.Trace(fetch.DirReceived, resp.Proto+" "+resp.Status)
-	traceHeader(req, fetch.DirReceived, resp.Header)
+// traceResponse traces resp's status line and header.
+func traceResponse(tr lineTracer, resp *nethttp.Response) {
+	tr.Trace(fetch.DirReceived, resp.Proto+" "+resp.Status)
+	traceHeader(tr, fetch.DirReceived, resp.Header)
 }
 
 // traceHeader traces h sorted by name, each value of a header that may
 // hold a credential (SecretHeader) shown as "****".
-func traceHeader(req *fetch.Request, dir fetch.Direction, h nethttp.Header) {
+func traceHeader(tr lineTracer, dir fetch.Direction, h nethttp.Header) {
 	keys := make([]string, 0, len(h))
 	for k := range h {
 		keys = append(keys, k)
@@ -754,7 +778,7 @@ func traceHeader(req *fetch.Request, dir fetch.Direction, h nethttp.Header) {
 		if SecretHeader(k) {
 			v = "****"
 		}
-		req.Trace(dir, k+": "+v)
+		tr.Trace(dir, k+": "+v)
 	}
 }
 
