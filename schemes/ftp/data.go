@@ -218,7 +218,9 @@ func parsePASV(text string) (ip string, port int, err error) {
 }
 
 // parseEPSV reads the port of a 229 reply: "(<d><d><d>port<d>)" where <d>
-// is one delimiter character, usually "|" (RFC 2428 §3).
+// is one delimiter character, usually "|" (RFC 2428 §3). The port is any
+// number of up to five digits: one outside 1-65535 is the port policy's
+// to refuse (checkDataPort), as a malformed URL, as PASV's is.
 func parseEPSV(text string) (int, error) {
 	i := strings.IndexByte(text, '(')
 	if i < 0 || len(text) < i+6 {
@@ -239,9 +241,6 @@ func parseEPSV(text string) (int, error) {
 		return 0, fmt.Errorf("%w: EPSV port %q is not a number", ErrBadReply, clip(digits))
 	}
 	port, _ := strconv.Atoi(digits)
-	if port < 1 || port > 65535 {
-		return 0, fmt.Errorf("%w: EPSV port %d is outside 1-65535", ErrBadReply, port)
-	}
 	return port, nil
 }
 

@@ -66,15 +66,23 @@ func TestPASVAddressIgnored(t *testing.T) {
 }
 
 // TestDataPortRefused: a server may not send the data connection to a
-// reserved port such as 25 (SMTP).
+// reserved port such as 25 (SMTP); a port outside 1-65535, from PASV or
+// EPSV alike, is no port at all: a malformed URL (exit 3), as the README
+// says of a port in a server's reply.
 func TestDataPortRefused(t *testing.T) {
-	for _, tt := range []struct{ name, epsv, pasv string }{
-		{"PASV 25", "", "227 Entering Passive Mode (127,0,0,1,0,25)."},
-		{"PASV 21", "", "227 Entering Passive Mode (127,0,0,1,0,21)."},
-		{"PASV 1023", "", "227 Entering Passive Mode (127,0,0,1,3,255)."},
-		{"PASV 6667", "", "227 Entering Passive Mode (127,0,0,1,26,11)."},
-		{"EPSV 25", "229 Entering Extended Passive Mode (|||25|)", ""},
-		{"EPSV 119", "229 Entering Extended Passive Mode (|||119|)", ""},
+	for _, tt := range []struct {
+		name, epsv, pasv string
+		kind             fetch.Kind
+	}{
+		{"PASV 25", "", "227 Entering Passive Mode (127,0,0,1,0,25).", fetch.KindPolicy},
+		{"PASV 21", "", "227 Entering Passive Mode (127,0,0,1,0,21).", fetch.KindPolicy},
+		{"PASV 1023", "", "227 Entering Passive Mode (127,0,0,1,3,255).", fetch.KindPolicy},
+		{"PASV 6667", "", "227 Entering Passive Mode (127,0,0,1,26,11).", fetch.KindPolicy},
+		{"EPSV 25", "229 Entering Extended Passive Mode (|||25|)", "", fetch.KindPolicy},
+		{"EPSV 119", "229 Entering Extended Passive Mode (|||119|)", "", fetch.KindPolicy},
+		{"PASV 0", "", "227 Entering Passive Mode (127,0,0,1,0,0).", fetch.KindMalformed},
+		{"EPSV 0", "229 Entering Extended Passive Mode (|||0|)", "", fetch.KindMalformed},
+		{"EPSV 99999", "229 Entering Extended Passive Mode (|||99999|)", "", fetch.KindMalformed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := rfcServer(t)
@@ -98,8 +106,8 @@ func TestDataPortRefused(t *testing.T) {
 				}
 			})
 			_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{Tracer: tr}), "ftp://"+s.addr()+"/etc/motd")
-			if !errors.Is(err, fetch.ErrPortRefused) || fetch.KindOf(err) != fetch.KindPolicy {
-				t.Fatalf("err = %v, want a port refusal", err)
+			if !errors.Is(err, fetch.ErrPortRefused) || fetch.KindOf(err) != tt.kind {
+				t.Fatalf("err = %v (exit %d), want a port refusal, exit %d", err, fetch.KindOf(err).ExitCode(), tt.kind.ExitCode())
 			}
 			if len(dialed) != 1 {
 				t.Errorf("dialed %v; only the control connection was allowed", dialed)
@@ -118,8 +126,6 @@ func TestMalformedPassiveReplies(t *testing.T) {
 		{"PASV", "227 (-1,0,0,1,4,1)"},
 		{"EPSV", "229 Entering Extended Passive Mode"},
 		{"EPSV", "229 Entering Extended Passive Mode (|||abc|)"},
-		{"EPSV", "229 Entering Extended Passive Mode (|||0|)"},
-		{"EPSV", "229 Entering Extended Passive Mode (|||99999|)"},
 		{"EPSV", "229 Entering Extended Passive Mode (||||)"},
 		{"EPSV", "229 Entering Extended Passive Mode (|||40000)"},
 		{"EPSV", "229 (|"},

@@ -157,22 +157,23 @@ func TestParsePASV(t *testing.T) {
 func TestParseEPSV(t *testing.T) {
 	for _, tt := range []struct {
 		text string
-		port int
+		port int // -1: an error
 	}{
 		{"Entering Extended Passive Mode (|||6446|)", 6446},
 		{"Entering Extended Passive Mode (!!!6446!)", 6446},
 		{"(|||65535|)", 65535},
-		{"(|||65536|)", 0},
+		{"(|||65536|)", 65536}, // for the port policy to refuse
 		{"(|||0|)", 0},
-		{"(|||-1|)", 0},
-		{"(||||)", 0},
-		{"(|||12|", 0},
-		{"(| | |12|)", 0},
-		{"( 12 )", 0},
-		{"", 0},
+		{"(|||123456|)", -1},
+		{"(|||-1|)", -1},
+		{"(||||)", -1},
+		{"(|||12|", -1},
+		{"(| | |12|)", -1},
+		{"( 12 )", -1},
+		{"", -1},
 	} {
 		port, err := parseEPSV(tt.text)
-		if (err == nil) != (tt.port != 0) || port != tt.port {
+		if (err == nil) != (tt.port >= 0) || (err == nil && port != tt.port) {
 			t.Errorf("parseEPSV(%q) = %d, %v", tt.text, port, err)
 		}
 	}
