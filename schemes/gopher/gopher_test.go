@@ -806,6 +806,23 @@ func TestMenuItemBound(t *testing.T) {
 	}
 }
 
+// TestMenuByteBoundReadAhead: the byte bound counts the menu's own lines,
+// through its "." line, not what the reader fetched ahead: a short menu
+// followed by other bytes is read, and a menu over the bound is refused.
+func TestMenuByteBoundReadAhead(t *testing.T) {
+	menu := "0a\t/a\th\t70\r\n.\r\n" // 15 bytes
+	f := newFake(t, answerWith(menu+strings.Repeat("x", 200)))
+	res, _, err := get(t, client(fetch.Options{MaxSize: 100}), f.url("1/"))
+	if err != nil || res.Listing == nil {
+		t.Fatalf("a 15-byte menu under a 100-byte bound: %v", err)
+	}
+	long := strings.Repeat("0a\t/a\th\t70\r\n", 10) + ".\r\n" // 133 bytes
+	f = newFake(t, answerWith(long))
+	if _, _, err := get(t, client(fetch.Options{MaxSize: 100}), f.url("1/")); !errors.Is(err, fetch.ErrTooLarge) {
+		t.Errorf("a 133-byte menu under a 100-byte bound: %v, want %v", err, fetch.ErrTooLarge)
+	}
+}
+
 // TestMenuStreams: a menu's entries reach the caller while the server is
 // still sending, and closing the result mid-way releases the connection.
 func TestMenuStreams(t *testing.T) {

@@ -329,7 +329,9 @@ func (m *menuStream) read() (e fetch.Entry, ok bool, err error) {
 		}
 		return e, false, err
 	}
-	if m.lr.N <= 0 {
+	// The menu's bytes are those its lines took, not what the reader
+	// fetched ahead: bytes a server sends after the "." line are none.
+	if read := m.limit + 1 - m.lr.N - int64(m.wr.B.Buffered()); read > m.limit {
 		return e, false, fmt.Errorf("%w (a menu is limited to %d bytes)", fetch.ErrTooLarge, m.limit)
 	}
 	if line == "." {
