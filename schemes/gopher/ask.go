@@ -109,7 +109,7 @@ func (d *Driver) fetchForm(ctx context.Context, req *fetch.Request, g *URL) (*fe
 // not honour a chosen block.
 func (d *Driver) askBlock(ctx context.Context, req *fetch.Request, g *URL) ([]AskField, error) {
 	for _, plus := range []string{"!+ASK", "!"} {
-		rq := &request{selector: g.Selector, search: g.Search, hasSearch: sendsSearch(g.Type, g.Search, true, true), plus: plus, hasPlus: true}
+		rq := &request{selector: g.Selector, search: g.Search, hasSearch: sendsSearch(g.Type, g.Search, true, true), plus: plus, hasPlus: true, internal: true}
 		conn, rep, err := d.exchange(ctx, req, rq)
 		if err != nil {
 			return nil, err

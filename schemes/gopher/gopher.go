@@ -169,6 +169,9 @@ type request struct {
 	hasPlus   bool
 	form      *formBlock // the plus string split as §3.4.9 defines
 	secret    map[int]bool
+	// internal: the driver reads the reply itself (a form's +ASK
+	// block), whole and parsed, raw mode or not.
+	internal bool
 }
 
 // newRequest checks g's fields for the line protocol before anything is
@@ -266,14 +269,15 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 	if err != nil {
 		return nil, nil, err
 	}
-	// An attribute reply is read whole before the fetch returns: like an
-	// FTP reply it may take the idle timeout from its first byte to its
-	// last, not that much between each of its bytes. A document or a
-	// menu streams, and is not timed.
+	// What is read before the fetch returns may take the idle timeout
+	// from its first byte to its last, like an FTP reply, not that much
+	// between each of its bytes: the head of every reply (with a "--N"
+	// error block, or a plain error item), and an attribute reply whole.
+	// A document or a menu streams, and is timed no further.
+	raw := rawMode(req) && !rq.internal
+	whole := rq.attributeRequest() && !raw
 	timer := wire.NewReplyTimer(conn)
-	if rq.attributeRequest() && !rawMode(req) {
-		timer.Begin(req.Options.Idle())
-	}
+	timer.Begin(req.Options.Idle())
 	c := wire.NewConn(struct {
 		io.Reader
 		io.Writer
@@ -286,13 +290,19 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 	// A server that answers from the selector line alone (pygopherd with a
 	// form block) may close before the rest of the request is written: its
 	// answer is still there to read.
-	rep, err := readReply(c.R.B, rq.isPlus(), rawMode(req), req.Options.Tracer)
+	rep, err := readReply(c.R.B, rq.isPlus(), raw, req.Options.Tracer)
 	if err != nil {
 		conn.Close()
 		if werr != nil {
 			return nil, nil, netErr(req, "send request", werr)
 		}
+		if terr := timer.Err(); terr != nil {
+			err = terr
+		}
 		return nil, nil, annotate(req, err)
+	}
+	if !whole {
+		timer.End()
 	}
 	rep.body = req.CapturePayload(rep.body, conn.RemoteAddr()) // the item as sent, before conversion or parsing
 	return conn, rep, nil
@@ -603,7 +613,12 @@ func readPlusError(b *bufio.Reader, n int64) error {
 		return err
 	}
 	pe := parsePlusError(data)
-	return &fetch.Error{Kind: fetch.KindServer, Op: "gopher+", Offset: -1, Code: pe.Code, Reply: pe.Message, Err: pe}
+	// The message shown is the block's start; PlusError keeps it whole.
+	shown := pe.Message
+	if len(shown) > 512 {
+		shown = shown[:512] + "..."
+	}
+	return &fetch.Error{Kind: fetch.KindServer, Op: "gopher+", Offset: -1, Code: pe.Code, Reply: shown, Err: pe}
 }
 
 // parsePlusError splits an error block: "<code> <contact>" then message.

@@ -507,13 +507,24 @@ func TestAttributeBounds(t *testing.T) {
 // until the client gives up (or its own 10 s deadline, after which the
 // reply ended and the fetch succeeded).
 func TestAttributeReplyTime(t *testing.T) {
-	for _, u := range []string{"0/x%09%09!", "0/x%09%09?"} {
+	for _, tt := range []struct {
+		u    string
+		raw  bool
+		head string // the reply's start, then a line every 10 ms
+	}{
+		{"0/x%09%09!", false, "+-2\r\n+INFO: 0x\tx\th\t70\t+\r\n+ASK:\r\n"},
+		{"0/x%09%09?", false, "+-2\r\n+INFO: 0x\tx\th\t70\t+\r\n+ASK:\r\n"},
+		// the +ASK block is read whole by the driver with --raw too
+		{"0/x%09%09?", true, "+-2\r\n+INFO: 0x\tx\th\t70\t+\r\n+ASK:\r\n"},
+		// a "--N" error block is read whole before Fetch returns
+		{"0/x%09%09+", false, "--2\r\n1 admin <a@b>\r\n"},
+	} {
 		f := newFake(t, func(_ int, req string, c net.Conn) {
 			if strings.Contains(req, "\t+\t1") { // the form, answered
 				io.WriteString(c, "+-1\r\nthanks\r\n.\r\n")
 				return
 			}
-			io.WriteString(c, "+-2\r\n+INFO: 0x\tx\th\t70\t+\r\n+ASK:\r\n")
+			io.WriteString(c, tt.head)
 			for {
 				if _, err := io.WriteString(c, " Note: a\r\n"); err != nil {
 					return
@@ -521,9 +532,9 @@ func TestAttributeReplyTime(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 		})
-		_, _, err := get(t, client(fetch.Options{IdleTimeout: time.Second}), f.url(u))
+		_, _, err := getWith(t, client(fetch.Options{IdleTimeout: time.Second}), f.url(tt.u), fetch.Request{Raw: tt.raw})
 		if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork {
-			t.Errorf("%s: %v; want a timeout", u, err)
+			t.Errorf("%s (raw %v): %v; want a timeout", tt.u, tt.raw, err)
 		}
 	}
 }
