@@ -179,7 +179,10 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 		res, err = s.listGroups(ctx, nu.Group, groupURL)
 	default:
 		res, err = s.listGroup(ctx, nu.Group, d.pageSize(), func(ov *overview) string {
-			if ov.MessageID == "" {
+			// news:<id> is read as an article only with an "@" in it
+			// (RFC 1738 §3.6); an id without one (RFC 3977 allows it)
+			// would name a group, so its entry has no URL.
+			if ov.MessageID == "" || !strings.Contains(ov.MessageID, "@") {
 				return ""
 			}
 			return entryURL(escapeMessageID(ov.MessageID))

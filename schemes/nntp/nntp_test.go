@@ -987,6 +987,23 @@ func TestNewsServer(t *testing.T) {
 	}
 }
 
+// TestListingIDWithoutAt: a message-id without "@" (RFC 3977 §3.6 allows
+// one) gets no URL in a group's listing: news:<id> without "@" names a
+// group (RFC 1738 §3.6), so the entry would have listed a group.
+func TestListingIDWithoutAt(t *testing.T) {
+	art := fakeArticle{num: 1, id: "noat.1", text: crlf(
+		"From: a@fetch.test", "Subject: no at", "Date: Mon, 02 Nov 2026 10:00:00 +0000",
+		"Message-ID: <noat.1>", "", "Body.")}
+	f := newFake(t, &fake{caps: readerCaps, groups: []*fakeGroup{{name: "fetch.test.x", arts: []fakeArticle{art}}}})
+	res, _, err := get(t, client(fetch.Options{}, Config{Server: f.addr()}), "news:fetch.test.x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Listing.Entries) != 1 || res.Listing.Entries[0].URL != "" {
+		t.Errorf("entries %+v; want the article without a URL", res.Listing.Entries)
+	}
+}
+
 // TestListingURLsFetch checks every URL of a group listing fetches the
 // article it lists, for both forms.
 func TestListingURLsFetch(t *testing.T) {
