@@ -987,6 +987,27 @@ func TestNewsServer(t *testing.T) {
 	}
 }
 
+// TestCapabilitiesBound: the capability list, held whole in a map, has a
+// bound of its own (1,000 lines), not only a data block's 1,048,576 lines,
+// which would take about ten times their size in memory.
+func TestCapabilitiesBound(t *testing.T) {
+	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
+		if line != "CAPABILITIES" {
+			return false
+		}
+		c.printf("101 Capability list:")
+		for i := 0; i < 1500; i++ {
+			fmt.Fprintf(c.w, "X%07d\r\n", i)
+		}
+		c.w.WriteString("READER\r\n.\r\n")
+		return true
+	}})
+	_, _, err := get(t, client(fetch.Options{}, Config{Server: f.addr()}), "news:hello.1@fetch.test")
+	if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(fmt.Sprint(err), "1000 lines") {
+		t.Errorf("a 1,500-line capability list: %v (kind %v); want the bound, exit 4", err, fetch.KindOf(err))
+	}
+}
+
 // TestListingIDWithoutAt: a message-id without "@" (RFC 3977 §3.6 allows
 // one) gets no URL in a group's listing: news:<id> without "@" names a
 // group (RFC 1738 §3.6), so the entry would have listed a group.

@@ -98,6 +98,9 @@ func (s *session) greet(ctx context.Context) error {
 	return nil
 }
 
+// maxCapabilities bounds the lines of a CAPABILITIES reply.
+const maxCapabilities = 1000
+
 // capabilities sends CAPABILITIES; a server that does not know it (an
 // RFC 977 server answers 500) leaves caps nil.
 func (s *session) capabilities(ctx context.Context) error {
@@ -117,8 +120,15 @@ func (s *session) capabilities(ctx context.Context) error {
 	// status line is.
 	s.timer.Begin(s.req.Options.Idle())
 	defer s.timer.End()
+	lines := 0
 	err = s.readBlock(ctx, "CAPABILITIES", func(line string) error {
 		s.req.Trace(fetch.DirReceived, line)
+		// A server lists a dozen capabilities; each is held in a map,
+		// so the list has a bound of its own, far below a data block's.
+		if lines++; lines > maxCapabilities {
+			return &fetch.Error{Kind: fetch.KindPolicy, Op: "CAPABILITIES", Offset: -1,
+				Err: fmt.Errorf("%w: a capability list is limited to %d lines", fetch.ErrTooLarge, maxCapabilities)}
+		}
 		label, args, _ := strings.Cut(strings.TrimSpace(line), " ")
 		if label != "" {
 			caps[strings.ToUpper(label)] = strings.TrimSpace(args)
