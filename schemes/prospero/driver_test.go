@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,6 +190,36 @@ func TestListing(t *testing.T) {
 		t.Errorf("entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	fetchtest.CheckEntryURLs(t, "listing", res.Listing)
+}
+
+// TestEmptyHostIsTheServer: a link or a FORWARDED reply with an empty
+// host names the server that answered, on its port, not the default one.
+func TestEmptyHostIsTheServer(t *testing.T) {
+	f := newFake(t, nil)
+	f.answer = tree(map[string]string{"/old": "FORWARDED INTERNET-D '' ASCII '/new' 0\n", "/new": "NONE-FOUND\n"},
+		map[string]string{"/": "LINK  L FILE y INTERNET-D '' ASCII '/y' 0\n", "/new": ""})
+	f.start()
+	var mu sync.Mutex
+	var trace []string
+	opts := fetch.Options{Tracer: fetch.TracerFunc(func(d fetch.Direction, l string) {
+		mu.Lock()
+		defer mu.Unlock()
+		trace = append(trace, l)
+	})}
+	c := client(f, &stubs{}, opts)
+	res, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Listing.Entries) != 1 || res.Listing.Entries[0].URL != "prospero://"+f.Addr+"//y" {
+		t.Errorf("entries %+v; want prospero://%s//y", res.Listing.Entries, f.Addr)
+	}
+	c.Fetch(context.Background(), "prospero://"+f.Addr+"//old")
+	mu.Lock()
+	defer mu.Unlock()
+	if want := "prospero: forwarded to prospero://" + f.Addr + "//new"; !slices.Contains(trace, want) {
+		t.Errorf("trace:\n%s\nwant the line %q", strings.Join(trace, "\n"), want)
+	}
 }
 
 func TestServerErrors(t *testing.T) {

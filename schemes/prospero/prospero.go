@@ -349,7 +349,7 @@ func noMethod(req *fetch.Request, ms []Method) error {
 
 // forward fetches the object where a FORWARDED reply says it went.
 func (d *Driver) forward(ctx context.Context, req *fetch.Request, f *Link) (*fetch.Result, error) {
-	u, err := linkURL(f, req.URL.Host)
+	u, err := linkURL(f, replyHost(req.URL))
 	if err != nil {
 		return nil, req.Errorf(fetch.KindServer, "FORWARDED", "%v", err)
 	}
@@ -563,7 +563,7 @@ func (d *Driver) listing(req *fetch.Request, t target, r *Reply) *fetch.Listing 
 				e.Kind, e.Raw = fetch.EntryRaw, "EXTERNAL link with no access method this client can follow"
 			}
 		default:
-			u, err := linkURL(&k, req.URL.Host)
+			u, err := linkURL(&k, replyHost(req.URL))
 			if err != nil {
 				e.Kind, e.Raw = fetch.EntryRaw, err.Error()
 				break
@@ -576,6 +576,16 @@ func (d *Driver) listing(req *fetch.Request, t target, r *Reply) *fetch.Listing 
 		l.Entries = append(l.Entries, e)
 	}
 	return l
+}
+
+// replyHost is the server u asks, as a reply writes a host ("host" or
+// "host(port)"): what a link or a forward with an empty host means, the
+// server that answered, on its port.
+func replyHost(u *fetch.URL) string {
+	if u.Port != 0 && u.Port != DefaultPort {
+		return u.Host + "(" + strconv.Itoa(u.Port) + ")"
+	}
+	return u.Host
 }
 
 // linkURL is the prospero:// URL of a link to a Prospero object.
