@@ -131,9 +131,12 @@ type batch struct {
 	shared    bool             // a queue shared with other workers (--queue)
 	backlog   int              // tasks fed or set aside ahead of the workers
 	queuedNow func() int       // the frontier's queue length, when it knows it
-	addMu     sync.Mutex       // held while URLs are added and counted (--max-urls)
-	scope     *scope           // --recursive: what to follow; nil otherwise
-	cancel    context.CancelFunc
+	// queuedBefore is how many URLs the crawl's journal held when it was
+	// opened (a resumed crawl's earlier runs): --max-urls counts them.
+	queuedBefore int64
+	addMu        sync.Mutex // held while URLs are added and counted (--max-urls)
+	scope        *scope     // --recursive: what to follow; nil otherwise
+	cancel       context.CancelFunc
 
 	commitMu sync.Mutex // a task's WARC records and log line, together; any other record of the batch
 

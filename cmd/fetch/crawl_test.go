@@ -97,6 +97,55 @@ func TestMaxURLsWithWorkers(t *testing.T) {
 	}
 }
 
+// TestMaxURLsAfterResume: --max-urls counts the URLs a killed crawl's
+// earlier run queued (its journal), not only the rerun's: a rerun got a
+// whole new allowance and logged twice the bound.
+func TestMaxURLsAfterResume(t *testing.T) {
+	src := t.TempDir()
+	sub := filepath.Join(src, "a")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"f1", "f2", "f3"} {
+		if err := os.WriteFile(filepath.Join(sub, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	logName := filepath.Join(out, "log")
+	args := []string{"-r", "--max-urls", "2", "--output-dir", out, "--log", logName, "-q", "file://" + src + "/"}
+	if code, _, stderr := runFetch(t, "", args...); code != 0 {
+		t.Fatalf("first run: exit %d, %s", code, stderr)
+	}
+	if _, all := readLog(t, logName); len(all) != 2 {
+		t.Fatalf("first run logged %d URLs, want 2", len(all))
+	}
+	// As a kill after the seed was fetched and while a/ was: the journal
+	// holds the seed's add, a/'s add and the seed's done; the log the
+	// seed's line.
+	keep := func(name string, n int) {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(b), "\n")
+		if len(lines) < n {
+			t.Fatalf("%s has %d lines: %q", name, len(lines), b)
+		}
+		if err := os.WriteFile(name, []byte(strings.Join(lines[:n], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keep(logName+".frontier", 3)
+	keep(logName, 1)
+	if code, _, stderr := runFetch(t, "", args...); code != 0 {
+		t.Fatalf("rerun: exit %d, %s", code, stderr)
+	}
+	if _, all := readLog(t, logName); len(all) != 2 {
+		t.Errorf("--max-urls 2, yet after a resume the log holds %d URLs", len(all))
+	}
+}
+
 // TestCrawlFlagsNeedRecursive: a crawl flag without --recursive is a
 // usage error for one URL as for a batch; it was ignored without a word.
 func TestCrawlFlagsNeedRecursive(t *testing.T) {

@@ -45,6 +45,7 @@ func (b *batch) openFrontier(ctx context.Context, s stdio) error {
 		}
 		b.fr, b.adder = j, j
 		b.queuedNow = j.Len
+		b.queuedBefore = int64(j.Seen())
 	case o.crawl.recursive:
 		m := frontier.NewMemory(key)
 		b.fr, b.adder = m, m
@@ -378,7 +379,7 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 	b.addMu.Lock()
 	defer b.addMu.Unlock()
 	if maxURLs := b.o.crawl.maxURLs; maxURLs > 0 {
-		room := max(maxURLs-b.read.Load(), 0)
+		room := max(maxURLs-b.queuedBefore-b.read.Load(), 0)
 		if int64(len(found)) > room {
 			b.scope.overMax.Add(int64(len(found)) - room)
 			found = found[:room]
