@@ -86,12 +86,14 @@ const (
 )
 
 // OpenJournal opens (creating it if need be) the journal at path; key is
-// the de-duplication key of a URL (nil: the URL as written).
+// the de-duplication key of a URL (nil: the URL as written). A new
+// journal is readable by its owner only: it holds the URLs as given, and
+// a seed's password with them, which a resume needs.
 func OpenJournal(path string, key func(url string) string) (*Journal, error) {
 	if key == nil {
 		key = func(s string) string { return s }
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -24,6 +25,26 @@ func TestJournal(t *testing.T) {
 		}
 		return j
 	})
+}
+
+// TestJournalPrivate: a new journal is its owner's alone: it holds the
+// URLs as given, a seed's password among them.
+func TestJournalPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permissions")
+	}
+	path := filepath.Join(t.TempDir(), "log.frontier")
+	j, err := frontier.OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Add(context.Background(), frontier.Task{URL: "ftp://joe:s3cret@host/pub/"}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		t.Errorf("journal mode %v, %v; want none for group or others", fi.Mode(), err)
+	}
 }
 
 // A crawl stopped with a task leased and not done, its last line torn,
