@@ -176,8 +176,51 @@ type Queue struct {
 	emptySince time.Time // when Next first found the queue empty with nothing pending; zero otherwise
 	closed     bool
 	recovered  []redis.XMessage // this consumer's tasks left pending by its previous run
+	claimFrom  string           // where the next XAUTOCLAIM scan of the pending list starts
 
 	closing chan struct{} // closed by Close: the keep-alives of leases not Done end with it
+}
+
+// claimScans bounds the XAUTOCLAIM calls one Next makes: each looks at
+// ten entries of the pending list at most (Redis 7, COUNT 1), so one Next
+// looks at 1,000 and the next one goes on from there.
+const claimScans = 100
+
+// claim takes over one task another consumer has left idle past the claim
+// timeout, if there is one. XAUTOCLAIM looks at no more than ten times
+// COUNT pending entries a call and returns where to go on: started from
+// the beginning each time, it never saw a dead worker's task behind ten
+// that live workers hold, so the scan goes on from where the last ended.
+func (q *Queue) claim(ctx context.Context) ([]redis.XMessage, error) {
+	q.mu.Lock()
+	from := q.claimFrom
+	q.mu.Unlock()
+	if from == "" {
+		from = "0-0"
+	}
+	var msgs []redis.XMessage
+	for range claimScans {
+		var next string
+		err := q.retry(ctx, func(ctx context.Context) error {
+			var err error
+			msgs, next, err = q.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+				Stream: q.keys.stream, Group: Group, Consumer: q.opt.Consumer,
+				MinIdle: q.opt.ClaimTimeout, Start: from, Count: 1,
+			}).Result()
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		from = next
+		if len(msgs) > 0 || next == "0-0" { // one taken, or the whole list seen
+			break
+		}
+	}
+	q.mu.Lock()
+	q.claimFrom = from
+	q.mu.Unlock()
+	return msgs, nil
 }
 
 // Open connects to the queue at raw, creating its stream and group when
@@ -479,15 +522,7 @@ func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 			}
 			continue
 		}
-		var msgs []redis.XMessage
-		err := q.retry(ctx, func(ctx context.Context) error {
-			var err error
-			msgs, _, err = q.rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-				Stream: q.keys.stream, Group: Group, Consumer: q.opt.Consumer,
-				MinIdle: q.opt.ClaimTimeout, Start: "0-0", Count: 1,
-			}).Result()
-			return err
-		})
+		msgs, err := q.claim(ctx)
 		if err != nil {
 			return nil, q.wrap("claim", err)
 		}

@@ -129,6 +129,50 @@ func TestClaimAfterWorkerDies(t *testing.T) {
 	}
 }
 
+// A dead worker's task is taken over even when live workers hold more than
+// ten older tasks: XAUTOCLAIM looks at ten pending entries a call, and a
+// scan that always began at the start never reached it.
+func TestClaimBehindLiveLeases(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	const claim = 500 * time.Millisecond
+	opts := func(name string) redisq.Options {
+		return redisq.Options{Consumer: name, ClaimTimeout: claim, IdleExit: time.Hour}
+	}
+	live := open(t, raw, opts("live"))
+	const held = 15
+	var tasks []frontier.Task
+	for i := range held + 1 {
+		tasks = append(tasks, frontier.Task{URL: fmt.Sprintf("gopher://h.test/0/%02d", i)})
+	}
+	if _, err := live.Add(ctx, tasks...); err != nil {
+		t.Fatal(err)
+	}
+	for range held { // leased, kept alive, not done: slow transfers
+		if _, err := live.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dead := open(t, raw, opts("dead"))
+	l, err := dead.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abandoned := l.Task().URL
+	dead.Close() // no Done, no keep-alive
+
+	other := open(t, raw, opts("other"))
+	cctx, cancel := context.WithTimeout(ctx, 20*claim)
+	defer cancel()
+	got, err := other.Next(cctx)
+	if err != nil {
+		t.Fatalf("the dead worker's task was not taken over within 20 claim timeouts: %v", err)
+	}
+	if got.Task().URL != abandoned {
+		t.Errorf("took over %s, want the dead worker's %s", got.Task().URL, abandoned)
+	}
+}
+
 func nonZero(m map[string]int64) map[string]int64 {
 	out := map[string]int64{}
 	for k, v := range m {
