@@ -146,6 +146,28 @@ func TestMaxURLsAfterResume(t *testing.T) {
 	}
 }
 
+// TestCrawlJournalKeepsEveryListLine: a list line whose URL is long once
+// written as JSON (control bytes take six bytes each) is journaled and
+// reported like any other; it was left out of the journal, and so out of
+// the run, without a log line and with exit 0.
+func TestCrawlJournalKeepsEveryListLine(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "list")
+	if err := os.WriteFile(list, []byte("http://127.0.0.1/"+strings.Repeat("\x01", 30000)+"x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, withLog := range []bool{false, true} {
+		out := t.TempDir()
+		args := []string{"-r", "-i", list, "--output-dir", out, "-q", "--json"}
+		if withLog {
+			args = append(args, "--log", filepath.Join(out, "log"))
+		}
+		if code, stdout, _ := runFetch(t, "", args...); code != 3 || !strings.Contains(stdout, `"outcome":"failed"`) {
+			t.Errorf("--log %v: exit %d, %d bytes of log lines; want the URL's failure, exit 3", withLog, code, len(stdout))
+		}
+	}
+}
+
 // TestCrawlFlagsNeedRecursive: a crawl flag without --recursive is a
 // usage error for one URL as for a batch; it was ignored without a word.
 func TestCrawlFlagsNeedRecursive(t *testing.T) {

@@ -79,9 +79,11 @@ func (ev *journalEvent) urls() (add, done string) {
 // maxJournalLine bounds one line as replay reads it: a longer one is
 // damage. A task is journaled only if its add event, as encoded, fits in
 // maxJournalEvent, which leaves room for its done event (a few bytes
-// longer when the depth is 0).
+// longer when the depth is 0). It is six times the longest line a list or
+// a listing yields (64 KiB), as JSON writes a control byte in six, so no
+// URL a crawl can meet is left out: one left out was lost without a word.
 const (
-	maxJournalLine  = 128 << 10
+	maxJournalLine  = 6*64<<10 + 1<<10
 	maxJournalEvent = maxJournalLine - 64
 )
 
@@ -247,8 +249,8 @@ func (j *Journal) appendLocked(tasks []Task, done string) ([]Task, error) {
 		}
 		if len(line) > maxJournalEvent {
 			// Escapes (a control byte becomes \u00XX) or base64 made
-			// the line too long to replay; no URL this long is
-			// fetched anyway (the list reader refuses it).
+			// the line too long to replay; no list or listing yields a
+			// URL this long (see maxJournalLine).
 			continue
 		}
 		batch[d] = true

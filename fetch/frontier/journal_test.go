@@ -136,14 +136,15 @@ func TestJournalLongEscapedURL(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "crawl.frontier")
 	j := openJournal(t, path)
-	amp := "gopher://h.test/1/" + strings.Repeat("&<>", 10000)  // 30 KB
-	ctl := "gopher://h.test/1/" + strings.Repeat("\x01", 30000) // 180 KB as JSON
-	n, err := j.Add(ctx, frontier.Task{URL: amp}, frontier.Task{URL: ctl}, frontier.Task{URL: "gopher://h.test/0/a"})
+	amp := "gopher://h.test/1/" + strings.Repeat("&<>", 10000)   // 30 KB
+	ctl := "gopher://h.test/1/" + strings.Repeat("\x01", 30000)  // 180 KB as JSON: a list line can be
+	huge := "gopher://h.test/1/" + strings.Repeat("\x01", 70000) // 420 KB as JSON: no list line can be
+	n, err := j.Add(ctx, frontier.Task{URL: amp}, frontier.Task{URL: ctl}, frontier.Task{URL: huge}, frontier.Task{URL: "gopher://h.test/0/a"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 2 {
-		t.Errorf("Add queued %d, want 2 (the URL too long as JSON refused)", n)
+	if n != 3 {
+		t.Errorf("Add queued %d, want 3 (the URL too long as JSON refused)", n)
 	}
 	l, err := j.Next(ctx)
 	if err != nil {
@@ -157,12 +158,12 @@ func TestJournalLongEscapedURL(t *testing.T) {
 	}
 	j2 := reopen(t, j, path)
 	got := drain(t, j2)
-	want := []string{"gopher://h.test/0/a", "gopher://h.test/0/b"}
+	want := []string{ctl, "gopher://h.test/0/a", "gopher://h.test/0/b"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("after resuming: %.80q, want %q", got, want)
+		t.Errorf("after resuming: %.80q, want %.80q", got, want)
 	}
-	if j2.Seen() != 3 {
-		t.Errorf("seen %d, want 3", j2.Seen())
+	if j2.Seen() != 4 {
+		t.Errorf("seen %d, want 4", j2.Seen())
 	}
 }
 
@@ -173,7 +174,7 @@ func TestJournalSkipsDamagedLines(t *testing.T) {
 	data := "{\"add\":\"gopher://h.test/0/a\"}\n" +
 		"not json\n" +
 		"\n" +
-		"{\"add\":\"" + strings.Repeat("x", 200<<10) + "\"}\n" +
+		"{\"add\":\"" + strings.Repeat("x", 500<<10) + "\"}\n" + // past maxJournalLine
 		"{\"add\":\"gopher://h.test/0/b\"}\n" +
 		"{\"done\":\"gopher://h.test/0/a\"}\n" +
 		"{\"add\":\"gopher://h.test/0/c\"}\n"
