@@ -526,6 +526,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode), Err: errors.New("redirect without a usable Location")}
 	}
 	total := int64(-1)
+	var rb io.ReadCloser = resp.Body
 	if resp.StatusCode == nethttp.StatusPartialContent && req.Offset == 0 && d.header().Get("Range") == "" {
 		// A part nobody asked for is the whole document only when its
 		// Content-Range says so; else saving it would keep a fragment
@@ -553,9 +554,14 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 				Err: fmt.Errorf("the server does not resume: asked for bytes from %d, %s", off, why)}
 		}
 		total = n
+		if resp.ContentLength < 0 {
+			// Chunked, or ended by the close: no length of its own to
+			// hold the part to, so its Content-Range's is.
+			rb = &partBody{ReadCloser: resp.Body, left: end - start + 1}
+		}
 	}
 	doc := &fetch.Document{
-		Body:     body{resp.Body},
+		Body:     body{rb},
 		MIMEType: resp.Header.Get("Content-Type"),
 		Size:     resp.ContentLength,
 		Offset:   req.Offset,
@@ -657,6 +663,26 @@ func contentRange(resp *nethttp.Response) (start, end, total int64, err error) {
 
 // body turns a short read against Content-Length into fetch.ErrTruncated.
 type body struct{ io.ReadCloser }
+
+// partBody is a resumed part's body without a Content-Length: it must end
+// where its Content-Range does, neither short (the rest would be saved as
+// if whole) nor long.
+type partBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (p *partBody) Read(b []byte) (int, error) {
+	n, err := p.ReadCloser.Read(b)
+	p.left -= int64(n)
+	switch {
+	case p.left < 0:
+		return n, fmt.Errorf("%w: the part runs past its Content-Range", fetch.ErrTooLarge)
+	case err == io.EOF && p.left > 0:
+		return n, fmt.Errorf("%w: the part ended %d bytes before its Content-Range", fetch.ErrTruncated, p.left)
+	}
+	return n, err
+}
 
 // chunkLineMax is net/http's bound on a line of chunked encoding (its
 // internal maxLineLength): a chunk-size line of this many bytes or more

@@ -506,6 +506,41 @@ func TestResumeRejectsShortRange(t *testing.T) {
 	}
 }
 
+// TestResumePartWithoutLength: a resumed part without a Content-Length
+// (chunked, or ended by the close) is held to its Content-Range: a body
+// short of it fails as truncated, one past it as too large; it was saved
+// as if it were the rest.
+func TestResumePartWithoutLength(t *testing.T) {
+	for _, tt := range []struct {
+		name, resp string
+		want       error // nil: the part is whole
+	}{
+		{"chunked whole", "Transfer-Encoding: chunked\r\n\r\n5\r\n56789\r\n0\r\n\r\n", nil},
+		{"close whole", "Connection: close\r\n\r\n56789", nil},
+		{"chunked short", "Transfer-Encoding: chunked\r\n\r\n2\r\n56\r\n0\r\n\r\n", fetch.ErrTruncated},
+		{"close short", "Connection: close\r\n\r\n56", fetch.ErrTruncated},
+		{"close long", "Connection: close\r\n\r\n56789ab", fetch.ErrTooLarge},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := rawServer(t, "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 5-9/10\r\n"+tt.resp, nil)
+			req, err := fetch.NewRequest("http://" + addr + "/f")
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Offset = 5
+			res, err := newClient(fetch.Options{}).Do(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Close()
+			b, err := io.ReadAll(res.Document.Body)
+			if tt.want == nil && (err != nil || string(b) != "56789") || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("read %q, %v; want %v", b, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestResultURLWithoutRedirect(t *testing.T) {
 	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {}))
 	defer srv.Close()
