@@ -148,6 +148,13 @@ func (c *Client) FetchURL(ctx context.Context, u *URL) (*Result, error) {
 	return c.Do(ctx, NewRequestURL(u))
 }
 
+// direct reports whether scheme's record keeps its URLs from gateways
+// (Scheme.Direct).
+func (c *Client) direct(scheme string) bool {
+	rec, _ := c.registry.Lookup(scheme)
+	return rec.Direct
+}
+
 // Do dereferences the request's URL with the request's inputs and the
 // client's settings; ctx bounds the whole fetch, the Body's reading
 // included. The fragment is removed first (from a copy): it is never
@@ -178,7 +185,7 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 	}
 
 	scheme := u.Scheme
-	if c.Options.Proxy != nil {
+	if c.Options.Proxy != nil && !c.direct(scheme) {
 		p, err := c.Options.Proxy(u)
 		if err != nil {
 			return nil, Wrap(KindUsage, "proxy", err)

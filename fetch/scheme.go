@@ -51,6 +51,11 @@ type Scheme struct {
 	View func(u *URL) (any, error)
 	// Driver fetches the scheme's URLs; nil for a view-only record.
 	Driver Driver
+	// Direct: the scheme's URLs never go to a gateway (Options.Proxy).
+	// They name this machine's files, a message to send or a session to
+	// hold, which a retrieval gateway would get wrong (its own files, a
+	// GET) and learn (a local path, a password) from the URL.
+	Direct bool
 }
 
 // Registry is a set of scheme records. Each Client has its own (as

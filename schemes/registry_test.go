@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -44,13 +46,13 @@ func TestRecords(t *testing.T) {
 		"gopher":   {DefaultPort: 70, Grammar: fetch.Grammar{HostRequired: true}},
 		"nntp":     {DefaultPort: 119, Grammar: fetch.Grammar{HostRequired: true}},
 		"news":     {DefaultPort: 119, Grammar: fetch.Grammar{HostRequired: true}},
-		"telnet":   {DefaultPort: 23, Grammar: fetch.Grammar{HostRequired: true}},
+		"telnet":   {DefaultPort: 23, Grammar: fetch.Grammar{HostRequired: true}, Direct: true},
 		"wais":     {DefaultPort: 210, Grammar: fetch.Grammar{HostRequired: true, PlusInQuery: true}},
 		"prospero": {DefaultPort: 1525, Grammar: fetch.Grammar{HostRequired: true}},
-		"rlogin":   {DefaultPort: 513, Grammar: fetch.Grammar{HostRequired: true}},
-		"tn3270":   {DefaultPort: 23, Grammar: fetch.Grammar{HostRequired: true}},
-		"file":     {},
-		"mailto":   {},
+		"rlogin":   {DefaultPort: 513, Grammar: fetch.Grammar{HostRequired: true}, Direct: true},
+		"tn3270":   {DefaultPort: 23, Grammar: fetch.Grammar{HostRequired: true}, Direct: true},
+		"file":     {Direct: true},
+		"mailto":   {Direct: true},
 	}
 	reg := schemes.Registry()
 	if got := reg.Names(); len(got) != len(want) {
@@ -62,13 +64,63 @@ func TestRecords(t *testing.T) {
 			t.Errorf("%s not registered", name)
 			continue
 		}
-		if s.DefaultPort != w.DefaultPort || s.LowPorts != w.LowPorts || s.Grammar != w.Grammar || s.View == nil {
-			t.Errorf("%s: port %d low %v grammar %+v view %v; want port %d low %v grammar %+v and a view",
-				name, s.DefaultPort, s.LowPorts, s.Grammar, s.View != nil, w.DefaultPort, w.LowPorts, w.Grammar)
+		if s.DefaultPort != w.DefaultPort || s.LowPorts != w.LowPorts || s.Grammar != w.Grammar || s.View == nil || s.Direct != w.Direct {
+			t.Errorf("%s: port %d low %v grammar %+v view %v direct %v; want port %d low %v grammar %+v direct %v and a view",
+				name, s.DefaultPort, s.LowPorts, s.Grammar, s.View != nil, s.Direct, w.DefaultPort, w.LowPorts, w.Grammar, w.Direct)
 		}
 		if s.Driver == nil {
 			t.Errorf("%s: no driver; every scheme of this module fetches", name)
 		}
+	}
+}
+
+// TestDirectSchemesSkipGateway: with a gateway for every URL (--proxy), a
+// file: URL is still read here and a mailto: one still composed, and the
+// gateway hears of neither: it would have served its own files, taken a
+// GET for a sent message, and learnt a local path or a session password.
+func TestDirectSchemesSkipGateway(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var asked atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			asked.Add(1)
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nfrom gateway")
+			c.Close()
+		}
+	}()
+	gw, err := fetch.Parse("http://" + ln.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "local.txt")
+	if err := os.WriteFile(name, []byte("local bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := schemes.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return gw, nil }},
+		schemes.Config{Mailto: mailto.Config{DryRun: true, From: "me@example.org"}})
+	defer c.Close()
+	res, err := c.Fetch(context.Background(), "file://"+filepath.ToSlash(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Document.Body)
+	res.Close()
+	if string(b) != "local bytes" {
+		t.Errorf("file: read %q, want the local file", b)
+	}
+	if res, err := c.Fetch(context.Background(), "mailto:someone@example.org?subject=hi&body=x"); err == nil {
+		res.Close()
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the gateway was asked %d times for file: and mailto: URLs", n)
 	}
 }
 

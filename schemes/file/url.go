@@ -10,7 +10,7 @@ import (
 // generic grammar (the host may be empty: file:///etc/motd), the view
 // ParseURL, and a driver configured by cfg.
 func Schemes(cfg Config) []fetch.Scheme {
-	return []fetch.Scheme{{Name: "file",
+	return []fetch.Scheme{{Name: "file", Direct: true,
 		View: fetch.ViewOf(ParseURL), Driver: New(cfg)}}
 }
 

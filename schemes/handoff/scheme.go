@@ -13,7 +13,7 @@ func Schemes(cfg Config) []fetch.Scheme {
 	g := fetch.Grammar{HostRequired: true}
 	view := fetch.ViewOf(telnet.ParseURL)
 	return []fetch.Scheme{
-		{Name: "rlogin", DefaultPort: RloginPort, Grammar: g, View: view, Driver: NewRlogin(cfg)},
-		{Name: "tn3270", DefaultPort: TN3270Port, Grammar: g, View: view, Driver: NewTN3270(cfg)},
+		{Name: "rlogin", DefaultPort: RloginPort, Grammar: g, View: view, Driver: NewRlogin(cfg), Direct: true},
+		{Name: "tn3270", DefaultPort: TN3270Port, Grammar: g, View: view, Driver: NewTN3270(cfg), Direct: true},
 	}
 }

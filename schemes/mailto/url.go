@@ -12,7 +12,7 @@ import (
 // generic grammar (a mailto URL has no "//" form), the view ParseURL, and
 // a driver configured by cfg.
 func Schemes(cfg Config) []fetch.Scheme {
-	return []fetch.Scheme{{Name: "mailto",
+	return []fetch.Scheme{{Name: "mailto", Direct: true,
 		View: fetch.ViewOf(ParseURL), Driver: New(cfg)}}
 }
 

@@ -10,7 +10,7 @@ import (
 // host required, the view ParseURL, and a driver configured by cfg.
 func Schemes(cfg Config) []fetch.Scheme {
 	return []fetch.Scheme{{Name: "telnet", DefaultPort: DefaultPort, Grammar: fetch.Grammar{HostRequired: true},
-		View: fetch.ViewOf(ParseURL), Driver: New(cfg)}}
+		View: fetch.ViewOf(ParseURL), Driver: New(cfg), Direct: true}}
 }
 
 // URL is a telnet URL's advisory login (RFC 1738 §3.8).
