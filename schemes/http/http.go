@@ -273,6 +273,13 @@ func (d *Driver) checkHop(req *fetch.Request, next *neturl.URL) error {
 		return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", Part: "scheme", Offset: -1,
 			Err: fmt.Errorf("redirect to %s refused: only http and https redirects are followed", next.Redacted())}
 	}
+	if next.User != nil {
+		// As a first URL would be (ParseURL): net/http would send the
+		// server's user and password as Basic credentials, and they
+		// would name the hop in the WARC record and the result.
+		return &fetch.Error{Kind: fetch.KindMalformed, Op: "redirect", URL: next.Redacted(), Part: "user", Offset: -1,
+			Err: errors.New("http URLs may not hold a user name or password (RFC 1738 §3.3)")}
+	}
 	port := defaultPort(next.Scheme)
 	if p := next.Port(); p != "" {
 		n, err := strconv.Atoi(p)

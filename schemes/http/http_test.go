@@ -74,6 +74,25 @@ func TestStatusErrors(t *testing.T) {
 	}
 }
 
+// TestRedirectWithUserinfo: a Location holding a user and password is
+// refused as a first URL would be (exit 3): net/http would have sent them
+// as Basic credentials, and the password named the hop in the WARC record
+// and the result.
+func TestRedirectWithUserinfo(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.URL.Path == "/start" {
+			nethttp.Redirect(w, r, "http://user:s3cret@"+r.Host+"/next", nethttp.StatusFound)
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	_, err := newClient(fetch.Options{}).Fetch(context.Background(), srv.URL+"/start")
+	if fetch.KindOf(err).ExitCode() != 3 || strings.Contains(fmt.Sprint(err), "s3cret") {
+		t.Errorf("a redirect to a URL with a password: %v; want exit 3 without the password", err)
+	}
+}
+
 func TestRedirects(t *testing.T) {
 	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		switch r.URL.Path {
