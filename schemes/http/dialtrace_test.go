@@ -17,6 +17,25 @@ import (
 	"github.com/fetchproject/fetch/fetch"
 )
 
+// traceBuf keeps a trace as -v shows it, for tracers called from the
+// dialling goroutine and the request's alike.
+type traceBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (t *traceBuf) Trace(d fetch.Direction, l string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(&t.b, "%c %s\n", d, l)
+}
+
+func (t *traceBuf) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.b.String()
+}
+
 // gatedDialer dials at once the first time; its second dial waits for
 // gate, and any later one for stop.
 type gatedDialer struct {
@@ -73,13 +92,8 @@ func TestTraceDialGoesWithConnection(t *testing.T) {
 			into <- ""
 			return
 		}
-		var mu sync.Mutex
-		var b strings.Builder
-		req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(&b, "%c %s\n", d, l)
-		})
+		tr := &traceBuf{}
+		req.Tracer = tr
 		res, err := c.Do(context.Background(), req)
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
@@ -88,9 +102,7 @@ func TestTraceDialGoesWithConnection(t *testing.T) {
 		}
 		io.Copy(io.Discard, res.Document.Body)
 		res.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		into <- b.String()
+		into <- tr.String()
 	}
 	dials := func(trace string) int { return strings.Count(trace, "* connecting to ") }
 
@@ -151,20 +163,13 @@ func TestTraceRefusedConnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var b strings.Builder
-	req.Tracer = fetch.TracerFunc(func(d fetch.Direction, l string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(&b, "%c %s\n", d, l)
-	})
+	tr := &traceBuf{}
+	req.Tracer = tr
 	if res, err := c.Do(context.Background(), req); err == nil {
 		res.Close()
 		t.Fatal("a refused CONNECT fetched something")
 	}
-	mu.Lock()
-	got := b.String()
-	mu.Unlock()
+	got := tr.String()
 	for _, l := range []string{"* connecting to " + ln.Addr().String(), "> CONNECT secure.example:443 HTTP/1.1", "< HTTP/1.1 407 Proxy Authentication Required"} {
 		if !strings.Contains(got, l+"\n") {
 			t.Errorf("no %q in the trace:\n%s", l, got)
