@@ -109,6 +109,10 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	hop := target
 	hctx := context.WithValue(ctx, requestKey{}, req)
+	var tunnel *tunnelFailure // a gateway's answer to CONNECT, refused
+	if req.Options.Proxy != nil {
+		hctx, tunnel = withTunnelFailure(hctx)
+	}
 	if req.Capture != nil {
 		hctx = httptrace.WithClientTrace(hctx, withCaptureTrace(req, func() string { return hop.String() }))
 	}
@@ -171,6 +175,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	resp, err := client.Do(hreq)
 	if err != nil {
+		if terr := tunnel.Err(); terr != nil {
+			return nil, terr
+		}
 		var fe *fetch.Error
 		if errors.As(err, &fe) {
 			return nil, fe
@@ -361,6 +368,9 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "dial " + addr, URL: where, Offset: -1, Err: err}
 		}
 		c = fetch.NewDeadlineConn(context.Background(), c, opts.Idle())
+		if opts.Proxy != nil {
+			c = &connectGuard{Conn: c, idle: opts.Idle(), failure: tunnelFailureOf(dctx)}
+		}
 		if trace != nil {
 			c = &tracedConn{Conn: c, trace: trace}
 		}
@@ -881,7 +891,7 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 // headerTooLong is the refusal of a response header block past
 // MaxResponseHeaderBytes (wire.DefaultMaxLine), from a server or a
 // gateway: a size bound, exit 4.
-func headerTooLong(op string) error {
+func headerTooLong(op string) *fetch.Error {
 	return &fetch.Error{Kind: fetch.KindPolicy, Op: op, Offset: -1,
 		Err: fmt.Errorf("%w: a response header block of more than %d bytes", fetch.ErrLineTooLong, wire.DefaultMaxLine)}
 }

@@ -364,7 +364,9 @@ func TestGatewayHeaderBounds(t *testing.T) {
 	}
 	gateway := func(addr string) *fetch.Client {
 		c := fetch.NewClient(fetch.Options{IdleTimeout: idle, Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-		c.Register("http", New(Config{}))
+		d := New(Config{})
+		c.Register("http", d)
+		c.Register("https", d)
 		return c
 	}
 	for _, tt := range []struct {
@@ -379,6 +381,12 @@ func TestGatewayHeaderBounds(t *testing.T) {
 			func() string { return "gopher://gopher.example/0about" }, fetch.ErrLineTooLong, fetch.KindPolicy, 10 * time.Second},
 		{"gateway, trickled header", func() *fetch.Client { return gateway(rawServer(t, "HTTP/1.1 200 OK\r\n", trickle)) },
 			func() string { return "gopher://gopher.example/0about" }, fetch.ErrTimeout, fetch.KindNetwork, 10 * time.Second},
+		// https: the answer to the CONNECT that opens the tunnel, which
+		// net/http reads with bounds of its own (a minute).
+		{"gateway, 1 MiB answer to CONNECT", func() *fetch.Client { return gateway(rawServer(t, big, nil)) },
+			func() string { return "https://secure.example/" }, fetch.ErrLineTooLong, fetch.KindPolicy, 10 * time.Second},
+		{"gateway, trickled answer to CONNECT", func() *fetch.Client { return gateway(rawServer(t, "HTTP/1.1 200 OK\r\n", trickle)) },
+			func() string { return "https://secure.example/" }, fetch.ErrTimeout, fetch.KindNetwork, 10 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
@@ -426,7 +434,9 @@ func TestLineBounds(t *testing.T) {
 	chunked := "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 	gateway := func(addr string) *fetch.Client {
 		c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-		c.Register("http", New(Config{}))
+		d := New(Config{})
+		c.Register("http", d)
+		c.Register("https", d)
 		return c
 	}
 	for _, tt := range []struct {
