@@ -661,10 +661,13 @@ func parsePlusError(data []byte) *PlusError {
 // plainError recognises a plain Gopher reply that is only a type 3 error
 // item (and info lines), as pygopherd sends for a missing selector, and
 // turns it into an error. It looks at most 4 KiB ahead without consuming;
-// a reply longer than that is left alone.
+// a reply longer than that is left alone. A short document can look much
+// the same (a table of tab-separated columns whose rows begin with "3"),
+// so every line must be a whole menu item and the error item must point
+// nowhere: no host, a stand-in such as error.host, or port 0.
 func plainError(head []byte, b *bufio.Reader) error {
 	it, ok := parseItem(strings.TrimRight(string(head), "\r\n"))
-	if !ok || it.Type != '3' || !bytes.HasSuffix(head, []byte("\n")) {
+	if !ok || it.Type != '3' || !bytes.HasSuffix(head, []byte("\n")) || !nowhere(it) {
 		return nil
 	}
 	more, err := b.Peek(4096)
@@ -673,12 +676,26 @@ func plainError(head []byte, b *bufio.Reader) error {
 	}
 	for _, l := range strings.Split(string(more), "\n") {
 		l = strings.TrimRight(l, "\r")
-		if l != "" && l != "." && l[0] != '3' && l[0] != 'i' {
+		if l == "" || l == "." {
+			continue
+		}
+		if next, ok := parseItem(l); !ok || next.Type != 'i' && next.Type != '3' {
 			return nil
 		}
 	}
 	return &fetch.Error{Kind: fetch.KindServer, Op: "gopher", Offset: -1, Reply: it.Name,
 		Err: fmt.Errorf("%w: the server answered with an error item", fetch.ErrNotFound)}
+}
+
+// nowhere tells whether an error item's host and port name no server, as
+// servers write them: pygopherd, gophernicus and Bucktooth "error.host",
+// others "null.host", "(NULL)", "fake" or nothing.
+func nowhere(it Item) bool {
+	switch strings.ToLower(it.Host) {
+	case "", "error.host", "null.host", "(null)", "fake", "none", "error":
+		return true
+	}
+	return it.Port == 0
 }
 
 // menuError turns a menu that holds nothing but error items into an error.

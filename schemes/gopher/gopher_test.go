@@ -368,6 +368,19 @@ func TestPlainErrorItem(t *testing.T) {
 			t.Errorf("%s: %v", path, err)
 		}
 	}
+	// A short document that looks like one: a table whose rows begin
+	// with "3" and hold tabs, or an error item naming a real server.
+	for _, doc := range []string{
+		"3\tkg\tred\t12\r\n",
+		"31\t2\t3\t4\r\n3.5\t6\r\n",
+		"3Three\tthings\tgopher.example\t70\r\n",
+	} {
+		f := newFake(t, answerWith(doc))
+		_, body, err := get(t, client(fetch.Options{}), f.url("0/table"))
+		if err != nil || string(body) != strings.ReplaceAll(doc, "\r\n", "\n") {
+			t.Errorf("%q read as %q, %v", doc, body, err)
+		}
+	}
 	// A menu with an error item among other items is a menu.
 	f := newFake(t, answerWith("3Some error\t\terror.host\t1\r\n0doc\t/d\th\t70\r\n.\r\n"))
 	res, _, err := get(t, client(fetch.Options{}), f.url("1/x"))
