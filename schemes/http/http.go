@@ -351,11 +351,7 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 		trace := d.newDialTrace(dctx, req)
 		if req != nil {
 			where = req.URL.Redacted()
-			if trace != nil {
-				trace.Trace(fetch.DirInfo, "connecting to "+addr)
-			} else {
-				req.Trace(fetch.DirInfo, "connecting to "+addr)
-			}
+			d.tracerFor(dctx, req).Trace(fetch.DirInfo, "connecting to "+addr)
 		}
 		c, err := dialer.DialContext(tctx, network, addr)
 		if err != nil {
