@@ -63,6 +63,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -152,6 +153,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err := checkText(req, "database", w.Database); err != nil {
 		return nil, err
 	}
+	if err := checkDatabase(w.Database); err != nil {
+		return nil, err
+	}
 	if w.IsDoc {
 		if err := checkText(req, "wtype", w.WType); err != nil {
 			return nil, err
@@ -192,6 +196,25 @@ func checkText(req *fetch.Request, part, s string) error {
 	if i := strings.IndexAny(s, "\r\n\x00"); i >= 0 {
 		return &fetch.Error{Kind: fetch.KindPolicy, Op: "wais", Part: part, Offset: -1,
 			Err: fmt.Errorf("%w (byte %d of the decoded %s)", fetch.ErrUnsafeLine, i, part)}
+	}
+	return nil
+}
+
+// maxDatabase is the longest database name sent: a SearchAPDU carries it
+// in its counted header part, which holds 65,535 bytes in all.
+const maxDatabase = 60 << 10
+
+// checkDatabase refuses a database name that a SearchAPDU cannot carry as
+// one name: one holding 0x1F, which separates the names of several
+// databases there, or one too long for the APDU's header.
+func checkDatabase(db string) error {
+	if i := strings.IndexByte(db, apdu.DatabaseDelimiter); i >= 0 {
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: "wais", Part: "database", Offset: -1,
+			Err: fmt.Errorf("byte %d of the decoded database is 0x1F, which separates database names in a WAIS search", i)}
+	}
+	if len(db) > maxDatabase {
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: "wais", Part: "database", Offset: -1,
+			Err: fmt.Errorf("%w: a database name of %d bytes (a WAIS search carries at most %d)", fetch.ErrTooLarge, len(db), maxDatabase)}
 	}
 	return nil
 }
@@ -371,14 +394,27 @@ func isCatalog(h *apdu.DocHeader) bool {
 
 // entry is the listing entry of one document header.
 func entry(base *fetch.URL, db string, h *apdu.DocHeader, catalog bool) (fetch.Entry, error) {
-	wtype := "TEXT"
-	if len(h.Types) > 0 && h.Types[0] != "" {
-		wtype = h.Types[0]
+	// The URL asks for the document in its first type that a request
+	// can carry (TEXT when it names none); a header without a document
+	// id, or with no such type, gets none: this client would refuse it.
+	wtype := ""
+	for _, t := range h.Types {
+		if t != "" && !strings.ContainsAny(t, "\r\n\x00") {
+			wtype = t
+			break
+		}
 	}
-	u := base.Clone()
-	u.Path = DocumentPath(db, wtype, h.DocID)
-	u.HasPath = true
-	u.Fragment, u.HasFragment = "", false
+	if wtype == "" && !slices.ContainsFunc(h.Types, func(t string) bool { return t != "" }) {
+		wtype = "TEXT"
+	}
+	var link string
+	if len(h.DocID) > 0 && wtype != "" {
+		u := base.Clone()
+		u.Path = DocumentPath(db, wtype, h.DocID)
+		u.HasPath = true
+		u.Fragment, u.HasFragment = "", false
+		link = u.String()
+	}
 	name := strings.TrimRight(h.Headline, " \t\r\n")
 	switch {
 	case catalog:
@@ -388,10 +424,13 @@ func entry(base *fetch.URL, db string, h *apdu.DocHeader, catalog bool) (fetch.E
 	}
 	e := fetch.Entry{
 		Name: name,
-		URL:  u.String(),
+		URL:  link,
 		Kind: fetch.EntryFile,
 		Type: strings.Join(h.Types, ","),
 		Size: -1,
+	}
+	if link == "" {
+		e.Kind = fetch.EntryText // a line of the listing, not a link
 	}
 	if h.Length >= 0 {
 		e.Size = h.Length
@@ -502,8 +541,8 @@ type body struct {
 
 // fetchChunk asks for the slice at b.next and keeps its text.
 func (b *body) fetchChunk() error {
-	start, end := b.next, b.next+b.chunk
-	if end > maxPosition {
+	start, end := b.next, min(b.next+b.chunk, maxPosition)
+	if start >= maxPosition {
 		return &fetch.Error{Kind: fetch.KindPolicy, Op: "retrieve", Offset: -1,
 			Err: fmt.Errorf("%w: the document goes on past byte %d, the last a WAIS request can address", fetch.ErrTooLarge, start)}
 	}
@@ -525,8 +564,8 @@ func (b *body) fetchChunk() error {
 		}
 		text = append(text, t.Text...)
 	}
-	if int64(len(text)) > b.chunk {
-		return b.s.readErr("retrieve", fmt.Errorf("%w: %d bytes returned for a slice of %d", apdu.ErrMalformed, len(text), b.chunk))
+	if int64(len(text)) > end-start {
+		return b.s.readErr("retrieve", fmt.Errorf("%w: %d bytes returned for a slice of %d", apdu.ErrMalformed, len(text), end-start))
 	}
 	outOfRange := false
 	for _, dg := range info.Diagnostics {
@@ -541,7 +580,7 @@ func (b *body) fetchChunk() error {
 	}
 	b.buf = text
 	b.next = end
-	if outOfRange || int64(len(text)) < b.chunk {
+	if outOfRange || int64(len(text)) < end-start {
 		b.done = true
 		b.s.conn.Close()
 	}

@@ -531,3 +531,100 @@ func TestSearchEncodedPlus(t *testing.T) {
 		t.Errorf("result URL %s, want %s", got, want)
 	}
 }
+
+// TestDatabaseDelimiter: the database part "db%1Fother" is one database
+// name to the URL (RFC 1738 §3.9), but a SearchAPDU joins database names
+// with 0x1F: sent, it would ask for "db" and "other". It is refused,
+// naming the database part, before anything is sent.
+func TestDatabaseDelimiter(t *testing.T) {
+	f := newFake(t, func(n int, q *apdu.Search) []byte {
+		if q.QueryType == apdu.QueryType1 {
+			return textResponse([]byte("id"), []byte("x"))
+		}
+		return searchResponse()
+	})
+	for _, path := range []string{"/db%1Fother?words", "/db%1Fother/TEXT/id"} {
+		before := len(f.requests())
+		_, _, err := func() (*fetch.Result, []byte, error) {
+			res, err := client(fetch.Options{}).Fetch(context.Background(), "wais://"+f.srv.Addr+path)
+			if err != nil {
+				return nil, nil, err
+			}
+			defer res.Close()
+			if res.Document != nil {
+				b, err := io.ReadAll(res.Document.Body)
+				return res, b, err
+			}
+			return res, nil, nil
+		}()
+		reqs := f.requests()[before:]
+		if err != nil {
+			var fe *fetch.Error
+			if !errors.As(err, &fe) || fe.Part != "database" || len(reqs) != 0 {
+				t.Errorf("%s: error %v (part %q), %d requests sent", path, err, fe.Part, len(reqs))
+			}
+			continue
+		}
+		for _, q := range reqs {
+			if len(q.DatabaseNames) != 1 || q.DatabaseNames[0] != "db\x1fother" {
+				t.Errorf("%s: the server was asked for the databases %q, want the one database %q", path, q.DatabaseNames, "db\x1fother")
+			}
+		}
+	}
+}
+
+// TestEntryURLsFetchBack: a listing entry's URL is "absolute and
+// fetchable by the client that produced it" (fetch.Entry). A header
+// without a document id, or whose only type holds a line break, is
+// listed without a URL ("/db/TEXT/" would be malformed, "/db/TEXT%0A/x"
+// refused for its CR/LF).
+func TestEntryURLsFetchBack(t *testing.T) {
+	f := newFake(t, func(n int, q *apdu.Search) []byte {
+		if q.QueryType == apdu.QueryType1 {
+			r, _ := apdu.ParseRetrieval(q.Terms)
+			return textResponse(r.DocID, []byte("doc"))
+		}
+		return searchResponse(
+			apdu.DocHeader{DocID: []byte{}, Version: apdu.Unused, Score: 3, BestMatch: apdu.Unused, Length: 3,
+				Lines: apdu.Unused, Types: []string{"TEXT"}, Headline: "no id"},
+			apdu.DocHeader{DocID: []byte("x"), Version: apdu.Unused, Score: 2, BestMatch: apdu.Unused, Length: 3,
+				Lines: apdu.Unused, Types: []string{"TEXT\n"}, Headline: "odd type"})
+	})
+	c := client(fetch.Options{})
+	res, err := c.Fetch(context.Background(), "wais://"+f.srv.Addr+"/db?w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Listing.Entries {
+		if e.URL == "" {
+			continue // listed without a link: fine
+		}
+		_, _, err := fetchBody(t, c, e.URL)
+		if k := fetch.KindOf(err); k == fetch.KindMalformed || k == fetch.KindPolicy {
+			t.Errorf("entry %q: its URL %s is refused by the client that listed it: %v", e.Name, e.URL, err)
+		}
+	}
+}
+
+// TestLongDatabaseName: a database name that does not fit the APDU's
+// counted header part (65,535 bytes) is refused naming the URL's
+// database part, not as a malformed WAIS message.
+func TestLongDatabaseName(t *testing.T) {
+	f := newFake(t, func(int, *apdu.Search) []byte { return searchResponse() })
+	db := strings.Repeat("d", 70000)
+	for _, path := range []string{"/" + db + "?w", "/" + db + "/TEXT/id"} {
+		_, err := client(fetch.Options{}).Fetch(context.Background(), "wais://"+f.srv.Addr+path)
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Part != "database" || errors.Is(err, apdu.ErrMalformed) {
+			part := ""
+			if fe != nil {
+				part = fe.Part
+			}
+			t.Errorf("%d-byte database: error part %q, kind %v, malformed-message %v; want the database part named",
+				len(db), part, fetch.KindOf(err), errors.Is(err, apdu.ErrMalformed))
+		}
+	}
+	if n := len(f.requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}

@@ -367,3 +367,34 @@ func TestDecodeLimit(t *testing.T) {
 		t.Errorf("4 records over a bound of 3: %v", err)
 	}
 }
+
+// TestDatabaseNameDelimiter: a SearchAPDU names its databases joined by
+// 0x1F, so a name holding that byte would read back as several: Marshal
+// refuses it.
+func TestDatabaseNameDelimiter(t *testing.T) {
+	s := &Search{DatabaseNames: []string{"db\x1fother"}, QueryType: QueryRelevance,
+		Seeds: &WAISSearch{SeedWords: "w", DateFactor: Unused, MaxDocuments: 10}}
+	b, err := s.Marshal()
+	if err != nil {
+		return // refused: fine
+	}
+	p, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.(*Search).DatabaseNames; !reflect.DeepEqual(got, s.DatabaseNames) {
+		t.Errorf("one database %q written, databases %q read back", s.DatabaseNames, got)
+	}
+}
+
+// TestNumEightBytes: a number of five to eight bytes is in range only
+// with leading zeros; eight bytes of ff once overflowed int64 into −1
+// (Unused), so a Document-Length or Score so written vanished.
+func TestNumEightBytes(t *testing.T) {
+	for _, h := range []string{"ffffffffff", "ffffffffffffffff", "fffffffffffffffe", "8000000000000005"} {
+		v, _ := hex.DecodeString(h)
+		if n, err := num(tagDocumentLength, v); err == nil {
+			t.Errorf("num(%s) = %d, want an out-of-range error", h, n)
+		}
+	}
+}

@@ -66,12 +66,16 @@ const (
 
 // Query types of a SearchAPDU.
 const (
-	QueryType1         = "1" // a type-1 (boolean) query: WAIS document retrieval
-	QueryRelevance     = "3" // a WAIS keyword (relevance feedback) search
-	databaseDelimiter  = "\x1f"
+	QueryType1         = "1"    // a type-1 (boolean) query: WAIS document retrieval
+	QueryRelevance     = "3"    // a WAIS keyword (relevance feedback) search
+	databaseDelimiter  = "\x1f" // DatabaseDelimiter
 	endOfDiagnostic    = 0x1d
 	maxFixedHeaderSize = 0xffff
 )
+
+// DatabaseDelimiter separates the database names of a SearchAPDU: no
+// name can hold it.
+const DatabaseDelimiter = 0x1f
 
 // ElementsDocumentText is the element set a retrieval asks for: no
 // database (" "), the delimiter, "Document Text".
@@ -204,6 +208,11 @@ func (s *Search) Marshal() ([]byte, error) {
 	h = append(h, boolByte(s.Replace))
 	h = appendString(h, tagResultSetName, s.ResultSetName)
 	if s.DatabaseNames != nil {
+		for _, n := range s.DatabaseNames {
+			if strings.IndexByte(n, DatabaseDelimiter) >= 0 {
+				return nil, malformed("database name %q holds the delimiter of database names (0x1F)", n)
+			}
+		}
 		h = appendString(h, tagDatabaseNames, strings.Join(s.DatabaseNames, databaseDelimiter))
 	}
 	h = appendString(h, tagQueryType, s.QueryType)

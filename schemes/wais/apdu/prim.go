@@ -150,6 +150,15 @@ func num(tag int, v []byte) (int64, error) {
 	if len(v) < 1 || len(v) > 8 {
 		return 0, malformed("number (tag %d) of %d bytes", tag, len(v))
 	}
+	if len(v) > 4 {
+		// Past four bytes, only leading zeros keep the value in range
+		// (and the shifts below inside int64).
+		for _, c := range v[:len(v)-4] {
+			if c != 0 {
+				return 0, malformed("number (tag %d) out of range", tag)
+			}
+		}
+	}
 	var n int64
 	for _, c := range v {
 		n = n<<8 | int64(c)
