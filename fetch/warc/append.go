@@ -28,14 +28,14 @@ import (
 func Append(path string, opts Options) (*Writer, error) {
 	w := newWriter(path, opts)
 	if opts.MaxSize > 0 {
-		last := -1
 		ext := opts.Ext()
-		names, _ := filepath.Glob(w.base + "-[0-9][0-9][0-9][0-9][0-9]" + ext)
-		for _, n := range names {
-			s := strings.TrimSuffix(strings.TrimPrefix(n, w.base+"-"), ext)
-			if i, err := strconv.Atoi(s); err == nil && i > last {
-				last = i
-			}
+		serials, err := w.series()
+		if err != nil {
+			return nil, err
+		}
+		last := -1
+		if len(serials) > 0 {
+			last = serials[len(serials)-1]
 		}
 		if last >= 0 {
 			kept, err := repair(fmt.Sprintf("%s-%05d%s", w.base, last, ext), opts.Uncompressed, opts.KeepTail)

@@ -390,3 +390,75 @@ func TestRotationKeepsTransferTogether(t *testing.T) {
 		t.Errorf("%d records left in the last file, want its warcinfo", len(recs))
 	}
 }
+
+// TestAppendRotationGlobMeta: a rotating series under a name (or a
+// directory) holding a glob metacharacter is still found by Append: the
+// files of the first run must not be truncated by the second.
+func TestAppendRotationGlobMeta(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run[1]")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "r.warc.gz")
+	opts := warc.Options{MaxSize: 1 << 20, Software: "fetch/test"}
+	w, err := warc.Create(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fetch.NewClient(fetch.Options{})
+	c.Register("ftp", fake(func() io.Reader { return strings.NewReader("first run\r\n") }, nil))
+	if err := recordFetch(t, w, c, "ftp://127.0.0.1/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	first := filepath.Join(dir, "r-00000.warc.gz")
+	before, _ := os.ReadFile(first)
+
+	w2, err := warc.Append(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if got := w2.Files(); len(got) != 1 || filepath.Base(got[0]) != "r-00001.warc.gz" {
+		t.Errorf("appended files %v, want r-00001.warc.gz", got)
+	}
+	if after, _ := os.ReadFile(first); !bytes.Equal(before, after) {
+		t.Errorf("%s was rewritten by Append: %d bytes before, %d after", first, len(before), len(after))
+	}
+}
+
+// TestAppendRotationSixDigitSerial: the series goes on past NAME-99999
+// as NAME-100000 (Writer.name's %05d), and Append finds that file rather
+// than start it again over its records.
+func TestAppendRotationSixDigitSerial(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.warc.gz")
+	opts := warc.Options{MaxSize: 1 << 20, Software: "fetch/test"}
+	w, err := warc.Create(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fetch.NewClient(fetch.Options{})
+	c.Register("ftp", fake(func() io.Reader { return strings.NewReader("recorded\r\n") }, nil))
+	if err := recordFetch(t, w, c, "ftp://127.0.0.1/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	whole, _ := os.ReadFile(filepath.Join(dir, "r-00000.warc.gz"))
+	// A long series: its files 99999 and 100000, as the writer names them.
+	os.Rename(filepath.Join(dir, "r-00000.warc.gz"), filepath.Join(dir, "r-99999.warc.gz"))
+	six := filepath.Join(dir, "r-100000.warc.gz")
+	os.WriteFile(six, whole, 0o666)
+
+	w2, err := warc.Append(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if got := w2.Files(); len(got) != 1 || filepath.Base(got[0]) != "r-100001.warc.gz" {
+		t.Errorf("appended files %v, want r-100001.warc.gz", got)
+	}
+	if after, _ := os.ReadFile(six); !bytes.Equal(after, whole) {
+		t.Errorf("r-100000.warc.gz was rewritten by Append: %d bytes before, %d after", len(whole), len(after))
+	}
+}

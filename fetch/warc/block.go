@@ -5,6 +5,7 @@ import (
 	"encoding/base32"
 	"hash"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -20,11 +21,58 @@ type Block struct {
 	block   hash.Hash
 	payload hash.Hash
 	// For an HTTP message the payload starts after the blank line ending
-	// the header; seen counts the CR LF CR LF bytes matched so far.
+	// the header of the final response: past any interim (1xx) ones.
 	http, inPayload bool
-	seen            int
+	head            headScan
 	err             error
 	done            bool
+}
+
+// headScan finds the end of an HTTP header as net/http reads it: at an
+// empty line, whether lines end in CR LF or in LF alone.
+type headScan struct {
+	state  int    // headMid, headLineStart, headLineStartCR
+	status []byte // the start of the message's first line (its status)
+	first  bool   // past the first line
+}
+
+const (
+	headMid         = iota // inside a line
+	headLineStart          // just after a line's LF
+	headLineStartCR        // a CR at the start of a line
+)
+
+// scan reads p and returns the index just past the header's end, or -1
+// when p does not end it.
+func (h *headScan) scan(p []byte) int {
+	for i, c := range p {
+		if !h.first {
+			if c == '\n' {
+				h.first = true
+			} else if len(h.status) < len("HTTP/1.1 100") {
+				h.status = append(h.status, c)
+			}
+		}
+		switch {
+		case c == '\n' && h.state != headMid:
+			return i + 1
+		case c == '\n':
+			h.state = headLineStart
+		case c == '\r' && h.state == headLineStart:
+			h.state = headLineStartCR
+		default:
+			h.state = headMid
+		}
+	}
+	return -1
+}
+
+// interim tells whether the header scanned is an interim response's (1xx
+// but 101, after which the connection speaks another protocol): another
+// response follows, and the payload is that one's.
+func (h *headScan) interim() bool {
+	s := string(h.status)
+	return len(s) == len("HTTP/1.1 100") && strings.HasPrefix(s, "HTTP/1.") && s[8] == ' ' && s[9] == '1' && s[9:] != "101"
 }
 
 // NewBlock starts a block; httpMessage says its payload (for the payload
@@ -55,26 +103,17 @@ func (b *Block) Write(p []byte) (int, error) {
 	}
 	b.size += int64(len(p))
 	b.block.Write(p)
-	if !b.inPayload {
-		const end = "\r\n\r\n"
-		for i, c := range p {
-			switch {
-			case c == end[b.seen]:
-				b.seen++
-			case c == '\r':
-				b.seen = 1
-			default:
-				b.seen = 0
-			}
-			if b.seen == len(end) {
-				b.inPayload = true
-				p = p[i+1:]
-				break
-			}
-		}
-		if !b.inPayload {
+	for !b.inPayload {
+		i := b.head.scan(p)
+		if i < 0 {
 			return n, nil
 		}
+		p = p[i:]
+		if b.head.interim() {
+			b.head = headScan{status: b.head.status[:0]}
+			continue
+		}
+		b.inPayload = true
 	}
 	b.payload.Write(p)
 	return n, nil

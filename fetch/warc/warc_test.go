@@ -138,7 +138,24 @@ func parseRecord(t *testing.T, m []byte, i int) record {
 }
 
 func (r record) payload() []byte {
-	if strings.HasPrefix(r.fields["Content-Type"], "application/http") {
+	ct := r.fields["Content-Type"]
+	switch {
+	case strings.HasPrefix(ct, "application/http; msgtype=response"):
+		// As net/http reads a response: lines ending in LF alone too,
+		// and interim (1xx) responses before the final one.
+		rd := bytes.NewReader(r.block)
+		br := bufio.NewReader(rd)
+		for {
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				return nil
+			}
+			if resp.StatusCode/100 != 1 || resp.StatusCode == 101 {
+				break
+			}
+		}
+		return r.block[len(r.block)-rd.Len()-br.Buffered():]
+	case strings.HasPrefix(ct, "application/http"):
 		_, body, _ := bytes.Cut(r.block, []byte("\r\n\r\n"))
 		return body
 	}
@@ -604,5 +621,162 @@ func TestHTTPSPlainText(t *testing.T) {
 	}
 	if resp.fields["WARC-Target-URI"] != srv.URL+"/doc" || resp.fields["WARC-IP-Address"] != "127.0.0.1" {
 		t.Errorf("response header %v", resp.fields)
+	}
+}
+
+// TestCreateRotationStaleSeries: Create truncates the file it is given;
+// with rotation it starts the series NAME-00000... again and removes the
+// later files of an earlier, longer run, which would otherwise read as
+// part of this run's series (and a later Append would go on after them).
+func TestCreateRotationStaleSeries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.warc.gz")
+	for _, n := range []int{3, 1} {
+		w, err := warc.Create(path, warc.Options{MaxSize: 1, Software: "fetch/test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			tr := w.Begin("http", "http://h/", nil)
+			sent, recv := tr.Exchange("http://h/", nil)
+			io.WriteString(sent, "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+			io.WriteString(recv, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			if err := tr.End("", "", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Close()
+	}
+	series, _ := filepath.Glob(filepath.Join(dir, "r-*.warc.gz"))
+	if len(series) != 2 {
+		t.Errorf("after a run that wrote 2 files the series holds %d: %v", len(series), series)
+	}
+}
+
+// TestRedirectBodyRecordedWhole: a redirect hop's response record holds
+// the whole response: a 302 whose body is larger than what net/http
+// drains before following the redirect was recorded cut short, though
+// the record looked complete. One past the driver's bound fails the
+// transfer rather than archive a part.
+func TestRedirectBodyRecordedWhole(t *testing.T) {
+	big := strings.Repeat("moved\n", 5000) // 30000 bytes
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old" {
+			rw.Header().Set("Location", "/new")
+			rw.Header().Set("Content-Length", strconv.Itoa(len(big)))
+			rw.WriteHeader(http.StatusFound)
+			io.WriteString(rw, big)
+			return
+		}
+		io.WriteString(rw, "new")
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	pol := &fetch.PortPolicy{}
+	pol.Allow(port)
+	c := fetch.NewClient(fetch.Options{Policy: pol})
+	c.Register("http", fhttp.New(fhttp.Config{UserAgent: "fetch-test"}))
+	w := newWriter(t, "h.warc.gz", 0)
+	if err := recordFetch(t, w, c, srv.URL+"/old"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	for _, r := range readWARC(t, w.Files()[0]) {
+		if r.fields["WARC-Type"] != "response" || !strings.HasSuffix(r.fields["WARC-Target-URI"], "/old") {
+			continue
+		}
+		if r.fields["WARC-Truncated"] != "" {
+			return
+		}
+		if got := len(r.payload()); got != len(big) {
+			t.Errorf("the 302's response record holds %d of its %d body bytes and no WARC-Truncated field", got, len(big))
+		}
+		return
+	}
+	t.Fatal("no response record for /old")
+}
+
+func TestRedirectBodyTooLarge(t *testing.T) {
+	huge := strings.Repeat("m", 2<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old" {
+			rw.Header().Set("Location", "/new")
+			rw.WriteHeader(http.StatusFound)
+			io.WriteString(rw, huge)
+			return
+		}
+		io.WriteString(rw, "new")
+	}))
+	defer srv.Close()
+	pol := &fetch.PortPolicy{}
+	pol.Allow(srv.Listener.Addr().(*net.TCPAddr).Port)
+	c := fetch.NewClient(fetch.Options{Policy: pol})
+	c.Register("http", fhttp.New(fhttp.Config{UserAgent: "fetch-test"}))
+	w := newWriter(t, "h.warc.gz", 0)
+	defer w.Close()
+	err := recordFetch(t, w, c, srv.URL+"/old")
+	if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err) != fetch.KindPolicy {
+		t.Fatalf("a 2 MiB redirect body under an archive: %v (kind %v), want too large, refused by policy", err, fetch.KindOf(err))
+	}
+}
+
+// rawHTTP serves each connection the bytes of resp after reading a
+// request's header.
+func rawHTTP(t *testing.T, resp string) (string, int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					l, err := br.ReadString('\n')
+					if err != nil || l == "\r\n" {
+						break
+					}
+				}
+				io.WriteString(c, resp)
+			}()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	return fmt.Sprintf("http://127.0.0.1:%d/", port), port
+}
+
+// TestPayloadDigestHTTPBody: WARC-Payload-Digest of a response is
+// the digest of its body (WARC 1.1 §5.9, the entity after the HTTP
+// header), whatever line ends the server's header used (net/http accepts
+// LF alone) and after any interim 1xx response (net/http skips 103).
+func TestPayloadDigestHTTPBody(t *testing.T) {
+	for name, resp := range map[string]string{
+		"LF header":   "HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 5\nConnection: close\n\nhello",
+		"103 interim": "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+	} {
+		u, port := rawHTTP(t, resp)
+		pol := &fetch.PortPolicy{}
+		pol.Allow(port)
+		c := fetch.NewClient(fetch.Options{Policy: pol})
+		c.Register("http", fhttp.New(fhttp.Config{UserAgent: "fetch-test"}))
+		w := newWriter(t, "p.warc.gz", 0)
+		if err := recordFetch(t, w, c, u); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		w.Close()
+		for _, r := range readWARC(t, w.Files()[0]) {
+			if r.fields["WARC-Type"] == "response" {
+				if got, want := r.fields["WARC-Payload-Digest"], digest([]byte("hello")); got != want {
+					t.Errorf("%s: WARC-Payload-Digest %s, want the body's %s", name, got, want)
+				}
+			}
+		}
 	}
 }

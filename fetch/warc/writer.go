@@ -24,10 +24,13 @@ package warc
 import (
 	"compress/gzip"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -102,9 +105,24 @@ type Writer struct {
 	err    error // a failed write poisons the writer
 }
 
-// Create opens path (truncating it) and writes its warcinfo record.
+// Create opens path (truncating it) and writes its warcinfo record. With
+// MaxSize, the files of an earlier series of the same name are removed
+// first, as one file would be truncated: left, the earlier run's later
+// files would read as part of this run's series (and an Append after it
+// would go on from the last of them).
 func Create(path string, opts Options) (*Writer, error) {
 	w := newWriter(path, opts)
+	if opts.MaxSize > 0 {
+		serials, err := w.series()
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range serials {
+			if err := os.Remove(w.seriesName(n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+		}
+	}
 	if err := w.open(); err != nil {
 		return nil, err
 	}
@@ -135,7 +153,44 @@ func (w *Writer) name() string {
 	if w.opts.MaxSize <= 0 {
 		return w.path
 	}
-	return fmt.Sprintf("%s-%05d%s", w.base, w.serial, w.opts.Ext())
+	return w.seriesName(w.serial)
+}
+
+// seriesName is the name of file n of the rotating series: NAME-00000,
+// …, NAME-99999, NAME-100000, ….
+func (w *Writer) seriesName(n int) string {
+	return fmt.Sprintf("%s-%05d%s", w.base, n, w.opts.Ext())
+}
+
+// series lists the serials of the rotating series' files that exist, in
+// increasing order. It reads the directory rather than matching a glob
+// pattern, which a name holding '[', '*' or '?' would change.
+func (w *Writer) series() ([]int, error) {
+	ents, err := os.ReadDir(filepath.Dir(w.base))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	prefix, ext := filepath.Base(w.base)+"-", w.opts.Ext()
+	var serials []int
+	for _, e := range ents {
+		digits, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		if digits, ok = strings.CutSuffix(digits, ext); !ok || len(digits) < 5 || strings.Trim(digits, "0123456789") != "" {
+			continue
+		}
+		n, err := strconv.Atoi(digits)
+		if err != nil || fmt.Sprintf("%05d", n) != digits {
+			continue // not as the writer names it (too long, or 6 digits with a leading 0)
+		}
+		serials = append(serials, n)
+	}
+	slices.Sort(serials)
+	return serials, nil
 }
 
 // open starts the next file with its warcinfo record; w.mu is held or

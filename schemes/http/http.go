@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"sync"
 	"time"
 
@@ -168,6 +169,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			// Like curl, no Referer: a fetcher does not tell one site
 			// where it came from.
 			next.Header.Del("Referer")
+			if req.Capture != nil && next.Response != nil {
+				if err := readHop(next.Response.Body, req.Options.Idle()); err != nil {
+					return err
+				}
+			}
 			hop = next.URL
 			req.Trace(fetch.DirInfo, "redirected to "+next.URL.Redacted())
 			return nil
@@ -506,6 +512,33 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// maxHopBody is the most of a redirect's body read for an archive.
+const maxHopBody = 1 << 20
+
+// readHop reads the body of a redirect to its end, for an archive, which
+// records every hop whole: net/http reads at most 2 KiB of it before it
+// follows the redirect and closes the connection on the rest, and the
+// record would hold a cut response that looked complete. The body gets
+// maxHopBody bytes and twice the idle time in all; past either the
+// transfer fails rather than archive a part.
+func readHop(body io.ReadCloser, idle time.Duration) error {
+	var late atomic.Bool
+	t := time.AfterFunc(2*idle, func() { late.Store(true); body.Close() })
+	defer t.Stop()
+	n, err := io.Copy(io.Discard, io.LimitReader(body, maxHopBody+1))
+	switch {
+	case late.Load():
+		return &fetch.Error{Kind: fetch.KindNetwork, Op: "redirect", Offset: -1,
+			Err: fmt.Errorf("%w: a redirect's body took more than %v", fetch.ErrTimeout, 2*idle)}
+	case err != nil:
+		return &fetch.Error{Kind: fetch.KindNetwork, Op: "redirect", Offset: -1, Err: err}
+	case n > maxHopBody:
+		return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", Offset: -1,
+			Err: fmt.Errorf("%w: a redirect's body of more than %d bytes, which the archive would record cut", fetch.ErrTooLarge, maxHopBody)}
+	}
+	return nil
 }
 
 // result turns a response into a document, or an error for a failure
