@@ -315,6 +315,13 @@ func urlParseHost(h string, off int) (string, error) {
 		return name, nil
 	}
 	if !ascii || strings.HasPrefix(name, "xn--") || strings.Contains(name, ".xn--") {
+		// The conversion takes time quadratic in a label's length: a
+		// name far past what can convert to 253 characters (four bytes
+		// a character, and then some for characters the mapping drops)
+		// is refused before it.
+		if len(name) > 4*254 {
+			return "", urlParseErr("host", off, "host name longer than 253 characters")
+		}
 		a, err := idna.Lookup.ToASCII(name)
 		if err != nil {
 			return "", urlParseErr("host", off, "invalid internationalized host name: "+err.Error())
@@ -421,7 +428,24 @@ func urlCheckHostname(s string) (int, string) {
 // messages that repeat what a user or a list gave, which may be
 // malformed and still hold a password.
 func RedactedText(raw string) string {
-	i := strings.Index(raw, "//")
+	// The URL as Parse reads it: without the white space, "<...>" and
+	// "URL:" around it, which would otherwise read as its scheme.
+	s, off := urlUnwrap(raw)
+	return raw[:off] + redactedURL(s) + raw[off+len(s):]
+}
+
+// redactedURL is RedactedText of an unwrapped URL.
+func redactedURL(raw string) string {
+	i := -1
+	switch n := urlSchemeLen(raw); {
+	case n > 0 && strings.HasPrefix(raw[n+1:], "//"):
+		i = n + 1
+	case n > 0:
+		// no "//" after the scheme: a later one is in the path, query
+		// or fragment, not the start of a login
+	default:
+		i = strings.Index(raw, "//") // no scheme to go by
+	}
 	if i < 0 {
 		// "ftp:/joe:pw@h/" or "http:joe:pw@h/": a slash short, a
 		// password all the same (a news: message-id, which may hold
@@ -436,7 +460,7 @@ func RedactedText(raw string) string {
 			return raw
 		}
 		slashes := len(rest) - len(strings.TrimLeft(rest, "/"))
-		return scheme + ":" + rest[:slashes] + strings.TrimPrefix(RedactedText("//"+rest[slashes:]), "//")
+		return scheme + ":" + rest[:slashes] + strings.TrimPrefix(redactedURL("//"+rest[slashes:]), "//")
 	}
 	auth := raw[i+2:]
 	if end := strings.IndexByte(auth, '/'); end >= 0 {

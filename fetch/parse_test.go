@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // parseCase is one URL and the parts Parse must find in it.
@@ -390,5 +391,96 @@ func TestEscapeUnescape(t *testing.T) {
 		if !errors.As(err, &e) || e.Kind != KindMalformed || e.Offset != off {
 			t.Errorf("Unescape(%q) error %v, want Malformed at %d", in, err, off)
 		}
+	}
+}
+
+// TestRedactedOpaqueLaterSlashes: a URL a slash short keeps its password
+// masked (TestRedacted's "ftp:joe:secret@host.com/x") when a "//"
+// appears later in its path or fragment, which RedactedText once took for
+// the authority's start.
+func TestRedactedOpaqueLaterSlashes(t *testing.T) {
+	for _, in := range []string{
+		"ftp:joe:secret@host.com/a//b",
+		"ftp:/joe:secret@host.com/x#//",
+		"http:joe:secret@host.com/x?u=//y",
+	} {
+		u, err := testParse(in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", in, err)
+		}
+		if got := u.Redacted(); strings.Contains(got, "secret") {
+			t.Errorf("Parse(%q).Redacted() = %q shows the password", in, got)
+		}
+		if got := RedactedText(in); strings.Contains(got, "secret") {
+			t.Errorf("RedactedText(%q) = %q shows the password", in, got)
+		}
+	}
+}
+
+// TestParseErrorWrappedMasksPassword: Parse strips white space, "URL:"
+// and "<...>" before parsing, and so does RedactedText for the error's
+// URL: a slash-short URL's password is masked when wrapped too.
+func TestParseErrorWrappedMasksPassword(t *testing.T) {
+	// Bare, the password is masked (as TestRedactedText expects).
+	if _, err := testParse("ftp:joe:secret@host/%zz"); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("bare: %v", err)
+	}
+	for _, in := range []string{
+		"<URL:ftp:joe:secret@host/%zz>",
+		"URL:ftp:joe:secret@host/%zz",
+		" ftp:joe:secret@host/%zz",
+		"<ftp:joe:secret@host/%zz>",
+	} {
+		_, err := testParse(in)
+		if err == nil {
+			t.Fatalf("Parse(%q): no error", in)
+		}
+		if strings.Contains(err.Error(), "secret") {
+			t.Errorf("Parse(%q) error %q shows the password", in, err)
+		}
+	}
+}
+
+// TestStringUserinfoQuestionMark: String writes a "?" of the user or
+// password %3F: in a scheme whose "?" ends the host (http, https),
+// http://evil.example?@good.example/ would name the host evil.example.
+func TestStringUserinfoQuestionMark(t *testing.T) {
+	for _, in := range []string{
+		"http://evil.example%3F@good.example/",
+		"https://u:p%3Fx@good.example/x",
+	} {
+		u, err := testParse(in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", in, err)
+		}
+		s := u.String()
+		v, err := testParse(s)
+		if err != nil {
+			t.Errorf("Parse(%q).String() = %q, which does not parse: %v", in, s, err)
+			continue
+		}
+		if *v != *u {
+			t.Errorf("Parse(%q) = host %q user %q, but its String %q parses to host %q user %q",
+				in, u.Host, u.User, s, v.Host, v.User)
+		}
+	}
+}
+
+// TestLongIDNHostLinear: a long host of distinct non-ASCII characters is
+// refused before the UTS #46 / Punycode conversion, which is quadratic (a
+// 48 KB URL took seconds to be refused).
+func TestLongIDNHostLinear(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 16000; i++ {
+		b.WriteRune(rune(0x4E00 + i))
+	}
+	raw := "http://" + b.String() + ".com/"
+	start := time.Now()
+	_, err := testParse(raw)
+	if err == nil {
+		t.Fatal("a host of 48000 octets parsed")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("refusing a %d-byte host took %v", len(raw), d)
 	}
 }

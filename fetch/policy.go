@@ -52,6 +52,21 @@ func (p *PortPolicy) defaultPort(reg *Registry, scheme string) int {
 	return reg.DefaultPort(scheme)
 }
 
+// defaultOwner is the first scheme by name, other than scheme, that
+// p.Defaults gives port, or "".
+func (p *PortPolicy) defaultOwner(port int, scheme string) string {
+	if p == nil {
+		return ""
+	}
+	owner := ""
+	for s, n := range p.Defaults {
+		if n == port && s != scheme && (owner == "" || s < owner) {
+			owner = s
+		}
+	}
+	return owner
+}
+
 // Check returns nil when scheme may connect to port, with the schemes of
 // reg (a client's registry; Request.CheckPort passes it). The default
 // policy: a scheme's own default port is allowed; ports outside 1–65535,
@@ -78,6 +93,9 @@ func (p *PortPolicy) Check(reg *Registry, scheme string, port int) error {
 		if s := reg.firstOnPort(port, scheme); s != "" {
 			return p.refuse(scheme, port, fmt.Sprintf("it is the %s port", s))
 		}
+	}
+	if s := p.defaultOwner(port, scheme); s != "" {
+		return p.refuse(scheme, port, fmt.Sprintf("it is the %s port", s))
 	}
 	if rec, _ := reg.Lookup(scheme); port < 1024 && !rec.LowPorts {
 		return p.refuse(scheme, port, fmt.Sprintf("ports below 1024 other than %s's own are reserved", scheme))

@@ -180,3 +180,19 @@ func TestPortPolicyNamesOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyDefaultsProtected: a port PortPolicy.Defaults gives a scheme
+// registered at run time is that scheme's alone (RFC 1738 §6), not only
+// when it is also a WHATWG bad port (79, in
+// TestPolicyDefaultsForRegisteredSchemes).
+func TestPolicyDefaultsProtected(t *testing.T) {
+	p := &PortPolicy{Defaults: map[string]int{"x-finger": 7079}}
+	if err := p.Check(testSchemes, "x-finger", 7079); err != nil {
+		t.Fatalf("x-finger on its own port: %v", err)
+	}
+	for _, s := range []string{"http", "gopher"} {
+		if err := p.Check(testSchemes, s, 7079); err == nil {
+			t.Errorf("%s reached x-finger's port 7079", s)
+		}
+	}
+}

@@ -53,13 +53,17 @@ func resolveWith(reg *Registry, base *URL, ref string) (*URL, error) {
 		if i := urlFindSlashRun(ctx[:pathStart+limit], len(b.Scheme)+1, n); i >= 0 {
 			joined = ctx[:i] + r
 		} else if n == 1 && b.Slashes {
-			joined = strings.TrimSuffix(ctx[:pathStart], "/") + r
+			pre := ctx[:pathStart]
+			if pre != b.Scheme+"://" { // an empty authority keeps its "//"
+				pre = strings.TrimSuffix(pre, "/")
+			}
+			joined = pre + r
 		} else {
 			joined = b.Scheme + ":" + r
 		}
 	} else {
 		dir := body[:strings.LastIndexByte(body[:limit], '/')+1]
-		if b.Slashes && !b.HasPath && !strings.HasSuffix(ctx[:pathStart], "/") {
+		if b.Slashes && !b.HasPath {
 			joined = ctx[:pathStart] + "/" + dir + r
 		} else {
 			joined = ctx[:pathStart] + dir + r
@@ -73,6 +77,11 @@ func resolveWith(reg *Registry, base *URL, ref string) (*URL, error) {
 		u.Path = urlRemoveDots(u.Path)
 	} else if strings.HasPrefix(u.Opaque, "/") {
 		u.Opaque = "/" + urlRemoveDots(u.Opaque[1:])
+		if strings.HasPrefix(u.Opaque, "//") {
+			// Written "scheme://x", it would read as a host: "/./"
+			// keeps it a path of the same segments.
+			u.Opaque = "/." + u.Opaque
+		}
 	}
 	return u, nil
 }

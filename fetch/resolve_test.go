@@ -76,3 +76,38 @@ func TestResolve(t *testing.T) {
 		t.Errorf("Resolve(nil, abs) = %v, %v", u, err)
 	}
 }
+
+// TestResolveOpaqueLeadingSlashes: Resolve removes "xxx/../" from a
+// slash-short path (file:/a/b); when that leaves it starting with "//",
+// the URL is still the one its String names ("file://x" would name the
+// host x).
+func TestResolveOpaqueLeadingSlashes(t *testing.T) {
+	u, err := Resolve(mustParse(t, "file:/a/b"), "..//x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Parse(u.String())
+	if err != nil {
+		t.Fatalf("Resolve = %+v, String %q: %v", *u, u.String(), err)
+	}
+	if *v != *u {
+		t.Errorf("Resolve(file:/a/b, ..//x) = %+v, but its String %q parses to %+v", *u, u.String(), *v)
+	}
+}
+
+// TestResolveEmptyAuthority: a relative path never names a host. In the
+// context of file:// (an empty host, no path: the generic syntax allows
+// it), "g" and "/g" replace the empty path (they were made the host,
+// file://g).
+func TestResolveEmptyAuthority(t *testing.T) {
+	for _, ref := range []string{"g", "/g"} {
+		u, err := testSchemes.Resolve(mustParse(t, "file://"), ref)
+		if err != nil {
+			t.Errorf("Resolve(file://, %q): %v", ref, err)
+			continue
+		}
+		if u.Host != "" || u.Path != "g" {
+			t.Errorf("Resolve(file://, %q) = %q (host %q, path %q), want file:///g", ref, u.String(), u.Host, u.Path)
+		}
+	}
+}

@@ -41,9 +41,11 @@ type URL struct {
 	HasFragment bool
 }
 
-// urlUserKeep is what user and password may hold unencoded (RFC 1738 §5:
-// user = *[ uchar | ";" | "?" | "&" | "=" ]).
-const urlUserKeep = ";?&="
+// urlUserKeep is what user and password are written with unencoded: RFC
+// 1738 §5 allows ";", "?", "&" and "=" (user = *[ uchar | ";" | "?" | "&"
+// | "=" ]), but where "?" ends the host (http, https) a user holding it
+// would read back as the host, so it is written %3F.
+const urlUserKeep = ";&="
 
 // String is the canonical form of u: scheme and host in lower case,
 // user and password encoded, unsafe characters of the escaped parts
