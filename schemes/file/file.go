@@ -64,7 +64,9 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
 		return d.special(ctx, req, name, st.Mode())
 	}
-	f, err := os.Open(name)
+	// Without waiting: the name may have become a FIFO since the look
+	// above, and a blocking open of it would wait for a writer.
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, openError(req, err)
 	}
@@ -72,6 +74,10 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err != nil {
 		f.Close()
 		return nil, openError(req, err)
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		f.Close()
+		return d.special(ctx, req, name, st.Mode())
 	}
 	if st.IsDir() {
 		defer f.Close()
@@ -92,13 +98,34 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	br := bufio.NewReader(req.CapturePayload(f, nil)) // the bytes read, for an archive
 	doc := &fetch.Document{
-		Body:     readCloser{ctxReader{ctx, br}, f},
+		Body:     readCloser{ctxReader{ctx, &sizedReader{r: br, left: st.Size() - req.Offset}}, f},
 		MIMEType: mimeType(name, br),
 		Size:     st.Size(),
 		ModTime:  st.ModTime(),
 		Offset:   req.Offset,
 	}
 	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
+}
+
+// sizedReader reads r, which the file's size said holds left bytes more:
+// an end before them (the file was cut short while it was read) is
+// fetch.ErrTruncated, not the end of the document. A file that grows is
+// read on to its end.
+type sizedReader struct {
+	r    io.Reader
+	left int64
+	got  int64
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.left -= int64(n)
+	s.got += int64(n)
+	if err == io.EOF && s.left > 0 {
+		return n, fmt.Errorf("%w: the file ended after %d bytes of the %d its size announced (it was cut short while read)",
+			fetch.ErrTruncated, s.got, s.got+s.left)
+	}
+	return n, err
 }
 
 // remote handles file://host/path for a host other than this one.

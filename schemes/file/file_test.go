@@ -169,3 +169,35 @@ func TestEndlessFileObeysMaxTime(t *testing.T) {
 		t.Fatalf("err %v after %v", err, time.Since(start))
 	}
 }
+
+// TestShrunkFileIsTruncated: the document announces the file's size
+// (Document.Size from stat), and a Body that ends short of what was
+// announced fails with ErrTruncated (fetch.Document): a file cut while it
+// is read (a log emptied with "> file") once ended with io.EOF, and a
+// partial copy was a success.
+func TestShrunkFileIsTruncated(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(f, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := client(Config{}).Fetch(context.Background(), "file://"+f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	if res.Document.Size != 1<<20 {
+		t.Fatalf("size %d", res.Document.Size)
+	}
+	head := make([]byte, 10)
+	if _, err := io.ReadFull(res.Document.Body, head); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(f, 100); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(res.Document.Body)
+	got := int64(len(head) + len(rest))
+	if got < res.Document.Size && !errors.Is(err, fetch.ErrTruncated) {
+		t.Errorf("read %d of the %d bytes announced, then err = %v: want an error wrapping fetch.ErrTruncated", got, res.Document.Size, err)
+	}
+}

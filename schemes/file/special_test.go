@@ -155,3 +155,70 @@ func TestSpecialDeviceAndSocket(t *testing.T) {
 		t.Errorf("socket: %q, %v", got, err)
 	}
 }
+
+// TestFIFOSwappedAfterStat: a regular file replaced by a FIFO between the
+// driver's look at the name (os.Stat) and its open is still not opened
+// as one without --file-special: that open waited for a writer with no
+// timeout. The name flips between a regular file and a FIFO; every fetch
+// must end promptly.
+func TestFIFOSwappedAfterStat(t *testing.T) {
+	dir := t.TempDir()
+	reg, fifo, target := filepath.Join(dir, "reg"), filepath.Join(dir, "fifo"), filepath.Join(dir, "x")
+	if err := os.WriteFile(reg, []byte("regular\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(reg, target); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	swapped := make(chan struct{})
+	go func() {
+		defer close(swapped)
+		tmp := filepath.Join(dir, "tmp")
+		for {
+			for _, src := range []string{fifo, reg} {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				os.Remove(tmp)
+				if os.Link(src, tmp) == nil {
+					os.Rename(tmp, target)
+				}
+			}
+		}
+	}()
+	defer func() { close(stop); <-swapped }()
+	c := specialClient(false, time.Minute)
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; time.Now().Before(deadline); i++ {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if res, err := c.Fetch(context.Background(), fileURL(target)); err == nil {
+				res.Close()
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			// Release the open blocked on the FIFO, then report it.
+			for range 100 {
+				if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					w.Close()
+				}
+				select {
+				case <-done:
+				case <-time.After(10 * time.Millisecond):
+					continue
+				}
+				break
+			}
+			t.Fatalf("fetch %d of %s (flipping between a file and a FIFO) hung: a FIFO was opened without --file-special, with no timeout", i, target)
+		}
+	}
+}

@@ -50,10 +50,18 @@ func (m *draft) recipients() []address {
 	return append(append(append([]address(nil), m.To...), m.Cc...), m.Bcc...)
 }
 
-// needsUTF8 reports an address whose local part needs SMTPUTF8.
+// needsUTF8 reports what needs SMTPUTF8: an address whose local part is
+// beyond ASCII, or an In-Reply-To that is, which goes into the header as
+// it is (a message id has no encoded form; every other field is kept
+// ASCII with encoded-words).
 func (m *draft) needsUTF8() bool {
 	for _, a := range append([]address{m.From}, m.recipients()...) {
 		if a.utf8Local() {
+			return true
+		}
+	}
+	for _, c := range []byte(m.InReplyTo) {
+		if c >= 0x80 {
 			return true
 		}
 	}

@@ -549,3 +549,22 @@ func TestReplyLineTooLong(t *testing.T) {
 		})
 	}
 }
+
+// TestUTF8InReplyToAsksSMTPUTF8: an In-Reply-To from the URL may hold
+// UTF-8 (go-message's msg-id parser accepts it) and is written into the
+// header raw, so the transaction says SMTPUTF8 (RFC 6531 §3.2, RFC 6532
+// §3); only an address's local part asked for it before.
+func TestUTF8InReplyToAsksSMTPUTF8(t *testing.T) {
+	srv := newTestServer(t, nil)
+	d := testDriver(Config{SMTPServer: srv.addr, From: "me@fetch.test"})
+	if _, err := sendVia(t, d, fetch.Options{}, "mailto:a@fetch.test?in-reply-to=%3C%C3%A9t%C3%A9@example.org%3E", "x\n"); err != nil {
+		return // refused: fine
+	}
+	tr := string(srv.transcript(0))
+	_, data, _ := strings.Cut(tr, "DATA\r\n")
+	head, _, _ := strings.Cut(data, "\r\n\r\n")
+	eightBit := strings.IndexFunc(head, func(r rune) bool { return r >= 0x80 }) >= 0
+	if eightBit && !strings.Contains(tr, " SMTPUTF8\r\n") {
+		t.Errorf("a header beyond ASCII was sent without SMTPUTF8:\n%s", tr)
+	}
+}
