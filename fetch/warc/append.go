@@ -312,15 +312,18 @@ func eachMember(r io.Reader, fn func(off int64, member io.Reader) error) (int64,
 		} else {
 			err = z.Reset(br)
 		}
+		// A member that does not decompress to its end is torn (the end
+		// of what is whole), unless the file itself could not be read:
+		// that is returned, so that no cut follows from it.
 		if err != nil {
-			return good, nil // a torn or foreign header: the end of what is whole
+			return good, cr.err // a torn or foreign header
 		}
 		z.Multistream(false)
 		if err := fn(good, z); err != nil {
 			return good, err
 		}
 		if _, err := io.Copy(io.Discard, z); err != nil {
-			return good, nil
+			return good, cr.err
 		}
 		good = consumed()
 	}
@@ -436,13 +439,17 @@ func plainRecord(br *bufio.Reader) ([]byte, error) {
 }
 
 type countReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	err error // a failure to read, not the end of the file
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
 	return n, err
 }
 

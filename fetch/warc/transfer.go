@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -51,6 +52,9 @@ type exchange struct {
 	sent, received *Block
 }
 
+// errEnded is what End returns after the first.
+var errEnded = errors.New("warc: the transfer's records are written already")
+
 var (
 	_ fetch.Capture = (*Transfer)(nil)
 	_ fetch.Tracer  = (*Transfer)(nil)
@@ -68,6 +72,9 @@ func (w *Writer) Begin(scheme, target string, next fetch.Tracer) *Transfer {
 func (t *Transfer) Exchange(target string, remote net.Addr) (io.Writer, io.Writer) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.err != nil {
+		return io.Discard, io.Discard
+	}
 	e := &exchange{target: target, remote: remote, date: t.w.opts.Now()}
 	var err error
 	if e.sent, err = t.w.NewBlock(false); err == nil {
@@ -86,6 +93,9 @@ func (t *Transfer) Exchange(target string, remote net.Addr) (io.Writer, io.Write
 func (t *Transfer) Payload(remote net.Addr) io.Writer {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.err != nil {
+		return io.Discard // failed, or ended: nothing more is written
+	}
 	if t.payload != nil {
 		t.payload.Close()
 	}
@@ -123,6 +133,7 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 	if t.err != nil {
 		return t.err
 	}
+	defer func() { t.err = errEnded }() // a second End writes nothing
 	if finalURL == "" {
 		finalURL = t.target
 	}

@@ -780,3 +780,29 @@ func TestPayloadDigestHTTPBody(t *testing.T) {
 		}
 	}
 }
+
+// TestEndTwice: a second End writes nothing and reports it, rather than
+// panic on the blocks the first one wrote.
+func TestEndTwice(t *testing.T) {
+	for _, scheme := range []string{"http", "ftp"} {
+		w := newWriter(t, scheme+".warc.gz", 0)
+		tr := w.Begin(scheme, scheme+"://h/", nil)
+		if scheme == "http" {
+			sent, recv := tr.Exchange("http://h/", nil)
+			io.WriteString(sent, "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+			io.WriteString(recv, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		} else {
+			io.WriteString(tr.Payload(nil), "ok")
+		}
+		if err := tr.End("", "text/plain", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.End("", "text/plain", nil); err == nil {
+			t.Errorf("%s: a second End reported nothing", scheme)
+		}
+		w.Close()
+		if n := len(readWARC(t, w.Files()[0])); n != 3 {
+			t.Errorf("%s: %d records, want warcinfo and the transfer's two", scheme, n)
+		}
+	}
+}
