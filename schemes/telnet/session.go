@@ -158,6 +158,7 @@ func (s *session) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 			loginTimer.Stop()
 		case <-loginTimer.C:
 			s.req.Trace(fetch.DirInfo, "no login prompt for "+s.cfg.LoginWait.String()+": input goes to the server as typed")
+			lw.stop()
 			openGate()
 		case <-activity:
 			if gateC != nil {
@@ -167,6 +168,9 @@ func (s *session) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 				lingerTimer.Reset(s.cfg.Linger)
 			}
 		case b := <-inC:
+			// The person has the session now: the URL's login is not
+			// typed into a later prompt (a "Password:" of su, say).
+			lw.stop()
 			if err := s.conn.writeRaw(enc.encode(b)); err != nil {
 				return s.writeFailed(err, srvDone)
 			}
@@ -351,9 +355,11 @@ func (d *nvtDecoder) decode(p []byte) []byte {
 
 // loginWatch recognises the login and password prompts at the end of the
 // server's output and says when to type the URL's user and password,
-// once each.
+// once each, until it is stopped: when the person's input goes to the
+// server, or when no prompt came in time.
 type loginWatch struct {
-	user, pass string // still to type; "" once typed or when absent
+	off        atomic.Bool // stopped: nothing more is typed
+	user, pass string      // still to type; "" once typed or when absent
 	hadUser    bool
 	// awaitPass: the URL gave a user but no password, so the person types
 	// it; their input waits for the password prompt, since a login
@@ -362,6 +368,9 @@ type loginWatch struct {
 	awaitPass bool
 	tail      []byte
 }
+
+// stop ends the watch: no prompt after it gets the URL's user or password.
+func (w *loginWatch) stop() { w.off.Store(true) }
 
 // loginAction is a value to type.
 type loginAction struct {
@@ -380,12 +389,15 @@ var (
 // holding reports whether typed input is to wait: the URL's user is not
 // typed yet, or its password after a typed user.
 func (w *loginWatch) holding() bool {
+	if w.off.Load() {
+		return false
+	}
 	return w.user != "" || (w.pass != "" || w.awaitPass) && w.hadUser
 }
 
 // feed looks at the output so far and returns what to type now.
 func (w *loginWatch) feed(data []byte) []loginAction {
-	if w.user == "" && w.pass == "" && !w.awaitPass {
+	if w.off.Load() || w.user == "" && w.pass == "" && !w.awaitPass {
 		return nil
 	}
 	w.tail = append(w.tail, bytes.ToLower(data)...)

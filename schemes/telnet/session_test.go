@@ -540,3 +540,35 @@ func TestUserOnlyWaitsForPasswordPrompt(t *testing.T) {
 		}
 	})
 }
+
+// TestLoginNotTypedIntoLaterPrompt: a URL's password that no prompt asked
+// for during the login is not typed into a later "Password:" (su's,
+// passwd's) once the person has the session.
+func TestLoginNotTypedIntoLaterPrompt(t *testing.T) {
+	srv := fetchtest.NewServer(t, func(p *fetchtest.Peer) {
+		tp := newTelnetPeer(p)
+		tp.write("login: ")
+		if _, err := tp.readLine(); err != nil { // the URL's user
+			return
+		}
+		tp.write("$ ") // logged in without a password prompt
+		if _, err := tp.readLine(); err != nil { // the person's "su"
+			return
+		}
+		tp.write("Password: ")
+		for {
+			if _, err := tp.readLine(); err != nil {
+				return
+			}
+		}
+	})
+	_, _, err := runSession(t, "telnet://guest:s3cret@"+srv.Addr+"/", strings.NewReader("su\n"),
+		Config{LoginWait: 300 * time.Millisecond, Linger: 500 * time.Millisecond}, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.WaitGone(time.Second)
+	if got := string(srv.Received()); strings.Contains(got, "s3cret") || !strings.HasPrefix(got, "guest\r\nsu\r\n") {
+		t.Errorf("the server got %q: the user, then the input, and never the URL's password", got)
+	}
+}
