@@ -212,6 +212,8 @@ func list(req *fetch.Request, f *os.File, dir string) (*fetch.Result, error) {
 			seg += "/"
 		case de.Type()&fs.ModeSymlink != 0:
 			e.Kind = fetch.EntryLink
+		case de.Type()&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice|fs.ModeCharDevice) != 0:
+			e.Kind = fetch.EntryOther // a FIFO, socket or device: no file
 		default:
 			e.Type = fetch.TypeByExtension(path.Ext(de.Name()))
 		}

@@ -222,3 +222,25 @@ func TestFIFOSwappedAfterStat(t *testing.T) {
 		}
 	}
 }
+
+// TestListSpecialKinds: a directory's FIFO is listed as "other", not as a
+// file that could be fetched as one.
+func TestListSpecialKinds(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "plain"), []byte("x"), 0o600)
+	res, err := specialClient(false, time.Second).Fetch(context.Background(), fileURL(dir)+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	kinds := map[string]fetch.EntryKind{}
+	for _, e := range res.Listing.Entries {
+		kinds[e.Name] = e.Kind
+	}
+	if kinds["pipe"] != fetch.EntryOther || kinds["plain"] != fetch.EntryFile {
+		t.Errorf("kinds %v, want pipe other and plain file", kinds)
+	}
+}
