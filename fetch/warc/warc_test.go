@@ -806,3 +806,23 @@ func TestEndTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderControlCharacters: a value holding CR LF, from a library's
+// caller, is written %-encoded and adds no field of its own.
+func TestHeaderControlCharacters(t *testing.T) {
+	w := newWriter(t, "c.warc.gz", 0)
+	tr := w.Begin("ftp", "ftp://h/a", nil)
+	io.WriteString(tr.Payload(nil), "ok")
+	if err := tr.End("ftp://h/a\r\nWARC-Type: forged", "text/plain\r\nX-Forged: 1", nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	for _, r := range readWARC(t, w.Files()[0]) {
+		if r.fields["X-Forged"] != "" || r.fields["WARC-Type"] == "forged" {
+			t.Errorf("a forged field: %v", r.fields)
+		}
+		if r.fields["WARC-Type"] == "resource" && r.fields["WARC-Target-URI"] != "ftp://h/a%0D%0AWARC-Type: forged" {
+			t.Errorf("WARC-Target-URI %q", r.fields["WARC-Target-URI"])
+		}
+	}
+}
