@@ -81,7 +81,7 @@ func localPartEnd(s string) (int, error) {
 				if i >= len(s) {
 					return bad("unterminated quoted local part")
 				}
-				if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
+				if c := s[i]; c < ' ' || c == 0x7f {
 					return bad("control character in the local part")
 				}
 			case c == '"':
@@ -92,7 +92,9 @@ func localPartEnd(s string) (int, error) {
 					return bad("empty local part")
 				}
 				return i + 1, nil
-			case c < ' ' && c != '\t' || c == 0x7f:
+			case c < ' ' || c == 0x7f:
+				// a TAB too: RFC 5321's quoted string has none
+				// (qtextSMTP, quoted-pairSMTP)
 				return bad("control character in the local part")
 			}
 		}

@@ -452,6 +452,8 @@ func TestParseAddrSpec(t *testing.T) {
 		{"a@[IPv6:1.2.3.4]", "", false},
 		{"a@under_score.example", "", false},
 		{"a\x00@example.com", "", false},
+		{"\"a\tb\"@example.com", "", false},   // RFC 5321 quotes no TAB
+		{"\"a\\\tb\"@example.com", "", false}, // nor escapes one
 		{"a@\xff.example", "", false},
 	}
 	for _, tt := range tests {
