@@ -176,9 +176,10 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 // names a database alone. It is the one place this driver reads a
 // per-request input.
 func searchWords(ctx context.Context, req *fetch.Request, w *URL) (string, error) {
-	if w.HasSearch {
+	if w.HasSearch && strings.TrimSpace(w.Search) != "" {
 		return w.Search, nil // "+" is a space there, read by ParseURL
 	}
+	// No words ("db" or "db?"): --query's, or the person's.
 	if q := req.Query; q != "" {
 		return q, nil
 	}

@@ -406,6 +406,13 @@ func TestQueryWithoutSearch(t *testing.T) {
 	if len(f.requests()) != 2 {
 		t.Fatal("a search was sent without words")
 	}
+	// "db?" and "db?+" name no words either: the prompt's are asked for.
+	for _, empty := range []string{u + "?", u + "?+"} {
+		_, err = client(fetch.Options{}).Fetch(context.Background(), empty)
+		if !errors.Is(err, fetch.ErrNoAnswer) || len(f.requests()) != 2 {
+			t.Fatalf("%s: %v, %d searches sent", empty, err, len(f.requests()))
+		}
+	}
 }
 
 func TestMessageHeader(t *testing.T) {
