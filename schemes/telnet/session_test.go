@@ -551,7 +551,7 @@ func TestLoginNotTypedIntoLaterPrompt(t *testing.T) {
 		if _, err := tp.readLine(); err != nil { // the URL's user
 			return
 		}
-		tp.write("$ ") // logged in without a password prompt
+		tp.write("$ ")                           // logged in without a password prompt
 		if _, err := tp.readLine(); err != nil { // the person's "su"
 			return
 		}
