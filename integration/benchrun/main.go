@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command benchrun is the measuring half of integration/bench.sh: it
 // generates the benchmark's content and runs fetch and curl side by side
 // against the harness servers, printing one Markdown table of medians.
