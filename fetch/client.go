@@ -269,7 +269,9 @@ type guardedBody struct {
 }
 
 func (b *guardedBody) Read(p []byte) (int, error) {
-	if b.max > 0 && int64(len(p)) > b.max-b.n+1 {
+	// At most one byte past the bound, to tell an end there from more
+	// (compared so that a bound of math.MaxInt64 does not overflow).
+	if b.max > 0 && int64(len(p))-1 > b.max-b.n {
 		p = p[:b.max-b.n+1]
 	}
 	n, err := b.ReadCloser.Read(p)

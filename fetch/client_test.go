@@ -394,3 +394,29 @@ func TestRebind(t *testing.T) {
 		t.Fatal("Rebind of a plain connection succeeded")
 	}
 }
+
+// TestMaxSizeHugeDoesNotPanic: a MaxSize of math.MaxInt64 (the largest
+// --max-size the command accepts, or a library caller's "no real limit")
+// reads a small document; max-n+1 once overflowed and sliced p with a
+// negative bound.
+func TestMaxSizeHugeDoesNotPanic(t *testing.T) {
+	c := NewClient(Options{MaxSize: 1<<63 - 1})
+	c.Register("http", &recorder{body: "hello"})
+	res, err := c.Fetch(context.Background(), "http://h/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	var b []byte
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("Read panicked with MaxSize = MaxInt64: %v", p)
+			}
+		}()
+		b, err = io.ReadAll(res.Document.Body)
+	}()
+	if err != nil || string(b) != "hello" {
+		t.Fatalf("got %q, %v", b, err)
+	}
+}

@@ -83,7 +83,11 @@ type Error struct {
 	Offset int    // byte offset of the fault in the URL, or -1
 	Code   int    // the server's reply code, or 0
 	Reply  string // the server's reply text, if any
-	Err    error  // the cause
+	// Protocol is the protocol whose reply Code is, when that is not
+	// the URL's scheme's: "http" for an HTTP gateway's status answering
+	// for a gopher: or ftp: URL. Empty, Code is the URL's scheme's.
+	Protocol string
+	Err      error // the cause
 	// Setting names the library setting that would change the outcome
 	// ("Options.MaxSize", "PortPolicy.Allow", "mailto.Config.SMTPServer"),
 	// so that a front end can say it in its own terms (the fetch command
@@ -156,12 +160,15 @@ func KindOf(err error) Kind {
 	if err == nil {
 		return KindUnknown
 	}
+	if overBound(err) {
+		return KindPolicy // a size bound, whatever kind the driver gave it
+	}
 	var fe *Error
 	if errors.As(err, &fe) && fe.Kind != KindUnknown {
 		return fe.Kind
 	}
 	switch {
-	case errors.Is(err, ErrPortRefused), errors.Is(err, ErrUnsafeLine), errors.Is(err, ErrUnknownScheme), overBound(err):
+	case errors.Is(err, ErrPortRefused), errors.Is(err, ErrUnsafeLine), errors.Is(err, ErrUnknownScheme):
 		return KindPolicy
 	case errors.Is(err, ErrTimeout), errors.Is(err, ErrTruncated), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return KindNetwork
@@ -221,9 +228,20 @@ func ctxError(ctx context.Context) error {
 		return canceledError{cause}
 	case errors.Is(cause, context.DeadlineExceeded) && cause == context.DeadlineExceeded:
 		return deadlineError{cause}
+	case errors.Is(ctx.Err(), context.Canceled):
+		// cancelled with a cause the caller chose: theirs to word, and
+		// a cancellation all the same (never retried)
+		return causedCancel{cause}
 	}
 	return cause // a cause the caller chose: theirs to word
 }
+
+// causedCancel is the caller cancelling the context with a cause of its
+// own (context.WithCancelCause).
+type causedCancel struct{ cause error }
+
+func (e causedCancel) Error() string   { return e.cause.Error() }
+func (e causedCancel) Unwrap() []error { return []error{ErrCanceled, e.cause} }
 
 // deadlineError is the caller's context deadline passing.
 type deadlineError struct{ cause error }

@@ -200,3 +200,17 @@ func TestLineTooLongIsASizeBound(t *testing.T) {
 		t.Errorf("finish after the context ended = %v (kind %v), want the line's refusal", got, KindOf(got))
 	}
 }
+
+// TestOverBoundKindWhateverTheDriver: a reply refused for a size bound is
+// a refusal by policy, exit 4, whatever kind the driver gave it (KindOf
+// once returned the driver's kind first: exit 5).
+func TestOverBoundKindWhateverTheDriver(t *testing.T) {
+	for _, err := range []error{
+		&Error{Kind: KindNetwork, Op: "LIST", Offset: -1, Err: fmt.Errorf("listing line: %w", ErrLineTooLong)},
+		&Error{Kind: KindNetwork, Op: "read", Offset: -1, Err: ErrTooLarge},
+	} {
+		if k := KindOf(err); k != KindPolicy {
+			t.Errorf("KindOf(%v) = %v (exit %d), want refused by policy (exit 4)", err, k, k.ExitCode())
+		}
+	}
+}

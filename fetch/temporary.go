@@ -41,7 +41,11 @@ func Temporary(err error) bool {
 	if !errors.As(err, &fe) || fe.Code == 0 {
 		return false
 	}
-	switch scheme, _, _ := strings.Cut(fe.URL, ":"); scheme {
+	proto := fe.Protocol
+	if proto == "" {
+		proto, _, _ = strings.Cut(fe.URL, ":")
+	}
+	switch proto {
 	case "ftp", "file":
 		return fe.Code >= 400 && fe.Code < 500
 	case "news", "nntp":

@@ -67,3 +67,53 @@ type timeoutishErr struct{}
 func (*timeoutishErr) Error() string   { return "connection reset by peer" }
 func (*timeoutishErr) Timeout() bool   { return false }
 func (*timeoutishErr) Temporary() bool { return false }
+
+// TestTemporaryThroughGateway: an ftp:// or gopher:// URL fetched whole
+// through an HTTP gateway (Options.Proxy, ftp_proxy) fails with the
+// gateway's HTTP status, Protocol "http", and the error names the URL
+// asked for: Temporary reads the code by HTTP's rules, not the URL's
+// scheme's (a gateway's 404 was an FTP 4xx and retried; its 503 for a
+// gopher URL was never retried).
+func TestTemporaryThroughGateway(t *testing.T) {
+	gw := func(url string, code int, cause error) error {
+		return &Error{Kind: KindServer, Op: "GET", URL: url, Offset: -1, Protocol: "http", Code: code, Reply: "x", Err: cause}
+	}
+	for _, tt := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"gateway 404 for ftp://", gw("ftp://h/f", 404, ErrNotFound), false},
+		{"gateway 403 for ftp://", gw("ftp://h/f", 403, ErrAuth), false},
+		{"gateway 503 for gopher://", gw("gopher://h/", 503, nil), true},
+		{"gateway 500 for ftp://", gw("ftp://h/f", 500, nil), true},
+	} {
+		if got := Temporary(tt.err); got != tt.want {
+			t.Errorf("%s: Temporary(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestCancelCauseIsACancellation: a caller that cancels with a cause
+// (context.WithCancelCause, as cmd/fetch does when a lease is taken over)
+// has cancelled the fetch: the error matches ErrCanceled and
+// context.Canceled, and Temporary says false, as for a plain cancel.
+func TestCancelCauseIsACancellation(t *testing.T) {
+	c := NewClient(Options{})
+	c.Register("x-wait", DriverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		<-ctx.Done()
+		return nil, &Error{Kind: KindNetwork, Op: "read", Offset: -1, Err: errors.New("use of closed network connection")}
+	}))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("taken over by another worker"))
+	_, err := c.Fetch(ctx, "x-wait:a")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if Temporary(err) {
+		t.Errorf("a fetch the caller cancelled (with a cause) is Temporary: %v (kind %v)", err, KindOf(err))
+	}
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, ErrCanceled) {
+		t.Errorf("a cancelled fetch matches neither context.Canceled nor ErrCanceled: %v", err)
+	}
+}

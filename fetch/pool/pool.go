@@ -21,13 +21,15 @@ import (
 // with any password only as a keyed hash. A Pool is safe for concurrent
 // use.
 type Pool[S io.Closer] struct {
-	mu   sync.Mutex
-	idle map[string][]*entry[S] // oldest first
+	mu       sync.Mutex
+	idle     map[string][]*entry[S] // oldest first
+	expiring map[*entry[S]]struct{} // out of idle, being closed by expire
 }
 
 type entry[S io.Closer] struct {
 	s     S
 	timer *time.Timer
+	done  chan struct{} // closed once expire has closed s
 }
 
 // Get takes the most recently returned idle session for key out of the
@@ -62,7 +64,7 @@ func (p *Pool[S]) Put(key string, s S, max int, idle time.Duration) {
 		s.Close()
 		return
 	}
-	e := &entry[S]{s: s}
+	e := &entry[S]{s: s, done: make(chan struct{})}
 	e.timer = time.AfterFunc(idle, func() { p.expire(key, e) })
 	if p.idle == nil {
 		p.idle = map[string][]*entry[S]{}
@@ -81,8 +83,16 @@ func (p *Pool[S]) expire(key string, e *entry[S]) {
 			break
 		}
 	}
+	if p.expiring == nil {
+		p.expiring = map[*entry[S]]struct{}{}
+	}
+	p.expiring[e] = struct{}{}
 	p.mu.Unlock()
 	e.s.Close()
+	p.mu.Lock()
+	delete(p.expiring, e)
+	p.mu.Unlock()
+	close(e.done)
 }
 
 func (p *Pool[S]) set(key string, list []*entry[S]) {
@@ -99,13 +109,19 @@ func (p *Pool[S]) set(key string, list []*entry[S]) {
 func (p *Pool[S]) CloseIdle() {
 	p.mu.Lock()
 	var closing []S
+	var expiring []*entry[S] // closed by their expiry: waited for
 	for key, list := range p.idle {
 		for _, e := range list {
 			if e.timer.Stop() {
 				closing = append(closing, e.s)
+			} else {
+				expiring = append(expiring, e)
 			}
 		}
 		delete(p.idle, key)
+	}
+	for e := range p.expiring {
+		expiring = append(expiring, e)
 	}
 	p.mu.Unlock()
 	var wg sync.WaitGroup
@@ -113,6 +129,9 @@ func (p *Pool[S]) CloseIdle() {
 		wg.Go(func() { s.Close() })
 	}
 	wg.Wait()
+	for _, e := range expiring {
+		<-e.done
+	}
 }
 
 // Idle is the number of idle sessions kept under key.

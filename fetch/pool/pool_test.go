@@ -130,3 +130,28 @@ func TestConcurrent(t *testing.T) {
 	}
 	p.CloseIdle()
 }
+
+// slowSession takes a while to say goodbye (a QUIT to a slow server).
+type slowSession struct{ closed atomic.Int32 }
+
+func (s *slowSession) Close() error {
+	time.Sleep(100 * time.Millisecond)
+	s.closed.Add(1)
+	return nil
+}
+
+// TestCloseIdleWaitsForExpiring: CloseIdle "returns when all are closed",
+// those whose idle timer has just fired too: their expiry closes them,
+// and CloseIdle waits for it (it returned while such a Close still ran).
+func TestCloseIdleWaitsForExpiring(t *testing.T) {
+	var p Pool[*slowSession]
+	s := &slowSession{}
+	p.Put("k", s, 2, time.Millisecond)
+	p.mu.Lock()                       // hold the pool while the idle time passes
+	time.Sleep(20 * time.Millisecond) // the timer fires; expire blocks on mu
+	p.mu.Unlock()
+	p.CloseIdle()
+	if s.closed.Load() != 1 {
+		t.Fatalf("CloseIdle returned with an idle session's Close still running (closes %d)", s.closed.Load())
+	}
+}

@@ -129,12 +129,18 @@ func (r *Reader) readRaw() (string, error) {
 		switch err {
 		case nil:
 			buf = bytes.TrimSuffix(buf[:len(buf)-1], []byte{'\r'})
+			if len(buf) > r.max { // ended by LF alone: room for one byte more
+				return "", fmt.Errorf("%w (more than %d bytes)", fetch.ErrLineTooLong, r.max)
+			}
 			return string(buf), nil
 		case bufio.ErrBufferFull:
 			continue
 		case io.EOF:
 			if len(buf) == 0 {
 				return "", io.EOF
+			}
+			if len(buf) > r.max {
+				return "", fmt.Errorf("%w (more than %d bytes)", fetch.ErrLineTooLong, r.max)
 			}
 			return string(buf), io.ErrUnexpectedEOF
 		default:

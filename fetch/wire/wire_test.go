@@ -146,3 +146,20 @@ func FuzzReadLine(f *testing.F) {
 		}
 	})
 }
+
+// TestReadLineBoundBareLF: the bound is on the line without its end; a
+// line ended by a bare LF (which the check's room for CR LF let carry one
+// byte more) or cut by the end of the stream is held to it too.
+func TestReadLineBoundBareLF(t *testing.T) {
+	r := NewReader(strings.NewReader(strings.Repeat("y", 101)+"\n"), 100, nil)
+	got, err := r.ReadLine()
+	if !errors.Is(err, fetch.ErrLineTooLong) {
+		t.Fatalf("a %d-byte line under a bound of 100 was accepted: err = %v", len(got), err)
+	}
+	// A cut line at the end of the stream is no different.
+	r = NewReader(strings.NewReader(strings.Repeat("z", 102)), 100, nil)
+	got, err = r.ReadLine()
+	if len(got) > 100 {
+		t.Fatalf("a cut line of %d bytes under a bound of 100 was returned: err = %v", len(got), err)
+	}
+}

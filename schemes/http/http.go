@@ -556,7 +556,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 	if resp.StatusCode >= 400 {
 		drainClose(resp.Body, req.Options.Idle())
 		e := &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
-			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode)}
+			Protocol: "http", Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode)}
 		if resp.StatusCode == nethttp.StatusNotFound || resp.StatusCode == nethttp.StatusGone {
 			e.Err = fetch.ErrNotFound
 		} else if resp.StatusCode == nethttp.StatusUnauthorized || resp.StatusCode == nethttp.StatusForbidden {
@@ -569,7 +569,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 	if resp.StatusCode >= 300 {
 		resp.Body.Close()
 		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
-			Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode), Err: errors.New("redirect without a usable Location")}
+			Protocol: "http", Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode), Err: errors.New("redirect without a usable Location")}
 	}
 	total := int64(-1)
 	var rb io.ReadCloser = resp.Body
@@ -580,7 +580,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		start, end, n, err := contentRange(resp)
 		if err != nil || start != 0 || n < 0 || end != n-1 || resp.ContentLength != n {
 			resp.Body.Close()
-			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Code: resp.StatusCode,
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Protocol: "http", Code: resp.StatusCode,
 				Err: fmt.Errorf("the server sent part of the document (Content-Range %q) to a request for all of it", resp.Header.Get("Content-Range"))}
 		}
 	}
@@ -596,7 +596,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 			if resp.StatusCode == nethttp.StatusPartialContent {
 				why = fmt.Sprintf("got Content-Range %q", resp.Header.Get("Content-Range"))
 			}
-			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Code: resp.StatusCode,
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Protocol: "http", Code: resp.StatusCode,
 				Err: fmt.Errorf("the server does not resume: asked for bytes from %d, %s", off, why)}
 		}
 		total = n

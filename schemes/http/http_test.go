@@ -954,3 +954,17 @@ func TestModTime(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayStatusRetry: a gateway's HTTP status for a URL of another
+// scheme is judged as HTTP's by fetch.Temporary: 503 is retried, 404 not.
+func TestGatewayStatusRetry(t *testing.T) {
+	for code, want := range map[string]bool{"503 Service Unavailable": true, "404 Not Found": false} {
+		addr := rawServer(t, "HTTP/1.1 "+code+"\r\nContent-Length: 0\r\n\r\n", nil)
+		c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
+		c.Register("http", New(Config{}))
+		_, err := c.Fetch(context.Background(), "ftp://ftp.example/pub/f")
+		if err == nil || fetch.Temporary(err) != want {
+			t.Errorf("gateway %s for an ftp: URL: %v, Temporary %v, want %v", code, err, fetch.Temporary(err), want)
+		}
+	}
+}
