@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -25,32 +26,42 @@ type traceConn struct {
 	mask    func(string) string
 	mu      sync.Mutex
 	in, out []byte
+	// skipIn, skipOut: the rest of a line too long to keep is dropped
+	// up to its end (traced whole, its tail would pass unmasked).
+	skipIn, skipOut bool
 }
 
 func (c *traceConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.mu.Lock()
-	c.in = c.emit(fetch.DirReceived, append(c.in, p[:n]...))
+	c.in = c.emit(fetch.DirReceived, append(c.in, p[:n]...), &c.skipIn)
 	c.mu.Unlock()
 	return n, err
 }
 
 func (c *traceConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	c.out = c.emit(fetch.DirSent, append(c.out, p...))
+	c.out = c.emit(fetch.DirSent, append(c.out, p...), &c.skipOut)
 	c.mu.Unlock()
 	return c.Conn.Write(p)
 }
 
 // emit traces each complete line in buf and returns the unfinished rest.
-func (c *traceConn) emit(dir fetch.Direction, buf []byte) []byte {
+// A line longer than DefaultMaxLine is traced as a note, none of it shown.
+func (c *traceConn) emit(dir fetch.Direction, buf []byte, skip *bool) []byte {
 	for {
 		i := bytes.IndexByte(buf, '\n')
 		if i < 0 {
 			if len(buf) > DefaultMaxLine {
-				buf = buf[:0]
+				buf, *skip = buf[:0], true
 			}
 			return buf
+		}
+		if *skip {
+			*skip = false
+			c.t.Trace(fetch.DirInfo, fmt.Sprintf("(a line of more than %d bytes, not shown)", DefaultMaxLine))
+			buf = buf[i+1:]
+			continue
 		}
 		line := strings.TrimSuffix(string(buf[:i]), "\r")
 		if dir == fetch.DirSent && c.mask != nil {
