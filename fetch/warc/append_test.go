@@ -400,17 +400,7 @@ func TestAppendRotationGlobMeta(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "r.warc.gz")
-	opts := warc.Options{MaxSize: 1 << 20, Software: "fetch/test"}
-	w, err := warc.Create(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := fetch.NewClient(fetch.Options{})
-	c.Register("ftp", fake(func() io.Reader { return strings.NewReader("first run\r\n") }, nil))
-	if err := recordFetch(t, w, c, "ftp://127.0.0.1/a.txt"); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	opts := rotatingWithOne(t, path)
 	first := filepath.Join(dir, "r-00000.warc.gz")
 	before, _ := os.ReadFile(first)
 
@@ -433,17 +423,7 @@ func TestAppendRotationGlobMeta(t *testing.T) {
 func TestAppendRotationSixDigitSerial(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.warc.gz")
-	opts := warc.Options{MaxSize: 1 << 20, Software: "fetch/test"}
-	w, err := warc.Create(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := fetch.NewClient(fetch.Options{})
-	c.Register("ftp", fake(func() io.Reader { return strings.NewReader("recorded\r\n") }, nil))
-	if err := recordFetch(t, w, c, "ftp://127.0.0.1/a.txt"); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	opts := rotatingWithOne(t, path)
 	whole, _ := os.ReadFile(filepath.Join(dir, "r-00000.warc.gz"))
 	// A long series: its files 99999 and 100000, as the writer names them.
 	os.Rename(filepath.Join(dir, "r-00000.warc.gz"), filepath.Join(dir, "r-99999.warc.gz"))
@@ -461,4 +441,22 @@ func TestAppendRotationSixDigitSerial(t *testing.T) {
 	if after, _ := os.ReadFile(six); !bytes.Equal(after, whole) {
 		t.Errorf("r-100000.warc.gz was rewritten by Append: %d bytes before, %d after", len(whole), len(after))
 	}
+}
+
+// rotatingWithOne writes a rotating WARC at path (MaxSize 1 MiB) holding
+// one recorded fetch, and returns its options.
+func rotatingWithOne(t *testing.T, path string) warc.Options {
+	t.Helper()
+	opts := warc.Options{MaxSize: 1 << 20, Software: "fetch/test"}
+	w, err := warc.Create(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fetch.NewClient(fetch.Options{})
+	c.Register("ftp", fake(func() io.Reader { return strings.NewReader("recorded\r\n") }, nil))
+	if err := recordFetch(t, w, c, "ftp://127.0.0.1/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return opts
 }

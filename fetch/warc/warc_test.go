@@ -300,11 +300,7 @@ func TestHTTPExactBytes(t *testing.T) {
 		io.WriteString(rw, body) // chunked: no Content-Length is set
 	}))
 	defer srv.Close()
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	pol := &fetch.PortPolicy{}
-	pol.Allow(port)
-	c := fetch.NewClient(fetch.Options{Policy: pol})
-	c.Register("http", fhttp.New(fhttp.Config{UserAgent: "fetch-test"}))
+	c := httpClient(srv.Listener.Addr().(*net.TCPAddr).Port)
 	w := newWriter(t, "h.warc.gz", 0)
 	if err := recordFetch(t, w, c, srv.URL+"/old"); err != nil {
 		t.Fatal(err)
@@ -671,11 +667,7 @@ func TestRedirectBodyRecordedWhole(t *testing.T) {
 		io.WriteString(rw, "new")
 	}))
 	defer srv.Close()
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	pol := &fetch.PortPolicy{}
-	pol.Allow(port)
-	c := fetch.NewClient(fetch.Options{Policy: pol})
-	c.Register("http", fhttp.New(fhttp.Config{UserAgent: "fetch-test"}))
+	c := httpClient(srv.Listener.Addr().(*net.TCPAddr).Port)
 	w := newWriter(t, "h.warc.gz", 0)
 	if err := recordFetch(t, w, c, srv.URL+"/old"); err != nil {
 		t.Fatal(err)
@@ -708,10 +700,7 @@ func TestRedirectBodyTooLarge(t *testing.T) {
 		io.WriteString(rw, "new")
 	}))
 	defer srv.Close()
-	pol := &fetch.PortPolicy{}
-	pol.Allow(srv.Listener.Addr().(*net.TCPAddr).Port)
-	c := fetch.NewClient(fetch.Options{Policy: pol})
-	c.Register("http", fhttp.New(fhttp.Config{UserAgent: "fetch-test"}))
+	c := httpClient(srv.Listener.Addr().(*net.TCPAddr).Port)
 	w := newWriter(t, "h.warc.gz", 0)
 	defer w.Close()
 	err := recordFetch(t, w, c, srv.URL+"/old")
@@ -762,10 +751,7 @@ func TestPayloadDigestHTTPBody(t *testing.T) {
 		"103 interim": "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
 	} {
 		u, port := rawHTTP(t, resp)
-		pol := &fetch.PortPolicy{}
-		pol.Allow(port)
-		c := fetch.NewClient(fetch.Options{Policy: pol})
-		c.Register("http", fhttp.New(fhttp.Config{UserAgent: "fetch-test"}))
+		c := httpClient(port)
 		w := newWriter(t, "p.warc.gz", 0)
 		if err := recordFetch(t, w, c, u); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -825,4 +811,13 @@ func TestHeaderControlCharacters(t *testing.T) {
 			t.Errorf("WARC-Target-URI %q", r.fields["WARC-Target-URI"])
 		}
 	}
+}
+
+// httpClient is a client with the http driver that may reach port.
+func httpClient(port int) *fetch.Client {
+	pol := &fetch.PortPolicy{}
+	pol.Allow(port)
+	c := fetch.NewClient(fetch.Options{Policy: pol})
+	c.Register("http", fhttp.New(fhttp.Config{UserAgent: "fetch-test"}))
+	return c
 }
