@@ -236,7 +236,7 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 	} else if res.Session != nil {
 		res.Session = guardedSession{res.Session, cancel}
 	} else if res.Listing != nil {
-		res.Listing.Guard(listingError(res.URL.Redacted()), cancel)
+		res.Listing.Guard(listingError(ctx, res.URL.Redacted()), cancel)
 	} else {
 		cancel()
 	}
@@ -376,17 +376,15 @@ func (s guardedSession) Close() error {
 }
 
 // listingError classifies an error that ends a streaming listing, as
-// guardedBody does for a document, and names the URL.
-func listingError(url string) func(error) error {
+// guardedBody does for a document: it names the URL, and when the
+// fetch's context has ended (MaxTime, the caller's deadline or cancel)
+// that end is the cause.
+func listingError(ctx context.Context, url string) func(error) error {
 	return func(err error) error {
 		k := KindOf(err)
 		if k == KindUnknown {
 			k = KindNetwork
 		}
-		err = Wrap(k, "list", err)
-		if fe, ok := err.(*Error); ok && fe.URL == "" {
-			fe.URL = url
-		}
-		return err
+		return finish(ctx, url, Wrap(k, "list", err))
 	}
 }

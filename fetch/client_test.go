@@ -420,3 +420,36 @@ func TestMaxSizeHugeDoesNotPanic(t *testing.T) {
 		t.Fatalf("got %q, %v", b, err)
 	}
 }
+
+// streamUntilDone is a listing stream whose next entry never comes before
+// its context ends, and whose failure then is what a driver sees of it: a
+// closed connection.
+type streamUntilDone struct{ ctx context.Context }
+
+func (s streamUntilDone) Next() (Entry, error) {
+	<-s.ctx.Done()
+	return Entry{}, &Error{Kind: KindNetwork, Op: "read", Offset: -1, Err: net.ErrClosed}
+}
+func (s streamUntilDone) Close() error { return nil }
+
+// TestListingMaxTime: a streaming listing cut by MaxTime fails as a
+// document would, naming the maximum time and its setting, not the
+// closed connection the driver saw.
+func TestListingMaxTime(t *testing.T) {
+	c := NewClient(Options{MaxTime: 20 * time.Millisecond})
+	c.Register("x-list", DriverFunc(func(ctx context.Context, req *Request) (*Result, error) {
+		return &Result{Kind: KindListing, Listing: NewStreamListing("l", streamUntilDone{ctx})}, nil
+	}))
+	res, err := c.Fetch(context.Background(), "x-list:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	for res.Listing.Next() {
+	}
+	err = res.Listing.Err()
+	var fe *Error
+	if !errors.Is(err, ErrMaxTime) || !errors.As(err, &fe) || fe.Setting != "Options.MaxTime" || fe.URL != "x-list:a" {
+		t.Fatalf("err %v (setting %q), want the maximum time, Options.MaxTime", err, fe.Setting)
+	}
+}

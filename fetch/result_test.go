@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"context"
 	"errors"
 	"io"
 	"testing"
@@ -67,7 +68,7 @@ func TestListingStreamError(t *testing.T) {
 	cause := errors.New("boom")
 	s := &fakeStream{n: 2, err: cause}
 	l := NewStreamListing("", s)
-	l.Guard(listingError("gopher://h/"), func() {})
+	l.Guard(listingError(context.Background(), "gopher://h/"), func() {})
 	var got []string
 	var last error
 	for e, err := range l.All() {
