@@ -124,6 +124,18 @@ func repair(path string, plain bool, keep func([]string, string) bool) (int64, e
 	var tail tailGroups
 	var pending *member // fn sees a member before its end is checked
 	good, err := walk(f, func(off int64, z io.Reader) error {
+		if off == 0 && !plain {
+			// A whole first member that is no WARC record: some other
+			// gzip file, which appending would spoil.
+			// (A member cut short is the torn warcinfo of a kill, if
+			// what there is of it begins a record.)
+			start := make([]byte, len("WARC/"))
+			n, err := io.ReadFull(z, start)
+			if !strings.HasPrefix("WARC/", string(start[:n])) || err == io.EOF {
+				return errForeign
+			}
+			z = io.MultiReader(bytes.NewReader(start[:n]), z)
+		}
 		if keep != nil {
 			if pending != nil {
 				tail.add(*pending) // the member after it began: it was whole
@@ -133,6 +145,9 @@ func repair(path string, plain bool, keep func([]string, string) bool) (int64, e
 		}
 		return nil
 	})
+	if errors.Is(err, errForeign) {
+		return 0, fmt.Errorf("warc: %s is a gzip file but not a WARC file: not appending to it", path)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -164,6 +179,10 @@ func repair(path string, plain bool, keep func([]string, string) bool) (int64, e
 	}
 	return cut, nil
 }
+
+// errForeign ends the walk of a gzip file whose first member holds no
+// WARC record.
+var errForeign = errors.New("not a WARC file")
 
 // tornInfo reports whether f is what a kill leaves while the warcinfo
 // record that opens a file is written (Create, or a rotation): a single

@@ -460,3 +460,22 @@ func rotatingWithOne(t *testing.T, path string) warc.Options {
 	w.Close()
 	return opts
 }
+
+// TestAppendRefusesForeignGzip: a whole gzip file that holds no WARC
+// record (a log.gz given to --warc by mistake) is refused, not appended
+// to.
+func TestAppendRefusesForeignGzip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.gz")
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	io.WriteString(z, "2026-11-26 an ordinary log line\n")
+	z.Close()
+	os.WriteFile(path, b.Bytes(), 0o600)
+	if w, err := warc.Append(path, warc.Options{Software: "fetch/test"}); err == nil {
+		w.Close()
+		t.Fatal("appended to a gzip file that is no WARC")
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, b.Bytes()) {
+		t.Errorf("the gzip file was changed: %d bytes, was %d", len(got), b.Len())
+	}
+}
