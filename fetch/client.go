@@ -283,13 +283,7 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 			Err: fmt.Errorf("%w (%d bytes)", ErrTooLarge, b.max)}
 	}
 	if err != nil && err != io.EOF {
-		// A failure the driver classified, or a local file's, keeps its
-		// kind; anything else arrived over the network.
-		k := KindOf(err)
-		if k == KindUnknown {
-			k = KindNetwork
-		}
-		err = finish(b.ctx, b.url.Redacted(), Wrap(k, "read", err))
+		err = streamError(b.ctx, b.url.Redacted(), "read", err)
 	}
 	return n, err
 }
@@ -308,11 +302,7 @@ func (b *guardedBody) WriteToFile(f *os.File, max int64) (int64, error) {
 	n, err := fw.WriteToFile(f, max)
 	b.n += n
 	if err != nil && !errors.Is(err, errNoSplice) && KindOf(err) != KindLocal {
-		k := KindOf(err)
-		if k == KindUnknown {
-			k = KindNetwork
-		}
-		err = finish(b.ctx, b.url.Redacted(), Wrap(k, "read", err))
+		err = streamError(b.ctx, b.url.Redacted(), "read", err)
 	}
 	return n, err
 }
@@ -380,11 +370,17 @@ func (s guardedSession) Close() error {
 // fetch's context has ended (MaxTime, the caller's deadline or cancel)
 // that end is the cause.
 func listingError(ctx context.Context, url string) func(error) error {
-	return func(err error) error {
-		k := KindOf(err)
-		if k == KindUnknown {
-			k = KindNetwork
-		}
-		return finish(ctx, url, Wrap(k, "list", err))
+	return func(err error) error { return streamError(ctx, url, "list", err) }
+}
+
+// streamError is the error that ends a document's or listing's stream
+// after the fetch returned: a failure the driver classified, or a local
+// file's, keeps its kind, anything else arrived over the network; then
+// finish names the URL and the context's end.
+func streamError(ctx context.Context, url, op string, err error) error {
+	k := KindOf(err)
+	if k == KindUnknown {
+		k = KindNetwork
 	}
+	return finish(ctx, url, Wrap(k, op, err))
 }

@@ -524,12 +524,9 @@ const maxHopBody = 1 << 20
 // maxHopBody bytes and twice the idle time in all; past either the
 // transfer fails rather than archive a part.
 func readHop(body io.ReadCloser, idle time.Duration) error {
-	var late atomic.Bool
-	t := time.AfterFunc(2*idle, func() { late.Store(true); body.Close() })
-	defer t.Stop()
-	n, err := io.Copy(io.Discard, io.LimitReader(body, maxHopBody+1))
+	n, late, err := drain(body, maxHopBody+1, 2*idle)
 	switch {
-	case late.Load():
+	case late:
 		return &fetch.Error{Kind: fetch.KindNetwork, Op: "redirect", Offset: -1,
 			Err: fmt.Errorf("%w: a redirect's body took more than %v", fetch.ErrTimeout, 2*idle)}
 	case err != nil:
@@ -987,8 +984,17 @@ func retryAfter(resp *nethttp.Response) (time.Duration, bool) {
 // that trickled the page would renew that wait with each byte. Closing
 // the body when the time is up ends the read under way.
 func drainClose(body io.ReadCloser, limit time.Duration) {
-	t := time.AfterFunc(limit, func() { body.Close() })
-	io.CopyN(io.Discard, body, 64<<10)
-	t.Stop()
+	drain(body, 64<<10, limit)
 	body.Close()
+}
+
+// drain reads at most n bytes of body within limit, closing body when the
+// time is up to end the read under way: it returns the bytes read,
+// whether the time ran out, and the read's error (nil at the end).
+func drain(body io.ReadCloser, n int64, limit time.Duration) (int64, bool, error) {
+	var late atomic.Bool
+	t := time.AfterFunc(limit, func() { late.Store(true); body.Close() })
+	defer t.Stop()
+	got, err := io.Copy(io.Discard, io.LimitReader(body, n))
+	return got, late.Load(), err
 }
