@@ -77,14 +77,17 @@ func spliceConn(c *deadlineConn, f *os.File, max int64) (int64, error) {
 					out, werr = quick.SpliceOut(p[0], int(in))
 				} else if err := dst.Write(func(fd uintptr) bool {
 					n, err := unix.Splice(p[0], nil, int(fd), nil, int(in), unix.SPLICE_F_MOVE)
+					if err != nil {
+						n = 0 // the kernel's -1: nothing moved
+					}
 					out, werr = int64(n), err // n is an int on 32-bit systems
 					return werr != unix.EAGAIN
 				}); err != nil {
 					werr = err
 				}
 				if errors.Is(werr, unix.EINVAL) && total == 0 && out == 0 {
-					// f takes no splice after all (an O_APPEND file on
-					// an older kernel): copied from here on
+					// f takes no splice (Linux refuses one into an
+					// O_APPEND file, ">> file"): copied from here on
 					copyOut, werr = true, nil
 					continue
 				}

@@ -255,6 +255,22 @@ func writeOutput(ctx context.Context, o *options, dest string, keep int64, fill 
 		}
 		return err
 	}
+	if serr == nil {
+		if f := openDescriptorDest(dest); f != nil {
+			// /dev/stdout onto a file (">> log"): written through the
+			// descriptor, as "-o -" would be, never replaced
+			if keep > 0 {
+				f.Close()
+				return &fetch.Error{Kind: fetch.KindUsage, Op: "-C", Offset: -1,
+					Err: fmt.Errorf("%s is an open descriptor: there is nothing to resume", dest)}
+			}
+			err := fill(f)
+			if cerr := f.Close(); err == nil && cerr != nil {
+				err = fetch.Wrap(fetch.KindLocal, "write", cerr)
+			}
+			return err
+		}
+	}
 	target := dest
 	if lst, err := os.Lstat(dest); err == nil && lst.Mode()&os.ModeSymlink != 0 {
 		// The file the link leads to is replaced, the link kept.
@@ -590,6 +606,7 @@ func sortedKeys(m map[string]string) []string {
 // socket waits for it to read, at most --timeout each time (--max-time
 // ends it through ctx).
 func openSpecial(ctx context.Context, o *options, path string, mode os.FileMode) (io.WriteCloser, error) {
+	wctx := ctx // the writes' context: the open's own ends with the open
 	// The open waits at most --timeout (and within --max-time).
 	wait := o.timeout
 	if o.maxTime > 0 && (wait <= 0 || o.maxTime < wait) {
@@ -614,14 +631,14 @@ func openSpecial(ctx context.Context, o *options, path string, mode os.FileMode)
 		if err != nil {
 			return nil, localErr(err)
 		}
-		return &deadlineWriter{w: c, set: c.SetWriteDeadline, idle: o.timeout, c: c}, nil
+		return newDeadlineWriter(wctx, o, c, c.SetWriteDeadline, c), nil
 	case mode&os.ModeNamedPipe != 0:
 		// O_NONBLOCK: the open fails (ENXIO) while no reader has the FIFO
 		// open, instead of blocking where no timeout could end it.
 		for {
 			f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 			if err == nil {
-				return &deadlineWriter{w: f, set: f.SetWriteDeadline, idle: o.timeout, c: f}, nil
+				return newDeadlineWriter(wctx, o, f, f.SetWriteDeadline, f), nil
 			}
 			if !errors.Is(err, syscall.ENXIO) {
 				return nil, localErr(err)
@@ -640,23 +657,53 @@ func openSpecial(ctx context.Context, o *options, path string, mode os.FileMode)
 	return f, nil
 }
 
-// deadlineWriter gives each write idle time to complete.
+// deadlineWriter gives each write idle time to complete, and ends a
+// write under way when its context ends (--max-time, an interrupt).
 type deadlineWriter struct {
-	w    io.Writer
-	set  func(time.Time) error
-	idle time.Duration
-	c    io.Closer
+	w      io.Writer
+	set    func(time.Time) error
+	idle   time.Duration
+	c      io.Closer
+	ctx    context.Context
+	stop   func() bool
+	cancel context.CancelFunc
+}
+
+// newDeadlineWriter writes w, whose write deadline set sets, within
+// --timeout (its default when 0) a write and --max-time in all, and until
+// ctx ends.
+func newDeadlineWriter(ctx context.Context, o *options, w io.Writer, set func(time.Time) error, c io.Closer) *deadlineWriter {
+	idle := o.timeout
+	if idle <= 0 {
+		idle = fetch.DefaultIdleTimeout
+	}
+	cancel := context.CancelFunc(func() {})
+	if o.maxTime > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, o.maxTime,
+			fmt.Errorf("%w: the reader took more than --max-time %v", fetch.ErrTimeout, o.maxTime))
+	}
+	d := &deadlineWriter{w: w, set: set, idle: idle, c: c, ctx: ctx, cancel: cancel}
+	d.stop = context.AfterFunc(ctx, func() { set(time.Unix(1, 0)) }) // wakes a write under way
+	return d
 }
 
 func (d *deadlineWriter) Write(p []byte) (int, error) {
-	if d.idle > 0 {
-		d.set(time.Now().Add(d.idle))
+	d.set(time.Now().Add(d.idle))
+	if d.ctx.Err() != nil { // after set: a deadline the context's end moved back stays so
+		return 0, context.Cause(d.ctx)
 	}
 	n, err := d.w.Write(p)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+	switch {
+	case err != nil && d.ctx.Err() != nil:
+		err = context.Cause(d.ctx)
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		err = fmt.Errorf("%w: the reader took more than %v", fetch.ErrTimeout, d.idle)
 	}
 	return n, err
 }
 
-func (d *deadlineWriter) Close() error { return d.c.Close() }
+func (d *deadlineWriter) Close() error {
+	d.stop()
+	d.cancel()
+	return d.c.Close()
+}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -24,218 +23,6 @@ func bodyServer(t *testing.T) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/doc"
-}
-
-// TestOutputOntoCharDevice: -o onto a character device writes to it in
-// place; it is not replaced by a regular file (issue #12, finding 0). The
-// device is a copy of /dev/null's numbers made in a temporary directory.
-func TestOutputOntoCharDevice(t *testing.T) {
-	var null syscall.Stat_t
-	if err := syscall.Stat("/dev/null", &null); err != nil {
-		t.Fatal(err)
-	}
-	dev := filepath.Join(t.TempDir(), "null")
-	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, int(null.Rdev)); err != nil {
-		t.Fatalf("mknod (the test needs to run as root, as the finding did): %v", err)
-	}
-	code, _, stderr := runFetch(t, "", "-o", dev, bodyServer(t))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	st, err := os.Lstat(dev)
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		t.Fatalf("%s is now %v (%v), want the character device", dev, st.Mode(), err)
-	}
-	leftovers(t, filepath.Dir(dev), 1)
-}
-
-// TestOutputOntoFIFO: a FIFO is written in place, its reader gets the
-// document, and it is still a FIFO after.
-func TestOutputOntoFIFO(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo) // blocks until the writer opens it
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- string(b)
-	}()
-	code, _, stderr := runFetch(t, "", "--timeout", "1m", "-o", fifo, bodyServer(t))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if g := <-got; g != body {
-		t.Errorf("the FIFO's reader got %q, want %q", g, body)
-	}
-	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		t.Errorf("%s is now %v (%v), want the FIFO", fifo, st.Mode(), err)
-	}
-	leftovers(t, filepath.Dir(fifo), 1)
-}
-
-// TestOutputOntoFIFONoReader: a FIFO nobody reads is given up after
-// --timeout, with a local error, instead of hanging.
-func TestOutputOntoFIFONoReader(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	const timeout = 200 * time.Millisecond
-	done := make(chan struct{})
-	var code int
-	var stderr string
-	go func() {
-		defer close(done)
-		code, _, stderr = runFetch(t, "", "--timeout", timeout.String(), "-o", fifo, bodyServer(t))
-	}()
-	select {
-	case <-done:
-	case <-time.After(300 * timeout): // generous: the bound under test is the timeout
-		t.Fatal("fetch -o FIFO with no reader still waiting after 300 times --timeout")
-	}
-	if code != 7 || !strings.Contains(stderr, "timed out") {
-		t.Errorf("exit %d, stderr %q; want 7 and a timeout", code, stderr)
-	}
-	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		t.Errorf("%s is now %v (%v), want the FIFO", fifo, st.Mode(), err)
-	}
-}
-
-// TestOutputOntoSocket: a Unix socket is connected to and written.
-func TestOutputOntoSocket(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "s")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	got := make(chan string, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(c)
-		c.Close()
-		got <- string(b)
-	}()
-	code, _, stderr := runFetch(t, "", "--timeout", "1m", "-o", sock, bodyServer(t))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if g := <-got; g != body {
-		t.Errorf("the socket's reader got %q", g)
-	}
-	if st, err := os.Lstat(sock); err != nil || st.Mode()&os.ModeSocket == 0 {
-		t.Errorf("%s is now %v (%v), want the socket", sock, st.Mode(), err)
-	}
-}
-
-// TestOutputOntoSymlink: a symbolic link is followed: its target gets the
-// document, the link stays a link; a dangling link is refused untouched.
-func TestOutputOntoSymlink(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "real")
-	os.WriteFile(target, []byte("old"), 0o644)
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink("real", link); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr := runFetch(t, "", "-o", link, bodyServer(t))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("%s is now %v (%v), want the link", link, st.Mode(), err)
-	}
-	if b, _ := os.ReadFile(target); string(b) != body {
-		t.Errorf("the link's target holds %q", b)
-	}
-	leftovers(t, dir, 2)
-
-	// A link to a FIFO (as /dev/stdout is to a pipe) is written through.
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	toFIFO := filepath.Join(dir, "to-fifo")
-	os.Symlink("fifo", toFIFO)
-	got := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- string(b)
-	}()
-	if code, _, stderr := runFetch(t, "", "--timeout", "1m", "-o", toFIFO, bodyServer(t)); code != 0 {
-		t.Fatalf("link to a FIFO: exit %d: %s", code, stderr)
-	}
-	if g := <-got; g != body {
-		t.Errorf("the FIFO behind the link got %q", g)
-	}
-	if st, err := os.Lstat(toFIFO); err != nil || st.Mode()&os.ModeSymlink == 0 {
-		t.Errorf("%s is now %v (%v), want the link", toFIFO, st.Mode(), err)
-	}
-	leftovers(t, dir, 4)
-
-	dangling := filepath.Join(dir, "dangling")
-	os.Symlink("nowhere/at/all", dangling)
-	code, _, stderr = runFetch(t, "", "-o", dangling, bodyServer(t))
-	if code != 7 || !strings.Contains(stderr, "symbolic link") {
-		t.Errorf("dangling link: exit %d, stderr %q; want 7 naming the link", code, stderr)
-	}
-	if to, err := os.Readlink(dangling); err != nil || to != "nowhere/at/all" {
-		t.Errorf("the dangling link now %q (%v)", to, err)
-	}
-}
-
-// leftovers fails t unless dir holds exactly n entries (no temporary
-// file left beside the output).
-func leftovers(t *testing.T, dir string, n int) {
-	t.Helper()
-	es, _ := os.ReadDir(dir)
-	if len(es) != n {
-		var names []string
-		for _, e := range es {
-			names = append(names, e.Name())
-		}
-		t.Errorf("%s holds %q, want %d entries", dir, names, n)
-	}
-}
-
-// telnetServer serves each connection with serve, on loopback.
-func telnetServer(t *testing.T, serve func(c net.Conn)) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.SetDeadline(time.Now().Add(time.Minute))
-			serve(c)
-			c.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); <-done })
-	return "telnet://" + ln.Addr().String() + "/"
 }
 
 // TestTelnetOutputFile: -o writes a telnet session's output to the file,
@@ -470,4 +257,41 @@ func TestInfoToFile(t *testing.T) {
 	if code != 0 || out != "" || err != nil || !strings.Contains(string(b), "size: 4\n") {
 		t.Errorf("exit %d, out %q, stderr %q, file %q (%v)", code, out, e, b, err)
 	}
+}
+
+// leftovers fails t unless dir holds exactly n entries (no temporary
+// file left beside the output).
+func leftovers(t *testing.T, dir string, n int) {
+	t.Helper()
+	es, _ := os.ReadDir(dir)
+	if len(es) != n {
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s holds %q, want %d entries", dir, names, n)
+	}
+}
+
+// telnetServer serves each connection with serve, on loopback.
+func telnetServer(t *testing.T, serve func(c net.Conn)) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.SetDeadline(time.Now().Add(time.Minute))
+			serve(c)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return "telnet://" + ln.Addr().String() + "/"
 }

@@ -206,6 +206,9 @@ func (w *File) SpliceOut(p int, n int) (int64, error) {
 			if e == unix.EINTR {
 				continue
 			}
+			if e != 0 {
+				r = 0 // the kernel's -1: nothing moved
+			}
 			out, errno = int64(r), e
 			return true
 		}
