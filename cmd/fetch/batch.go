@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -119,8 +120,9 @@ type batch struct {
 	tmpl   string // -o template; "" for -O
 	hosts  *hostLimiter
 	log    *batchLog
-	done   map[string]bool   // URLs already ok (the log, this run)
-	shown  map[string]string // a listed URL → its redactArg, from the list's reader to its worker
+	done   map[string]bool     // URLs already ok (the log, this run)
+	shown  map[string]string   // a listed URL → its redactArg, from the list's reader to its worker
+	queued map[nameDigest]bool // URLs of the list queued this run (a copy listed again is not fetched again)
 	doneMu sync.Mutex
 	errMu  sync.Mutex // stderr: failure lines and the progress line
 
@@ -213,6 +215,9 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return report(s, o, err)
 	}
 	defer closeLists()
+	if err := logIsList(s, o); err != nil {
+		return report(s, o, err)
+	}
 	var jsonOut io.Writer
 	if o.jsonOut {
 		jsonOut = s.out
@@ -327,6 +332,9 @@ func eachLine(r io.Reader, f func(string) bool, tooLong func(n int, start string
 	br := bufio.NewReaderSize(r, maxLine+2) // a line of maxLine bytes and its CR LF
 	for n := 1; ; n++ {
 		line, err := br.ReadSlice('\n')
+		if n == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM) // a list saved by Notepad, or by PowerShell 5
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			start := linePreview(string(line))
 			for errors.Is(err, bufio.ErrBufferFull) {
@@ -352,6 +360,8 @@ func eachLine(r io.Reader, f func(string) bool, tooLong func(n int, start string
 		}
 	}
 }
+
+var utf8BOM = []byte("\ufeff")
 
 // linePreview is the start of a list's line too long to take, for the
 // log and messages: its password masked as far as the line shows one, and
@@ -447,7 +457,8 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 		// or "-i - -i list" with list on standard input) is read once, by
 		// the first name: a stream's second name would add nothing,
 		// silently, and a regular file's would add its URLs again. A
-		// regular file named twice by path is read twice, as asked.
+		// regular file named twice by path is read twice, as asked (its
+		// URLs, queued once, are fetched once: listed).
 		if fi == nil {
 			continue
 		}
@@ -462,6 +473,35 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 		opened = append(opened, in)
 	}
 	return lists, closeAll, nil
+}
+
+// logIsList refuses a --log that is one of the -i lists (or standard
+// input, when that is read): the log's lines, appended to the list as it
+// is read, would be read as URLs, fail and be logged again without end,
+// and opening the log cuts a last line without its line end.
+func logIsList(s stdio, o *options) error {
+	if o.batch.log == "" || o.batch.log == os.DevNull {
+		return nil // none kept
+	}
+	lfi, err := os.Stat(o.batch.log)
+	if err != nil {
+		return nil // a new log is no list
+	}
+	for _, name := range o.batch.input {
+		var fi os.FileInfo
+		if name == "-" {
+			if f, ok := s.in.(*os.File); ok {
+				fi, _ = f.Stat()
+			}
+		} else {
+			fi, _ = os.Stat(name)
+		}
+		if fi != nil && os.SameFile(fi, lfi) {
+			return &fetch.Error{Kind: fetch.KindUsage, Op: "--log", Offset: -1,
+				Err: fmt.Errorf("%s is the list -i %s: the log is a file of its own", fetch.RedactedText(o.batch.log), fetch.RedactedText(name))}
+		}
+	}
+	return nil
 }
 
 // fifoList is a FIFO named by -i, opened at its first read.
@@ -582,6 +622,16 @@ func (b *batch) listed(raw string) (done bool) {
 	if b.done[key] {
 		return true
 	}
+	// A URL listed again while its first copy is queued or in flight
+	// (the reader runs ahead of the workers) is not fetched twice.
+	d := digestName(key)
+	if b.queued[d] {
+		return true
+	}
+	if b.queued == nil {
+		b.queued = map[nameDigest]bool{}
+	}
+	b.queued[d] = true
 	if b.shown == nil {
 		b.shown = map[string]string{}
 	}
@@ -1188,7 +1238,9 @@ func (b *batch) printErr(msg string) {
 	if b.progressWanted() {
 		fmt.Fprint(b.s.err, "\r\x1b[K")
 	}
-	fmt.Fprintln(b.s.err, msg)
+	// The message quotes the list's text and servers' replies: as
+	// report does, no terminal escape reaches stderr.
+	fmt.Fprintln(b.s.err, strings.Map(printableLines, msg))
 }
 
 // summary is the line that ends a batch on stderr.

@@ -208,6 +208,11 @@ func withURL(raw string, err error) error {
 // password masked when it does not parse.
 func redactArg(raw string) string {
 	if u, err := fetch.Parse(raw); err == nil && (u.Host != "" || u.HasUser) {
+		if !u.HasPassword || u.Password == "" {
+			// nothing to mask: as given, not as the parser prints it
+			// again (a batch's log names each URL as its list does)
+			return escapeInvalidUTF8(fetch.RedactedText(raw))
+		}
 		return u.Redacted()
 	}
 	// Not parsed, or parsed without an authority by the generic grammar
