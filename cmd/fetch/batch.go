@@ -335,7 +335,9 @@ func eachLine(r io.Reader, f func(string) bool, tooLong func(n int, start string
 		if n == 1 {
 			line = bytes.TrimPrefix(line, utf8BOM) // a list saved by Notepad, or by PowerShell 5
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
+		// The buffer holds maxLine bytes and a CR LF, so a line ending in
+		// LF alone can fit with a byte over maxLine.
+		if full := errors.Is(err, bufio.ErrBufferFull); full || len(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))) > maxLine {
 			start := linePreview(string(line))
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')

@@ -636,6 +636,14 @@ func TestLinePreview(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0] != exact {
 		t.Errorf("a %d-byte line: %d lines, %v", maxLine, len(got), err)
 	}
+	// One byte more, ended by LF alone (which fits the buffer that holds
+	// a CR LF), is too long.
+	got, overAt := nil, 0
+	err = eachLine(strings.NewReader(exact+"x\nhttp://h/y\n"), func(s string) bool { got = append(got, s); return true },
+		func(n int, _ string) bool { overAt = n; return true })
+	if err != nil || overAt != 1 || len(got) != 1 || got[0] != "http://h/y" {
+		t.Errorf("a %d-byte line: too long at line %d, then %d lines (%v)", maxLine+1, overAt, len(got), err)
+	}
 }
 
 // TestBatchLongLine: a list's line too long for a URL is logged as failed
