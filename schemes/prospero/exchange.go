@@ -128,6 +128,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 	lastHeard, nextRetry := now, now.Add(rto)
 	var lastBad error
 	bad, waits := 0, 0
+	var lastWait uint16 // the server's last request to wait, seconds
 	heard := false
 	buf := make([]byte, maxDatagram)
 	for !ra.complete() {
@@ -151,8 +152,12 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			}
 			if !now.Before(lastHeard.Add(limit)) {
 				msg := "no reply"
-				if ra.thru > 0 || len(ra.got) > 0 {
+				switch {
+				case ra.thru > 0 || len(ra.got) > 0:
 					msg = fmt.Sprintf("reply stalled after %d packets", ra.thru)
+				case lastWait > 0:
+					// it did answer: the request is queued
+					msg = fmt.Sprintf("the server asked to wait %ds (a queued request); nothing more came", lastWait)
 				}
 				if lastBad != nil {
 					msg += fmt.Sprintf(" (last datagram: %v)", lastBad)
@@ -195,6 +200,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 			// The server asks for patience (queued request): no retry
 			// until then, within the idle timeout, which starts again.
 			waits++
+			lastWait = p.Wait
 			lastHeard = now
 			nextRetry = now.Add(min(time.Duration(p.Wait)*time.Second, s.idle))
 		}

@@ -57,7 +57,11 @@ type origin struct {
 //   - GOPHER <ht> <host(port)> <nt> <type><selector> [<type>|TEXT|BINARY]:
 //     a one-character sixth field is the item type, the whole fifth field
 //     the selector; otherwise the type is the fifth field's first
-//     character and the selector the rest.
+//     character and the selector the rest. A fifth field that starts
+//     with "/" is a selector alone, as dirsrv's Gopher gateway writes
+//     an item's raw selector (GOPHER, four empty fields, then TEXT or
+//     BINARY, on a link whose name is the selector): its type is 9 for
+//     BINARY and 0 otherwise, as Prospero's own client reads them.
 //   - WAIS <ht> <host(port)> <nt> <database>[/<type>/<docid>].
 //   - TELNET <ht> <host(port)> ...: a session.
 //
@@ -150,11 +154,17 @@ func mapMethod(f []string, o origin, budget *int) Method {
 		u = "ftp://" + hp + "/" + p
 	case "GOPHER":
 		typ, sel := "", name
-		if len(f) > 5 && len(f[5]) == 1 {
+		switch {
+		case len(f) > 5 && len(f[5]) == 1:
 			typ = f[5]
-		} else if sel != "" {
+		case strings.HasPrefix(sel, "/"): // no type character: "/" is none
+			typ = "0"
+			if len(f) > 5 && strings.EqualFold(f[5], "BINARY") {
+				typ = "9"
+			}
+		case sel != "":
 			typ, sel = sel[:1], sel[1:]
-		} else {
+		default:
 			typ = "1"
 		}
 		m.Kind = fetch.KindDocument

@@ -390,7 +390,21 @@ func (d *Driver) follow(ctx context.Context, req *fetch.Request, t target, ms []
 	if offersContents(ms) {
 		body.contents = d.readContents(ctx, req, t)
 	}
-	return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{Body: body, Size: -1, Meta: meta}}, nil
+	doc := &fetch.Document{Body: body, Size: -1, Meta: meta}
+	if req.Offset > 0 {
+		// The method's fetch is asked to resume at req.Offset; whether it
+		// did (FTP REST) or not (PROSPERO-CONTENTS) is known only once it
+		// is made, and the caller reads Document.Offset before the body
+		// to decide whether to append or to write whole: fetch it now.
+		if body.err = body.open(); body.err != nil {
+			return nil, body.err
+		}
+		if body.res != nil && body.res.Document != nil {
+			in := body.res.Document
+			doc.Offset, doc.Size, doc.ModTime, doc.MIMEType = in.Offset, in.Size, in.ModTime, in.MIMEType
+		}
+	}
+	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
 }
 
 // methodBody fetches the chosen method's document on the first Read, and
@@ -481,7 +495,7 @@ func (b *methodBody) Close() error {
 }
 
 // contents returns a file whose only method is PROSPERO-CONTENTS: its
-// bytes are the CONTENTS attribute (DATA and the bytes), asked for in a
+// bytes are its CONTENTS attributes (see contentsOf), asked for in a
 // new request when the Body is first read, so --info asks nothing more.
 func (d *Driver) contents(ctx context.Context, req *fetch.Request, t target, ms []Method) (*fetch.Result, error) {
 	meta := map[string]string{"prospero.hsoname": t.hsoname, "prospero.chosen": "PROSPERO-CONTENTS"}
@@ -509,13 +523,45 @@ func (d *Driver) readContents(ctx context.Context, req *fetch.Request, t target)
 		if err != nil {
 			return nil, d.failure(req, "GET-OBJECT-INFO CONTENTS", t, err)
 		}
-		for _, a := range rep.Attrs {
-			if a.Name == "CONTENTS" && len(a.Value) == 2 && a.Value[0] == "DATA" {
-				return req.CapturePayload(strings.NewReader(a.Value[1]), s.server), nil // the file's bytes for an archive
-			}
+		if body, ok := contentsOf(rep.Attrs); ok {
+			return req.CapturePayload(strings.NewReader(body), s.server), nil // the file's bytes for an archive
 		}
-		return nil, req.Errorf(fetch.KindServer, "GET-OBJECT-INFO CONTENTS", "the reply carries no CONTENTS DATA attribute")
+		return nil, req.Errorf(fetch.KindServer, "GET-OBJECT-INFO CONTENTS", "the reply carries no CONTENTS DATA or TAGGED attribute")
 	}
+}
+
+// contentsOf joins the CONTENTS attributes of a reply, in order, as
+// Prospero's own client writes them (vcache, prospero_contents_get): a
+// DATA value is the object's bytes; a TAGGED one, which archie's server
+// sends for its catalogue items, is written "tag: value", a newline
+// between it and what follows when its value does not end with one.
+func contentsOf(attrs []Attribute) (string, bool) {
+	var b strings.Builder
+	found, newline := false, false
+	for _, a := range attrs {
+		if a.Name != "CONTENTS" {
+			continue
+		}
+		v := a.Value
+		switch {
+		case len(v) >= 2 && v[0] == "DATA":
+			if newline {
+				b.WriteByte('\n')
+			}
+			b.WriteString(v[1])
+			newline = false
+		case len(v) >= 3 && v[0] == "TAGGED":
+			if newline {
+				b.WriteByte('\n')
+			}
+			b.WriteString(v[1] + ": " + v[2])
+			newline = !strings.HasSuffix(v[2], "\n")
+		default:
+			continue
+		}
+		found = true
+	}
+	return b.String(), found
 }
 
 // contentsBody reads what open returns, calling it on the first Read.
