@@ -1181,7 +1181,10 @@ func (c *countedWriter) Write(p []byte) (int, error) {
 }
 
 // cleanStale removes the temporary files a killed batch left in dir: ours
-// by their prefix, theirs by a process id that is no longer running.
+// by their prefix, theirs by a process id that is no longer running. This
+// run's own id counts as such: a directory is cleaned before this run
+// writes there, so a file under its id is a killed run's that had the
+// same id (PID 1 in a container, run after run).
 func (b *batch) cleanStale(dir string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -1194,7 +1197,7 @@ func (b *batch) cleanStale(dir string) {
 		}
 		pidText, _, _ := strings.Cut(rest, ".")
 		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid == os.Getpid() || processAlive(pid) {
+		if err != nil || (pid != os.Getpid() && processAlive(pid)) {
 			continue
 		}
 		os.Remove(filepath.Join(dir, e.Name()))

@@ -251,6 +251,10 @@ func TestBatchResume(t *testing.T) {
 	os.MkdirAll(filepath.Join(out, "127.0.0.1"), 0o777)
 	stale := filepath.Join(out, "127.0.0.1", tempPrefix+"999999999.0000abcd.a")
 	os.WriteFile(stale, []byte("half"), 0o666)
+	// a killed run that had this run's process id (PID 1 in a container,
+	// both times)
+	staleSelf := filepath.Join(out, "127.0.0.1", fmt.Sprintf("%s%d.0000abce.b", tempPrefix, os.Getpid()))
+	os.WriteFile(staleSelf, []byte("half"), 0o666)
 	list := filepath.Join(dir, "list")
 	os.WriteFile(list, []byte("# three\n"+srv.URL+"/a\n\n"+srv.URL+"/b\n"+srv.URL+"/later\n"), 0o666)
 	logName := filepath.Join(dir, "log")
@@ -271,8 +275,10 @@ func TestBatchResume(t *testing.T) {
 		t.Errorf("requests: %v", hits)
 	}
 	mu.Unlock()
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("stale temporary file left: %v", err)
+	for _, name := range []string{stale, staleSelf} {
+		if _, err := os.Stat(name); !os.IsNotExist(err) {
+			t.Errorf("stale temporary file %s left: %v", filepath.Base(name), err)
+		}
 	}
 	entries, _ := os.ReadDir(filepath.Join(out, "127.0.0.1"))
 	var names []string
