@@ -43,6 +43,9 @@ func urlEquivKey(reg *Registry, u *URL) string {
 			c.HasPath = true
 		}
 		c.Path = urlNormEscapes(c.Path, plusQuery)
+		if g := rec.Grammar.EmptyPath; g != "" && c.Path == g {
+			c.Path = ""
+		}
 	}
 	c.Opaque = urlNormEscapes(c.Opaque, false)
 	c.Fragment = urlNormEscapes(c.Fragment, false)

@@ -22,6 +22,12 @@ func TestEqual(t *testing.T) {
 		{"https://h:443/x", "https://h/x", true},
 		{"ftp://h:21/x", "ftp://h/x", true},
 		{"gopher://h:70/", "gopher://h", true},
+		// RFC 1738 §3.4: an empty gopher path is type 1, an empty selector
+		{"gopher://h/1", "gopher://h", true},
+		{"gopher://h:70/%31", "gopher://h/", true},
+		{"gopher://h/1/", "gopher://h/", false},
+		{"gopher://h/11", "gopher://h/1", false},
+		{"ftp://h/1", "ftp://h/", false},
 		{"http://h?q", "http://h/?q", true},
 		{"http://h/%7e", "http://h/~", true},
 		{"http://h/%7E", "http://h/%7e", true},

@@ -14,7 +14,7 @@ var testSchemes = NewRegistry(
 	Scheme{Name: "ftp", DefaultPort: 21, Grammar: Grammar{HostRequired: true}},
 	Scheme{Name: "http", DefaultPort: 80, LowPorts: true, Grammar: Grammar{HostRequired: true, QueryEndsHost: true, PlusInQuery: true}},
 	Scheme{Name: "https", DefaultPort: 443, LowPorts: true, Grammar: Grammar{HostRequired: true, QueryEndsHost: true, PlusInQuery: true}},
-	Scheme{Name: "gopher", DefaultPort: 70, Grammar: Grammar{HostRequired: true}},
+	Scheme{Name: "gopher", DefaultPort: 70, Grammar: Grammar{HostRequired: true, EmptyPath: "1"}},
 	Scheme{Name: "nntp", DefaultPort: 119, Grammar: Grammar{HostRequired: true}},
 	Scheme{Name: "news", DefaultPort: 119, Grammar: Grammar{HostRequired: true}},
 	Scheme{Name: "telnet", DefaultPort: 23, Grammar: Grammar{HostRequired: true}},

@@ -21,6 +21,10 @@ type Grammar struct {
 	// stands for a space, so "%2B" there is not the same URL as "+"
 	// (RFC 1630's equivalence, URL.Equal).
 	PlusInQuery bool
+	// EmptyPath is the path an empty one stands for, so that Equal and
+	// Key take the two for one URL: gopher's "1", a menu with an empty
+	// selector (RFC 1738 §3.4). "" when an empty path is only itself.
+	EmptyPath string
 }
 
 // Scheme is a scheme's registration record: everything the core needs to

@@ -239,6 +239,57 @@ func TestCrawlKilledResumes(t *testing.T) {
 	t.Logf("killed after %d of %d URLs", before, len(logged))
 }
 
+// A crawl of an FTP directory that logs in with a password, killed once
+// the directory's listing is logged, resumes: the queued files carry the
+// password (a listing's entries name the user alone), which the log and
+// stderr never show.
+func TestCrawlPasswordResumes(t *testing.T) {
+	wantServer(t, "vsftpd")
+	user, pass := harnessEnv(t, "FETCH_FTP_USER"), harnessEnv(t, "FETCH_FTP_PASS")
+	dir := t.TempDir()
+	logName := filepath.Join(dir, "crawl.log")
+	out := filepath.Join(dir, "out")
+	seed := "ftp://" + user + ":" + pass + "@" + serverAddr(t, "FETCH_FTP_VSFTPD_ADDR") + "/batch/"
+	args := []string{"-r", "-j", "1", "-q", "--output-dir", out, "--log", logName, seed}
+	// --delay holds the first file back after the listing, so the kill
+	// lands between the two.
+	cmd := exec.Command(fetchBinary(t), append([]string{"--delay", "2"}, args...)...)
+	cmd.Env = append(os.Environ(), "FETCH_CONFIG=/dev/null")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for countLines(logName) < 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before := countLines(logName)
+	if before < 1 {
+		t.Fatal("the crawl logged nothing in two minutes")
+	}
+	code, _, stderr := runCLI(t, "", args...)
+	lines := readBatchLog(t, logName)
+	ok := 0
+	for _, l := range lines {
+		if l.Outcome == "ok" {
+			ok++
+		}
+	}
+	want := 1 // the listing
+	for _, f := range contentManifest(t) {
+		if strings.HasPrefix(f.Path, "batch/") {
+			want++
+		}
+	}
+	if code != 0 || ok != want || len(lines) != want {
+		t.Errorf("resumed crawl: exit %d, %d of %d URLs ok, want %d (%d logged before the kill)\n%s", code, ok, len(lines), want, before, stderr)
+	}
+	if b, _ := os.ReadFile(logName); strings.Contains(string(b), pass) || strings.Contains(stderr, pass) {
+		t.Errorf("the password reached the log or stderr")
+	}
+}
+
 // A crawl follows a news group to its articles and a Prospero directory
 // tree to its files.
 func TestCrawlNewsAndProspero(t *testing.T) {

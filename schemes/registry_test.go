@@ -43,7 +43,7 @@ func TestRecords(t *testing.T) {
 		"ftp":      {DefaultPort: 21, Grammar: fetch.Grammar{HostRequired: true}},
 		"http":     {DefaultPort: 80, LowPorts: true, Grammar: fetch.Grammar{HostRequired: true, QueryEndsHost: true, PlusInQuery: true}},
 		"https":    {DefaultPort: 443, LowPorts: true, Grammar: fetch.Grammar{HostRequired: true, QueryEndsHost: true, PlusInQuery: true}},
-		"gopher":   {DefaultPort: 70, Grammar: fetch.Grammar{HostRequired: true}},
+		"gopher":   {DefaultPort: 70, Grammar: fetch.Grammar{HostRequired: true, EmptyPath: "1"}},
 		"nntp":     {DefaultPort: 119, Grammar: fetch.Grammar{HostRequired: true}},
 		"news":     {DefaultPort: 119, Grammar: fetch.Grammar{HostRequired: true}},
 		"telnet":   {DefaultPort: 23, Grammar: fetch.Grammar{HostRequired: true}, Direct: true},

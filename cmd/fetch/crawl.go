@@ -92,11 +92,16 @@ func newScope(o *crawlOptions, reg *fetch.Registry) *scope {
 // directory is a link; a gopher item also needs its type in the followed
 // set; sessions, searches, forms and text lines never are.
 func (s *scope) follows(e fetch.Entry) bool {
-	if e.URL == "" {
-		return false
+	if e.URL == "" || e.Kind == fetch.EntryForm {
+		return false // a form asks questions: never followed, whatever its type
 	}
 	if e.Item != "" && strings.HasPrefix(e.URL, "gopher:") {
 		return s.gopher[e.Item[:1]]
+	}
+	if e.Kind == fetch.EntryOther && strings.HasPrefix(e.URL, "file:") {
+		// a FIFO, socket or device in a directory: no file to copy (a
+		// fetch is refused, or with --file-special waits or never ends)
+		return false
 	}
 	switch e.Kind {
 	case fetch.EntryFile, fetch.EntryDir, fetch.EntryLink, fetch.EntryOther:
@@ -117,6 +122,16 @@ func (s *scope) inScope(parent *fetch.URL, link string, depth int) bool {
 	if err != nil {
 		s.outOfScope.Add(1)
 		return false
+	}
+	if u.Scheme != parent.Scheme {
+		// A Direct scheme's URL names this machine's files, a message
+		// to send or a session to hold (file, mailto, telnet...): a
+		// remote listing's link to one is never followed, even with
+		// --span-hosts.
+		if rec, ok := s.reg.Lookup(u.Scheme); !ok || rec.Direct || rec.Driver == nil {
+			s.outOfScope.Add(1)
+			return false
+		}
 	}
 	if !s.o.spanHosts {
 		if u.Scheme != parent.Scheme || !strings.EqualFold(u.Host, parent.Host) ||
@@ -162,7 +177,7 @@ func (l *links) visit(e fetch.Entry) {
 	if l == nil || l.err != nil || !l.s.follows(e) || !l.s.inScope(l.parent, e.URL, l.depth+1) {
 		return
 	}
-	l.found = append(l.found, frontier.Task{URL: e.URL, Depth: l.depth + 1})
+	l.found = append(l.found, frontier.Task{URL: l.withPassword(e.URL), Depth: l.depth + 1})
 	if len(l.found) >= linkBatch && l.flush != nil {
 		l.err = l.flush(l.found)
 		l.found = l.found[:0]
@@ -175,4 +190,27 @@ func (l *links) flushErr() error {
 		return nil
 	}
 	return l.err
+}
+
+// withPassword is link with the parent's password when the parent has one
+// and link names the same login (scheme, host, port and user) without a
+// password of its own. A listing's entries never carry the password (an
+// FTP driver remembers it for its process alone), so without it a task
+// queued from a password's listing could not log in when a resumed crawl
+// (which skips the listing, done) or another worker of a shared queue
+// fetches it. The frontier keeps it as it keeps a seed's; logs, the WARC
+// and messages show URLs redacted.
+func (l *links) withPassword(link string) string {
+	p := l.parent
+	if !p.HasPassword || !p.HasUser {
+		return link
+	}
+	u, err := l.s.reg.Parse(link)
+	if err != nil || u.HasPassword || !u.HasUser || u.User != p.User || u.Scheme != p.Scheme ||
+		!strings.EqualFold(u.Host, p.Host) ||
+		u.PortOr(l.s.reg.DefaultPort(u.Scheme)) != p.PortOr(l.s.reg.DefaultPort(p.Scheme)) {
+		return link
+	}
+	u.Password, u.HasPassword = p.Password, true
+	return u.String()
 }

@@ -379,11 +379,25 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 	b.addMu.Lock()
 	defer b.addMu.Unlock()
 	if maxURLs := b.o.crawl.maxURLs; maxURLs > 0 {
-		room := max(maxURLs-b.queuedBefore-b.read.Load(), 0)
-		if int64(len(found)) > room {
-			b.scope.overMax.Add(int64(len(found)) - room)
-			found = found[:room]
+		// The room is for URLs not seen before: links the frontier
+		// already holds (a menu's link back to its parent) take none
+		// of it, so the links are offered a room's worth at a time
+		// until the room is full or none is left.
+		for len(found) > 0 {
+			room := max(maxURLs-b.queuedBefore-b.read.Load(), 0)
+			if room == 0 {
+				b.scope.overMax.Add(int64(len(found)))
+				return nil
+			}
+			take := found[:min(room, int64(len(found)))]
+			found = found[len(take):]
+			n, err := b.adder.Add(ctx, take...)
+			b.read.Add(int64(n))
+			if err != nil {
+				return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
+			}
 		}
+		return nil
 	}
 	if len(found) == 0 {
 		return nil

@@ -11,7 +11,7 @@ import (
 // Schemes is gopher's registration record (RFC 1738 §3.4): port 70, a
 // host required, the view ParseURL, and a driver configured by cfg.
 func Schemes(cfg Config) []fetch.Scheme {
-	return []fetch.Scheme{{Name: "gopher", DefaultPort: DefaultPort, Grammar: fetch.Grammar{HostRequired: true},
+	return []fetch.Scheme{{Name: "gopher", DefaultPort: DefaultPort, Grammar: fetch.Grammar{HostRequired: true, EmptyPath: "1"},
 		View: fetch.ViewOf(ParseURL), Driver: New(cfg)}}
 }
 
