@@ -348,6 +348,12 @@ func (d *Driver) search(ctx context.Context, req *fetch.Request, db, words strin
 	}
 	l := &fetch.Listing{Title: fmt.Sprintf("WAIS search of %s for %q", db, words)}
 	catalog := len(info.Headers) == 1 && isCatalog(&info.Headers[0])
+	if catalog && len(info.Diagnostics) > 0 {
+		// freeWAIS adds the catalog to every answer without hits, a
+		// failed search's (a diagnostic) too: the diagnostic is the
+		// answer, not "no document matched".
+		return nil, s.diagErr("search", info.Diagnostics[0])
+	}
 	if catalog {
 		l.Title = fmt.Sprintf("WAIS search of %s for %q: no document matched; the database's catalog follows", db, words)
 	}
@@ -388,9 +394,21 @@ func searchBounds(maxDocs, maxMessage int) (records, bytes int) {
 }
 
 // isCatalog recognises freeWAIS's answer to a search that matched
-// nothing: one hit of score 0 whose headline says it is the catalog.
+// nothing: one hit of score 0 whose headline names the catalog and says
+// nothing matched ("Search produced no result. Here's the Catalog for
+// database: db"). A real hit can score 0 too (freeWAIS-sf scores
+// weight/1000), and may be named "catalog".
 func isCatalog(h *apdu.DocHeader) bool {
-	return h.Score == 0 && strings.Contains(strings.ToLower(h.Headline), "catalog")
+	hl := strings.ToLower(h.Headline)
+	if h.Score != 0 || !strings.Contains(hl, "catalog") {
+		return false
+	}
+	for _, none := range []string{"no result", "no match", "no document", "nothing"} {
+		if strings.Contains(hl, none) {
+			return true
+		}
+	}
+	return false
 }
 
 // entry is the listing entry of one document header.
@@ -550,7 +568,14 @@ func (b *body) fetchChunk() error {
 	// A slice's response holds the slice and a little framing: anything
 	// much larger is refused before it is read.
 	b.s.max = min(b.s.max, int(b.chunk)*2+64<<10)
-	resp, err := b.s.exchange("retrieve", apdu.NewRetrieval(b.db, b.docid, b.wtype, start, end))
+	// An empty wtype ("db//id") is sent as TEXT, as the historical
+	// client library does: freeWAIS-sf's server reads the type of every
+	// retrieval and fails on a query without one.
+	wtype := b.wtype
+	if wtype == "" {
+		wtype = "TEXT"
+	}
+	resp, err := b.s.exchange("retrieve", apdu.NewRetrieval(b.db, b.docid, wtype, start, end))
 	if err != nil {
 		return err
 	}
