@@ -1256,7 +1256,10 @@ func (b *batch) summary(d time.Duration, interrupted bool) string {
 			parts = append(parts, fmt.Sprintf("%d exit %d (%s)", v.(*atomic.Int64).Load(), code, kindName(code)))
 		}
 	}
-	msg := fmt.Sprintf("fetch: %d URLs: %d ok, %d failed", b.read.Load(), b.ok.Load(), b.failed.Load())
+	// URLs a crawl's journal or a shared queue gave this run were not
+	// read by it, but were handled
+	n := max(b.read.Load(), b.ok.Load()+b.failed.Load()+b.skipped.Load())
+	msg := fmt.Sprintf("fetch: %d URLs: %d ok, %d failed", n, b.ok.Load(), b.failed.Load())
 	if len(parts) > 0 {
 		msg += " [" + strings.Join(parts, ", ") + "]"
 	}

@@ -1178,3 +1178,19 @@ func TestBatchSuffixedNameTaken(t *testing.T) {
 		t.Errorf("a file in d went to %s, inside a file", in)
 	}
 }
+
+// TestSummaryCountsJournalURLs: a resumed crawl's URLs come from its
+// journal, not from what this run read; the summary counted only the
+// latter ("0 URLs: 0 ok, 200 failed").
+func TestSummaryCountsJournalURLs(t *testing.T) {
+	b := &batch{o: &options{}}
+	b.failed.Store(200)
+	b.skipped.Store(1)
+	if got := b.summary(time.Second, false); !strings.HasPrefix(got, "fetch: 201 URLs: 0 ok, 200 failed") {
+		t.Errorf("summary %q", got)
+	}
+	b.read.Store(300) // a list read whole, some not yet handled (interrupted)
+	if got := b.summary(time.Second, true); !strings.HasPrefix(got, "fetch: 300 URLs: 0 ok, 200 failed") {
+		t.Errorf("summary %q", got)
+	}
+}
