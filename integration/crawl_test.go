@@ -210,21 +210,7 @@ func TestCrawlKilledResumes(t *testing.T) {
 	warcName := filepath.Join(dir, "crawl.warc.gz")
 	args := append([]string{"-r", "--depth", "20", "-j", "3", "-q", "--delay", "0.02", "--output-dir", filepath.Join(dir, "out"),
 		"--log", logName, "--warc", warcName}, crawlSeeds(t)...)
-	cmd := exec.Command(fetchBinary(t), args...)
-	cmd.Env = append(os.Environ(), "FETCH_CONFIG=/dev/null")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for countLines(logName) < 40 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	before := countLines(logName)
-	if before < 40 {
-		t.Fatalf("the crawl logged only %d lines in two minutes", before)
-	}
+	before := killAfterLogged(t, args, logName, 40)
 	code, _, stderr := runCLI(t, "", args...)
 	if code != 0 {
 		t.Fatalf("resumed crawl: exit %d\n%s", code, stderr)
@@ -253,21 +239,7 @@ func TestCrawlPasswordResumes(t *testing.T) {
 	args := []string{"-r", "-j", "1", "-q", "--output-dir", out, "--log", logName, seed}
 	// --delay holds the first file back after the listing, so the kill
 	// lands between the two.
-	cmd := exec.Command(fetchBinary(t), append([]string{"--delay", "2"}, args...)...)
-	cmd.Env = append(os.Environ(), "FETCH_CONFIG=/dev/null")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for countLines(logName) < 1 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	before := countLines(logName)
-	if before < 1 {
-		t.Fatal("the crawl logged nothing in two minutes")
-	}
+	before := killAfterLogged(t, append([]string{"--delay", "2"}, args...), logName, 1)
 	code, _, stderr := runCLI(t, "", args...)
 	lines := readBatchLog(t, logName)
 	ok := 0
@@ -288,6 +260,28 @@ func TestCrawlPasswordResumes(t *testing.T) {
 	if b, _ := os.ReadFile(logName); strings.Contains(string(b), pass) || strings.Contains(stderr, pass) {
 		t.Errorf("the password reached the log or stderr")
 	}
+}
+
+// killAfterLogged runs fetch with args, kills it with SIGKILL once its
+// log holds n lines, and returns how many it held then.
+func killAfterLogged(t *testing.T, args []string, logName string, n int) int {
+	t.Helper()
+	cmd := exec.Command(fetchBinary(t), args...)
+	cmd.Env = append(os.Environ(), "FETCH_CONFIG=/dev/null")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for countLines(logName) < n && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	got := countLines(logName)
+	if got < n {
+		t.Fatalf("the crawl logged only %d lines in two minutes", got)
+	}
+	return got
 }
 
 // A crawl follows a news group to its articles and a Prospero directory
