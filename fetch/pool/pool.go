@@ -24,10 +24,13 @@ type Pool[S io.Closer] struct {
 	mu       sync.Mutex
 	idle     map[string][]*entry[S] // oldest first
 	expiring map[*entry[S]]struct{} // out of idle, being closed by expire
+	seq      uint64
 }
 
 type entry[S io.Closer] struct {
 	s     S
+	host  string // the server, shared by the keys of its logins
+	seq   uint64 // order of Put: the lowest is the oldest
 	timer *time.Timer
 	done  chan struct{} // closed once expire has closed s
 }
@@ -54,6 +57,15 @@ func (p *Pool[S]) Get(key string) (s S, ok bool) {
 // max sessions wait under key; otherwise, or when max or idle is not
 // positive, s is closed.
 func (p *Pool[S]) Put(key string, s S, max int, idle time.Duration) {
+	p.PutHost(key, key, s, max, idle)
+}
+
+// PutHost is Put for a key that is one login at the server host: at most
+// max sessions wait under key, and at most max under all the keys of
+// host together (Options.MaxIdlePerHost bounds the idle sessions per
+// server, whatever login each has). When host has max waiting under
+// other keys, the oldest of them is closed to make room for s.
+func (p *Pool[S]) PutHost(host, key string, s S, max int, idle time.Duration) {
 	if max <= 0 || idle <= 0 {
 		s.Close()
 		return
@@ -64,13 +76,66 @@ func (p *Pool[S]) Put(key string, s S, max int, idle time.Duration) {
 		s.Close()
 		return
 	}
-	e := &entry[S]{s: s, done: make(chan struct{})}
+	var evicted []S
+	for p.hostIdle(host) >= max {
+		old, ok := p.oldest(host)
+		if !ok {
+			break
+		}
+		evicted = append(evicted, old)
+	}
+	p.seq++
+	e := &entry[S]{s: s, host: host, seq: p.seq, done: make(chan struct{})}
 	e.timer = time.AfterFunc(idle, func() { p.expire(key, e) })
 	if p.idle == nil {
 		p.idle = map[string][]*entry[S]{}
 	}
 	p.idle[key] = append(p.idle[key], e)
 	p.mu.Unlock()
+	for _, old := range evicted {
+		old.Close()
+	}
+}
+
+// hostIdle is the number of sessions waiting under host's keys; p.mu is
+// held.
+func (p *Pool[S]) hostIdle(host string) int {
+	n := 0
+	for _, list := range p.idle {
+		for _, e := range list {
+			if e.host == host {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// oldest takes the session that has waited longest under host out of the
+// pool, for the caller to close; p.mu is held. One whose expiry is
+// already closing it is dropped from the list (expire finds it gone) and
+// the search goes on.
+func (p *Pool[S]) oldest(host string) (s S, ok bool) {
+	for {
+		var key string
+		idx := -1
+		var best *entry[S]
+		for k, list := range p.idle {
+			for i, e := range list {
+				if e.host == host && (best == nil || e.seq < best.seq) {
+					key, idx, best = k, i, e
+				}
+			}
+		}
+		if best == nil {
+			return s, false
+		}
+		list := p.idle[key]
+		p.set(key, append(list[:idx:idx], list[idx+1:]...))
+		if best.timer.Stop() {
+			return best.s, true
+		}
+	}
 }
 
 // expire removes e when its idle time is up and closes it.

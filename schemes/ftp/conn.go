@@ -57,6 +57,7 @@ type session struct {
 	noEPSV   bool              // EPSV/EPRT refused or disabled
 
 	key     string   // the pool key of this login; "" before login
+	host    string   // the server's host:port, as the pool key has it
 	home    string   // the login directory, from PWD before the first CWD
 	moved   bool     // a CWD was sent since login or the last return home
 	noReuse bool     // the login directory is unknown: never pooled
@@ -139,6 +140,7 @@ func (s *session) login(ctx context.Context) error {
 		passPart = "password"
 	}
 	hostport := u.HostPort(DefaultPort)
+	s.host = hostport
 	r, err := s.cmd("USER", wire.Lit("USER "), wire.Arg(userPart, user))
 	if err != nil {
 		return err

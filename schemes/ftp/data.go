@@ -105,8 +105,13 @@ func (s *session) passive(ctx context.Context, overlap bool) (*passiveConn, erro
 			// verdict on EPSV.
 			return nil, s.refused("EPSV", r, nil)
 		}
-		// Refused (500, 502...): this server gets PASV from now on.
-		s.noEPSV = true
+		// Refused for good (500, 502...): this server gets PASV from
+		// now on. A 4xx is a transient failure (RFC 959 §4.2): PASV is
+		// tried for this request only, and the next asks EPSV again
+		// (on IPv6, PASV is never granted).
+		if r.Class() != 4 {
+			s.noEPSV = true
+		}
 	}
 	r, err := s.cmd("PASV", wire.Lit("PASV"))
 	if err != nil {
@@ -307,7 +312,9 @@ func (s *session) announce(ip net.IP, port int) error {
 		if v4 == nil {
 			return s.refused("EPRT", r, nil)
 		}
-		s.noEPSV = true
+		if r.Class() != 4 { // a 4xx is transient: EPRT again next time
+			s.noEPSV = true
+		}
 	}
 	if v4 == nil {
 		return errorf(fetch.KindUsage, "PORT", "PORT cannot name the IPv6 address %s", ip)

@@ -123,7 +123,9 @@ func (s *session) done(keep bool) {
 	s.w.SetTracer(nil)
 	s.req = nil
 	s.lastUsed = time.Now()
-	s.d.pool.Put(s.key, s, opts.IdlePerHost(), opts.SessionIdle())
+	// At most IdlePerHost idle connections to the server, whatever
+	// login each has.
+	s.d.pool.PutHost(s.host, s.key, s, opts.IdlePerHost(), opts.SessionIdle())
 }
 
 // gone reports whether err shows that a connection reused without a check

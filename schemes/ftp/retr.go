@@ -83,6 +83,21 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 		return nil, false, err
 	}
 	if r.Class() != 1 && r.Class() != 2 {
+		if offset > 0 {
+			// The restart marker was not used: a server may keep it for
+			// the next transfer command (RFC 3659 §5.3), the LIST below
+			// or the next request's RETR on a pooled connection, which
+			// would then start at this offset. REST 0 clears it, as
+			// RFC 3659 §5.3 asks; a connection whose server refuses
+			// that is not reused.
+			zr, err := s.cmd("REST", wire.Lit("REST 0"))
+			if err != nil {
+				return nil, false, err
+			}
+			if zr.Code != 350 {
+				s.noReuse = true
+			}
+		}
 		if r.Code == 550 {
 			// Perhaps a directory (RFC 1738 §3.2.2 does not say which a
 			// name is; a CWD into it tells).

@@ -90,7 +90,9 @@ func (s *session) release() {
 	}
 	s.w.SetTracer(nil)
 	s.req = nil
-	s.d.pool.Put(s.d.poolKey(s.addr, s.creds), s, opts.IdlePerHost(), opts.SessionIdle())
+	// At most IdlePerHost idle sessions with the server, whatever
+	// credentials each has.
+	s.d.pool.PutHost(s.addr, s.d.poolKey(s.addr, s.creds), s, opts.IdlePerHost(), opts.SessionIdle())
 }
 
 // Close says QUIT and closes the connection (for the pool).
