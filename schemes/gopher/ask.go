@@ -255,3 +255,10 @@ func formAnswer(f AskField, q fetch.Question, v string) ([]string, error) {
 	}
 	return []string{v}, nil
 }
+
+// hasDataFlag reports a Gopher+ request part that ends with the data flag
+// "<tab>1" (Gopher+ §2.4: "+[view]<tab>1").
+func hasDataFlag(plus string) bool {
+	_, flag, ok := strings.Cut(plus, "\t")
+	return ok && strings.TrimSpace(flag) == "1"
+}

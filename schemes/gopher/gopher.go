@@ -128,6 +128,14 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return nil, req.Errorf(fetch.KindUsage, "gopher", "type %c names a %s session, not a document: fetch %s",
 			g.Type, scheme, sessionURL(scheme, g.Selector, u.Host, u.Port))
 	}
+	if g.Type != '7' && g.HasSearch && !g.HasPlus && g.Search != "" && strings.ContainsRune("+!$", rune(g.Search[0])) {
+		// "0sel%09+" sends "sel<tab>+", the bytes of "0sel%09%09+" (whose
+		// empty search sendsSearch leaves out): every Gopher+ server takes
+		// it for a Gopher+ request and answers with a length line. Outside
+		// a search the field means nothing else, so read the reply as the
+		// Gopher+ reply it is.
+		g.Plus, g.HasPlus, g.Search = g.Search, true, ""
+	}
 	resURL := u
 	if g.Type == '7' && !g.HasSearch {
 		// RFC 1738 §3.4.2: a search needs its words; ask for them.
@@ -200,6 +208,12 @@ func newRequest(g *URL) (*request, error) {
 			return nil, err
 		}
 		rq.form = f
+	} else if g.HasPlus && strings.HasPrefix(g.Plus, "+") && hasDataFlag(g.Plus) {
+		// "+[view]<tab>1" announces a data block (Gopher+ §2.4) that only
+		// the whole §3.4.9 production carries: sent alone, the server
+		// would wait for it and the fetch for the server.
+		return nil, &fetch.Error{Kind: fetch.KindMalformed, Op: "gopher+ string", Part: "gopher+ string", Offset: -1,
+			Err: errors.New(`"+[view]<tab>1" announces a form's data block, which the URL does not carry (RFC 1738 §3.4.9: +%091%0D%0A+-1%0D%0A<answers>.%0D%0A)`)}
 	}
 	return rq, nil
 }

@@ -74,6 +74,21 @@ func parseItem(line string) (Item, bool) {
 	}
 	it.Selector, it.Host = f[1], strings.TrimSpace(f[2])
 	port := strings.TrimSpace(f[3])
+	if len(f) > 4 && port != "" && !isPort(port) {
+		// A tab in the display string (servers that put one there): a
+		// selector holds no tab, so selector, host, port and the Gopher+
+		// field are the last fields, the display string the rest.
+		k := len(f) - 3 // the selector's index with no Gopher+ field
+		switch strings.TrimSpace(f[len(f)-1]) {
+		case "+", "?", "":
+			k-- // the last field is the Gopher+ one
+		}
+		if k >= 2 && isPort(strings.TrimSpace(f[k+2])) {
+			it.Name = strings.Join(f[:k], "\t")
+			it.Selector, it.Host, port = f[k], strings.TrimSpace(f[k+1]), strings.TrimSpace(f[k+2])
+			f = append([]string{it.Name}, f[k:]...)
+		}
+	}
 	if port != "" {
 		n, err := strconv.Atoi(port)
 		if err != nil || n < 0 || n > 65535 {
@@ -448,3 +463,17 @@ func mimeType(t byte, selector, plus string) string {
 }
 
 var errNoForm = errors.New("the item has no +ASK form")
+
+// isPort reports a menu item's port field: decimal digits, 0 to 65535.
+func isPort(s string) bool {
+	if s == "" || len(s) > 5 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	n, _ := strconv.Atoi(s)
+	return n <= 65535
+}
