@@ -208,6 +208,11 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 	}
 	if req.Proxy != nil {
 		if err := c.checkPort(req, req.Proxy); err != nil {
+			// The port refused is the gateway's, not the URL's: said so,
+			// or the message reads as if the URL's port were at fault.
+			if fe, ok := err.(*Error); ok {
+				fe.Op = "gateway " + req.Proxy.Redacted() + ": " + fe.Op
+			}
 			return nil, err
 		}
 	}

@@ -30,6 +30,19 @@ func TestBatchErrorsHideControls(t *testing.T) {
 	}
 }
 
+// TestBatchJSONHidesC1Controls: --json log lines on standard output
+// escape U+0080-U+009F (a CSI, U+009B, from a list or a server would reach
+// the terminal raw: JSON itself escapes only U+0000-U+001F).
+func TestBatchJSONHidesC1Controls(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "list")
+	os.WriteFile(list, []byte("http://127.0.0.1:1/\u009b2J\n"), 0o666)
+	_, stdout, _ := runFetch(t, "", "-i", list, "-O", "--output-dir", dir, "--json")
+	if strings.ContainsRune(stdout, '\u009b') || !strings.Contains(stdout, `\u009b`) {
+		t.Errorf("--json line %q: want U+009B escaped", stdout)
+	}
+}
+
 // TestBatchListBOM: a list saved with a UTF-8 byte order mark (Windows
 // Notepad, PowerShell 5's Out-File) and CRLF line ends: its first URL is a
 // URL, and a first line "# comment" is a comment.

@@ -151,7 +151,7 @@ func (l *batchLog) write(line logLine) error {
 	if !l.wanted() {
 		return nil // neither --log nor --json: nothing to write
 	}
-	b, err := json.Marshal(line)
+	b, err := marshalJSON(line)
 	if err != nil {
 		return err
 	}

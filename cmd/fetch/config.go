@@ -72,6 +72,33 @@ var commandLineOnly = map[string]bool{
 	"config": true, "version": true,
 	"i": true, "input-file": true,
 	"r": true, "recursive": true,
+	// a queue's run: from the file, "fetch URL" would enqueue or print
+	// the queue's counts rather than fetch, and every batch be a worker
+	"enqueue": true, "queue": true, "queue-status": true,
+	// the runs that fetch nothing
+	"parse": true, "base": true,
+}
+
+// exclusiveFlags pairs each flag with those it cannot go with. One of
+// them on the command line leaves the file's others unused: the file's
+// "remote-name = yes" is a default that an explicit -o replaces, not a
+// second choice that makes the run a usage error ("-o and -O cannot be
+// used together").
+var exclusiveFlags = map[string][]string{
+	"o": {"O", "remote-name"}, "output": {"O", "remote-name"},
+	"O": {"o", "output"}, "remote-name": {"o", "output"},
+	"progress": {"no-progress"}, "no-progress": {"progress"},
+}
+
+// excludedBy reports a setting that a flag given on the command line
+// excludes (exclusiveFlags).
+func excludedBy(o *options, name string) bool {
+	for _, other := range exclusiveFlags[name] {
+		if o.set[other] {
+			return true
+		}
+	}
+	return false
 }
 
 // configPath is --config, else $FETCH_CONFIG, else the user's
@@ -143,7 +170,7 @@ func applyConfig(o *options) error {
 			}
 			value = strconv.FormatBool(on)
 		}
-		if o.set[name] || envSets(name) {
+		if o.set[name] || envSets(name) || excludedBy(o, name) {
 			continue
 		}
 		if err := o.fs.Set(name, value); err != nil {

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,7 +172,7 @@ func each(ctx context.Context, s stdio, o *options, f func(int, string) error) i
 		if err := f(i, raw); err != nil {
 			if ctx.Err() != nil {
 				if o.jsonOut {
-					line, _ := json.Marshal(map[string]any{"url": redactArg(raw), "error": "interrupted", "exit": exitInterrupted})
+					line, _ := marshalJSON(map[string]any{"url": redactArg(raw), "error": "interrupted", "exit": exitInterrupted})
 					fmt.Fprintln(s.err, string(line))
 				} else {
 					fmt.Fprintf(s.err, "fetch: %s: interrupted\n", redactArg(raw))
@@ -271,7 +270,7 @@ func report(s stdio, o *options, err error) int {
 		msg += " (" + h + ")"
 	}
 	if o != nil && o.jsonOut {
-		line, _ := json.Marshal(map[string]any{"error": msg, "kind": k.String(), "exit": k.ExitCode()})
+		line, _ := marshalJSON(map[string]any{"error": msg, "kind": k.String(), "exit": k.ExitCode()})
 		fmt.Fprintln(s.err, string(line))
 	} else {
 		// The message quotes what servers said (fetch.Error.Reply) and
@@ -307,7 +306,9 @@ func (o *options) check() error {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"-o", len(o.outputs) > 0}, {"-O", o.remoteName}, {"--info", o.info}, {"-C", o.resume != ""}} {
+		}{{"-o", o.set["o"]}, {"-O", o.set["O"]}, {"--info", o.set["info"]}, {"-C", o.set["C"]}} {
+			// (only as flags: the configuration file's are defaults for
+			// fetching, which --parse and --base do not do)
 			if f.set {
 				return fmt.Errorf("%s does not apply: %s prints to standard output and fetches nothing", f.name, mode)
 			}

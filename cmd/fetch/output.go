@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes/gopher"
+	"github.com/fetchproject/fetch/schemes/mailto"
 	"github.com/fetchproject/fetch/schemes/telnet"
 )
 
@@ -32,13 +34,19 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 	}
 	dest, forced := o.destFor(i)
 	if isTemplate(dest) {
-		if dest, err = expandTemplate(dest, u); err != nil {
+		if dest, err = expandTemplate(inOutputDir(o, dest), u); err != nil {
 			return err
 		}
 	}
 	if o.remoteName {
 		if dest, err = remoteNameOf(c, u); err != nil {
 			return err
+		}
+		if dir := o.batch.outputDir; dir != "" {
+			if err := os.MkdirAll(dir, 0o777); err != nil {
+				return outputErr("create", dir, err)
+			}
+			dest = inOutputDir(o, dest)
 		}
 	}
 	if dest != "" {
@@ -55,6 +63,16 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 	if o.resume != "" {
 		if req.Offset, err = resumeOffset(o.resume, dest); err != nil {
 			return err
+		}
+	}
+	if d, ok := c.Driver(u.Scheme); ok && !o.dryRun {
+		if _, sends := d.(*mailto.Driver); sends {
+			// A mailto: URL gives a sent message, never a document:
+			// what cannot apply to it is refused before it is sent,
+			// not after (a rerun would send it again).
+			if err := outputApplies(o, fetch.KindSent, dest, false); err != nil {
+				return err
+			}
 		}
 	}
 	rec := beginWARC(o, c, req)
@@ -84,7 +102,12 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			if o.jsonOut {
 				return printJSON(s.out, attrs)
 			}
-			if err := gopher.RenderAttributes(s.out, attrs); err != nil {
+			// Rendered, the server's text (names, admin fields, the
+			// abstract) is the command's output, as a menu's listing
+			// is: shown without its control characters.
+			var b strings.Builder
+			gopher.RenderAttributes(&b, attrs)
+			if _, err := io.WriteString(s.out, strings.Map(printableText, b.String())); err != nil {
 				return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
 			}
 			return nil
@@ -166,6 +189,17 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 	return fmt.Errorf("driver returned an empty result")
 }
 
+// inOutputDir is name, a file -O or an -o template names, inside
+// --output-dir when one is set. On the command line the flag makes the run
+// a batch; here it comes from the configuration file, and is the default
+// directory for every run's -O and templates alike.
+func inOutputDir(o *options, name string) string {
+	if o.batch.outputDir == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(o.batch.outputDir, name)
+}
+
 // outputApplies refuses, as a usage error, an output option that has no
 // meaning for what the URL turned out to be (issue #12: every output
 // option applies to every scheme or is refused): --info and -C are for
@@ -179,6 +213,10 @@ func outputApplies(o *options, k fetch.ResultKind, dest string, handsOff bool) e
 	if k == fetch.KindDocument {
 		return nil
 	}
+	what := string(k)
+	if k == fetch.KindSent {
+		what = "message to send" // (refused before it is sent)
+	}
 	switch {
 	case dest != "" && k == fetch.KindSession && handsOff:
 		flag := "-o"
@@ -191,9 +229,9 @@ func outputApplies(o *options, k fetch.ResultKind, dest string, handsOff bool) e
 		// for documents.
 		return refuse("--max-size", "an rlogin or tn3270 session's program writes to the terminal, not through fetch, which cannot count its output")
 	case o.info:
-		return refuse("--info", "the URL gave a "+string(k)+", not a document")
+		return refuse("--info", "the URL gave a "+what+", not a document")
 	case o.resume != "":
-		return refuse("-C", "only a document can be resumed, and the URL gave a "+string(k))
+		return refuse("-C", "only a document can be resumed, and the URL gave a "+what)
 	case o.jsonOut && k == fetch.KindSession:
 		return refuse("--json", "a telnet session's output is the terminal's bytes")
 	}
@@ -474,10 +512,14 @@ func printInfo(w io.Writer, o *options, res *fetch.Result) error {
 	if o.jsonOut {
 		return printJSON(w, j)
 	}
+	// The values come from the server (an article's Subject, a WAIS
+	// headline): like a listing's names, shown without their control
+	// characters (JSON escapes them).
+	clean := func(s string) string { return strings.Map(printable, s) }
 	var b strings.Builder // written at once, its error kept (-o may be a file)
-	fmt.Fprintf(&b, "url: %s\n", j.URL)
+	fmt.Fprintf(&b, "url: %s\n", clean(j.URL))
 	if j.MIMEType != "" {
-		fmt.Fprintf(&b, "type: %s\n", j.MIMEType)
+		fmt.Fprintf(&b, "type: %s\n", clean(j.MIMEType))
 	}
 	if j.Size >= 0 {
 		fmt.Fprintf(&b, "size: %d\n", j.Size)
@@ -486,14 +528,14 @@ func printInfo(w io.Writer, o *options, res *fetch.Result) error {
 		fmt.Fprintf(&b, "modified: %s\n", j.ModTime)
 	}
 	for _, k := range sortedKeys(j.Meta) {
-		fmt.Fprintf(&b, "%s: %s\n", k, j.Meta[k])
+		fmt.Fprintf(&b, "%s: %s\n", clean(k), clean(j.Meta[k]))
 	}
 	_, err := io.WriteString(w, b.String())
 	return fetch.Wrap(fetch.KindLocal, "write", err)
 }
 
 func printJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
+	b, err := marshalJSON(v)
 	if err != nil {
 		return err
 	}
@@ -502,6 +544,36 @@ func printJSON(w io.Writer, v any) error {
 		return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
 	}
 	return nil
+}
+
+// marshalJSON is json.Marshal with the C1 controls (U+0080-U+009F)
+// escaped too: JSON escapes only U+0000-U+001F, and a line on a terminal
+// would carry a server's U+009B (CSI) raw. Escaped, the string is the same.
+func marshalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return escapeC1(b), nil
+}
+
+// escapeC1 is JSON text b with U+0080-U+009F written as \u escapes.
+func escapeC1(b []byte) []byte {
+	if !bytes.Contains(b, []byte{0xc2}) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); i++ {
+		// Marshal writes valid UTF-8: C2 80-9F is always U+0080-U+009F,
+		// and it appears only inside strings.
+		if b[i] == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f {
+			out = fmt.Appendf(out, `\u%04x`, b[i+1])
+			i++
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
 }
 
 // printListing writes one entry a line: kind, size, date, name, then a tab
@@ -582,6 +654,14 @@ func printableLines(r rune) rune {
 		return r
 	}
 	return printable(r)
+}
+
+// printableText is printableLines keeping tabs too, for rendered text.
+func printableText(r rune) rune {
+	if r == '\t' {
+		return r
+	}
+	return printableLines(r)
 }
 
 // sentLine is the confirmation of a sent message. The recipients come

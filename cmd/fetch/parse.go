@@ -29,7 +29,7 @@ func printParse(w io.Writer, raw string) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", escapeC1(b)) // (decoded parts may hold C1 controls)
 	return err
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -238,7 +237,7 @@ func runQueueStatus(ctx context.Context, s stdio, o *options) int {
 		for _, w := range workers {
 			pending[w] = st.Pending[w]
 		}
-		line, _ := json.Marshal(map[string]any{
+		line, _ := marshalJSON(map[string]any{
 			"queue": q.Name(), "queued": st.Queued, "pending": pending,
 			"done": st.Done, "failed": st.Failed, "seen": st.Seen,
 		})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"os"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // settings.
 func driverConfig(o *options, s stdio) schemes.Config {
 	maxRedirs := o.maxRedirs
-	if o.set["max-redirs"] && maxRedirs == 0 {
+	if o.given("max-redirs") && maxRedirs == 0 {
 		maxRedirs = -1 // --max-redirs 0 follows none; the driver's 0 is its default
 	}
 	cfg := schemes.Config{
@@ -60,6 +61,19 @@ func driverConfig(o *options, s stdio) schemes.Config {
 		cfg.Mailto.Confirm = true
 	}
 	return cfg
+}
+
+// given reports a flag set on the command line or by the configuration
+// file ("max-redirs = 0" follows none, as the flag does).
+func (o *options) given(name string) bool {
+	if o.set[name] {
+		return true
+	}
+	found := false
+	if o.fs != nil {
+		o.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	}
+	return found
 }
 
 func cutKV(s string) (string, string, bool) { return strings.Cut(s, "=") }
