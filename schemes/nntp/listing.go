@@ -226,7 +226,17 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 	if err != nil {
 		return nil, err
 	}
-	if code != 215 && wildmat == "" && (code == 500 || code == 501) {
+	// local is a wildmat this side matches, for a server that takes none:
+	// LIST ACTIVE without a pattern (RFC 2980 §2.1.2: 501), or no LIST
+	// ACTIVE at all (RFC 977: 500).
+	local := ""
+	if code != 215 && wildmat != "" && (code == 500 || code == 501) {
+		local, arg = wildmat, arg[:1]
+		if code, text, err = s.do(ctx, "LIST ACTIVE", arg...); err != nil {
+			return nil, err
+		}
+	}
+	if code != 215 && (wildmat == "" || local != "") && (code == 500 || code == 501) {
 		// RFC 977 §3.6: plain LIST is the active file.
 		if code, text, err = s.do(ctx, "LIST", wire.Lit("LIST")); err != nil {
 			return nil, err
@@ -238,9 +248,11 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 	var names, bad packed
 	err = s.readFrom(s.captured(s.block("LIST ACTIVE")), func(line string) error {
 		g, err := parseActive(line)
-		if err != nil {
+		switch {
+		case err != nil:
 			bad.add(line)
-		} else {
+		case local != "" && !wildmatMatch(local, g.Name):
+		default:
 			names.add(g.Name)
 		}
 		if names.size+bad.size > maxGroupNames {
@@ -262,7 +274,7 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 	if code == 215 {
 		dropped := 0
 		err = s.readBlock(ctx, "LIST NEWSGROUPS", func(line string) error {
-			if name, d, ok := parseNewsgroups(line); ok {
+			if name, d, ok := parseNewsgroups(line); ok && (local == "" || wildmatMatch(local, name)) {
 				if desc.size+len(name)+len(d)+2 > maxGroupDescriptions {
 					dropped++
 					return nil
@@ -290,6 +302,34 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 	s.req.Trace(fetch.DirInfo, fmt.Sprintf("%d groups listed", len(names.refs)))
 	gs := &groupStream{names: &names, bad: &bad, desc: &desc, url: url}
 	return &fetch.Result{Kind: fetch.KindListing, Listing: fetch.NewStreamListing(title, gs)}, nil
+}
+
+// wildmatMatch matches name against a wildmat of the kind a news URL
+// holds (RFC 5538: literal characters, "*" and "?"), "?" standing for one
+// character (RFC 3977 §4.1), for a server that matches none itself.
+func wildmatMatch(pat, name string) bool {
+	p, n := []rune(pat), []rune(name)
+	pi, ni := 0, 0
+	star, mark := -1, 0 // the last "*" seen, and where its match ends so far
+	for ni < len(n) {
+		switch {
+		case pi < len(p) && (p[pi] == '?' || p[pi] == n[ni]):
+			pi++
+			ni++
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, ni
+			pi++
+		case star >= 0:
+			mark++
+			pi, ni = star+1, mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
 }
 
 // descName is the group name of a "name\tdescription" record.
@@ -372,6 +412,12 @@ func (g *groupStream) Next() (fetch.Entry, error) {
 			desc = ""
 		}
 		n := string(name)
+		if _, msg := urlCheckGroup(n, false); msg != "" {
+			// A name RFC 3977 allows and a news or nntp URL does not
+			// (RFC 1738 §3.6: a letter first, then letters, digits and
+			// "-.+_"): a URL made of it would not fetch.
+			return fetch.Entry{Name: n, Kind: fetch.EntryRaw, Size: -1, Description: desc, Raw: n}, nil
+		}
 		return fetch.Entry{Name: n, URL: g.url(n), Kind: fetch.EntryDir, Size: -1, Description: desc}, nil
 	}
 	if g.k < len(g.bad.refs) {

@@ -6,7 +6,8 @@
 //	news:<group>                 GROUP, then OVER (XOVER, HEAD) over the newest
 //	                             Config.PageSize articles: a listing of news:<message-id> URLs
 //	news:*                       LIST ACTIVE and LIST NEWSGROUPS: a listing of news:<group> URLs
-//	news:<wildmat>               LIST ACTIVE <wildmat> (RFC 5538), e.g. news:comp.*
+//	news:<wildmat>               LIST ACTIVE <wildmat> (RFC 5538), e.g. news:comp.*; matched
+//	                             here where the server takes no pattern (501) or no ACTIVE (500)
 //	news://host:port/...         the RFC 5538 form: the same, from the named server
 //	nntp://host:port/<group>/<n> GROUP <group>, ARTICLE <n>
 //	nntp://host:port/<group>     a group listing of nntp://host:port/<group>/<n> URLs
@@ -18,7 +19,10 @@
 // names one (or NNTPPORT does). When the server answers 480, the driver
 // authenticates with AUTHINFO USER/PASS (RFC 4643) using the nntp URL's
 // user and password, else Config.User and Config.Password, else the
-// prompter's "user" and "password" answers, and retries. Config.User and
+// prompter's "user" and "password" answers, and retries. The password that
+// authenticated an nntp URL's user at a server is remembered for the
+// driver's life, for that user and server only, so the URLs of its
+// listings (which never carry it) fetch. Config.User and
 // Config.Password belong to the configured server: they are sent only to
 // the address a news: URL without a host would dial, never to another
 // server an nntp:// or news:// URL names.
@@ -70,6 +74,29 @@ type Driver struct {
 	pool      pool.Pool[*session]
 	keyOnce   sync.Once
 	keySecret [32]byte // the key of the hash that stands for a password in a pool key
+
+	// passwords remembers, for this driver's life only, the password that
+	// authenticated an nntp URL's user at a server, so that the URLs of
+	// its listings (which never carry the password) fetch without it.
+	mu        sync.Mutex
+	passwords map[string]string
+}
+
+// rememberedPassword is the password that last authenticated user at addr.
+func (d *Driver) rememberedPassword(user, addr string) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, ok := d.passwords[user+"@"+addr]
+	return p, ok
+}
+
+func (d *Driver) rememberPassword(user, addr, pass string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.passwords == nil {
+		d.passwords = map[string]string{}
+	}
+	d.passwords[user+"@"+addr] = pass
 }
 
 var _ fetch.Driver = (*Driver)(nil)
@@ -181,8 +208,9 @@ func (d *Driver) fetchNews(ctx context.Context, req *fetch.Request) (*fetch.Resu
 		res, err = s.listGroup(ctx, nu.Group, d.pageSize(), func(ov *overview) string {
 			// news:<id> is read as an article only with an "@" in it
 			// (RFC 1738 §3.6); an id without one (RFC 3977 allows it)
-			// would name a group, so its entry has no URL.
-			if ov.MessageID == "" || !strings.Contains(ov.MessageID, "@") {
+			// would name a group, so its entry has no URL, nor has an
+			// id that ParseNewsURL would refuse.
+			if !urlMessageID(ov.MessageID) {
 				return ""
 			}
 			return entryURL(escapeMessageID(ov.MessageID))
@@ -221,12 +249,14 @@ func (d *Driver) fetchNNTP(ctx context.Context, req *fetch.Request) (*fetch.Resu
 	cfgCreds := d.configCreds(addr)
 	creds := cfgCreds
 	if u.HasUser {
-		creds = credentials{user: u.User, hasUser: true}
+		creds = credentials{user: u.User, hasUser: true, fromURL: true}
 		switch {
 		case u.HasPassword:
 			creds.pass, creds.hasPass = u.Password, true
 		case cfgCreds.hasPass && u.User == cfgCreds.user:
 			creds.pass, creds.hasPass = cfgCreds.pass, true
+		default:
+			creds.pass, creds.hasPass = d.rememberedPassword(u.User, addr)
 		}
 	}
 	if err := creds.check(); err != nil {

@@ -25,6 +25,7 @@ const (
 type credentials struct {
 	user, pass       string
 	hasUser, hasPass bool
+	fromURL          bool // the user is an nntp URL's: a password that works is remembered
 }
 
 // session is one NNTP connection after the greeting.
@@ -244,6 +245,9 @@ func (s *session) authenticate(ctx context.Context, op string, code int, text st
 				Err: fmt.Errorf("%w: unexpected reply to AUTHINFO", fetch.ErrAuth)}
 		}
 		return s.replyErr("AUTHINFO", "user", c, t)
+	}
+	if s.d != nil && s.creds.fromURL && s.creds.hasPass {
+		s.d.rememberPassword(s.creds.user, s.addr, s.creds.pass)
 	}
 	// RFC 4643 §2.5.1: capabilities may change after authentication.
 	if s.caps != nil {

@@ -120,10 +120,8 @@ func ParseNewsURL(u *fetch.URL) (*NewsURL, error) {
 		if at <= 0 || at == len(id)-1 {
 			return nil, u.ViewError("message-id", base, "message-id must be <unique>@<domain>")
 		}
-		for i := 0; i < len(id); i++ {
-			if c := id[i]; c <= ' ' || c == 0x7f || c == '<' || c == '>' {
-				return nil, u.ViewError("message-id", base+fetch.EscapedIndex(part, i), "message-id may not hold spaces, controls, \"<\" or \">\"")
-			}
+		if i := urlBadIDByte(id); i >= 0 {
+			return nil, u.ViewError("message-id", base+fetch.EscapedIndex(part, i), "message-id may not hold spaces, controls, \"<\" or \">\"")
 		}
 		n.MessageID = id
 	default:
@@ -134,6 +132,25 @@ func ParseNewsURL(u *fetch.URL) (*NewsURL, error) {
 		n.Group, n.Wildmat = v, wild
 	}
 	return n, nil
+}
+
+// urlBadIDByte is the index of the first byte a news URL's message-id
+// may not hold (a space, a control, "<" or ">"), or -1.
+func urlBadIDByte(id string) int {
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c <= ' ' || c == 0x7f || c == '<' || c == '>' {
+			return i
+		}
+	}
+	return -1
+}
+
+// urlMessageID reports whether id (without "<>") makes a news URL that
+// ParseNewsURL reads back as that message-id: <unique>@<domain>, neither
+// part empty, no byte urlBadIDByte refuses.
+func urlMessageID(id string) bool {
+	at := strings.LastIndexByte(id, '@')
+	return at > 0 && at < len(id)-1 && urlBadIDByte(id) < 0
 }
 
 func urlIsAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
