@@ -380,7 +380,14 @@ func (s *session) chdirs(dirs []string) error {
 	}
 	s.atKnown = false
 	if s.method() == MethodSingleCWD {
-		if err := s.cwd(strings.Join(dirs, "/")); err != nil {
+		dir := strings.Join(dirs, "/")
+		if dir == "" && len(dirs) > 0 {
+			// ftp://h//name: the parts [""] stand for the root, as
+			// "/name" does for nocwd; "CWD " with no argument would
+			// ask the server for something else.
+			dir = "/"
+		}
+		if err := s.cwd(dir); err != nil {
 			return err
 		}
 	} else {

@@ -216,6 +216,10 @@ func parseUnix(line string, now time.Time) (e fetch.Entry, ok, matched bool) {
 				e.Description = "-> " + name[i+4:]
 			}
 		case '-':
+		case 'b', 'c':
+			// "major, minor" stands where the size would: a device
+			// has no size to report.
+			e.Kind, e.Size = fetch.EntryOther, -1
 		default:
 			e.Kind = fetch.EntryOther
 		}

@@ -40,7 +40,7 @@ func TestParseList(t *testing.T) {
 		{line: "-rw-r--r-- 1 owner 42 Mar  5  1999 no-group.txt",
 			want: fetch.Entry{Name: "no-group.txt", Kind: fetch.EntryFile, Size: 42, Date: d(1999, 3, 5, 0, 0, 0)}},
 		{line: "crw-rw-rw-   1 root     root       1,   3 Nov  8  2020 null",
-			want: fetch.Entry{Name: "null", Kind: fetch.EntryOther, Size: 3, Date: d(2020, 11, 8, 0, 0, 0)}},
+			want: fetch.Entry{Name: "null", Kind: fetch.EntryOther, Size: -1, Date: d(2020, 11, 8, 0, 0, 0)}},
 		{line: "-rw-r--r--+   1 0        0               3 Jan 02  2024 acl+name",
 			want: fetch.Entry{Name: "acl+name", Kind: fetch.EntryFile, Size: 3, Date: d(2024, 1, 2, 0, 0, 0)}},
 		{line: "drwxr-xr-x    2 0        0            4096 Jan 02  2024 .", skip: true},

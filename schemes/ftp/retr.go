@@ -283,7 +283,19 @@ func (t *transfer) finish() error {
 	if t.want >= 0 && t.n < t.want {
 		return t.truncated(fmt.Sprintf("%d of %d bytes", t.n, t.want), reply{})
 	}
-	return nil
+	return t.overlong()
+}
+
+// overlong is the error for a transfer of more bytes than SIZE (or the
+// 150 reply's count) left from the offset: a server that said 350 to
+// REST and sent the file from its start, or a file that changed. Those
+// bytes are not the document asked for, whatever the final reply said.
+func (t *transfer) overlong() error {
+	if t.want < 0 || t.n <= t.want {
+		return nil
+	}
+	return &fetch.Error{Kind: fetch.KindServer, Op: "RETR", Offset: -1,
+		Err: fmt.Errorf("%d bytes arrived where %d were announced", t.n, t.want)}
 }
 
 // askSize sends the SIZE left out before RETR (sizeAfter), once the
@@ -339,6 +351,9 @@ func (t *transfer) Close() error {
 			if err == nil && t.want >= 0 && t.n < t.want {
 				err = t.truncated(fmt.Sprintf("closed after %d of %d bytes", t.n, t.want), reply{})
 			}
+			if err == nil {
+				err = t.overlong()
+			}
 		} else {
 			t.final = true
 			r, rerr := t.s.readReply("RETR")
@@ -347,6 +362,8 @@ func (t *transfer) Close() error {
 				err = t.truncated(fmt.Sprintf("closed after %d bytes with no final reply", t.n), reply{})
 			case r.Class() != 2 || t.want < 0 || t.n < t.want:
 				err = t.truncated(fmt.Sprintf("closed after %d bytes", t.n), r)
+			default:
+				err = t.overlong()
 			}
 		}
 		t.err = err
@@ -478,6 +495,13 @@ func (s *session) nameList(ctx context.Context, fu *URL) (*fetch.Listing, error)
 	}
 	dirs := fu.Dirs
 	arg := s.pathArg(fu.Dirs, fu.Name)
+	// The prefix a server puts before each entry: the argument and one
+	// "/" (nocwd's argument of a directory ends in "/" already:
+	// "NLST pub/" may give "pub/x"; "NLST /" gives "/x").
+	prefix := arg
+	if arg != "" && !strings.HasSuffix(arg, "/") {
+		prefix += "/"
+	}
 	if fu.Name != "" {
 		dirs = append(append([]string(nil), fu.Dirs...), fu.Name)
 	}
@@ -493,6 +517,8 @@ func (s *session) nameList(ctx context.Context, fu *URL) (*fetch.Listing, error)
 			d, name = fu.Dirs, fu.Name
 		case arg != "" && strings.HasPrefix(name, arg+"/"):
 			name = name[len(arg)+1:]
+		case prefix != "" && strings.HasPrefix(name, prefix) && len(name) > len(prefix):
+			name = name[len(prefix):]
 		}
 		if name == "." || name == ".." {
 			return fetch.Entry{}, false
