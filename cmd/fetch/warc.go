@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,7 @@ func closeWARC(o *options) error {
 // that may hold a credential (http.SecretHeader), replaced by ****.
 func maskedCommandLine(args []string) string {
 	out := []string{"fetch"}
+	formValue := false // the argument after --form
 	for _, a := range args {
 		prefix, val := "", a
 		if strings.HasPrefix(a, "-") {
@@ -94,6 +96,20 @@ func maskedCommandLine(args []string) string {
 				prefix, val = k+"=", v
 			}
 		}
+		// A --form answer may be a Gopher+ AskP password, which the
+		// trace masks; which answers are secret only the server's form
+		// says, so every value is masked here (the name stays).
+		isForm := prefix == "--form=" || prefix == "-form="
+		if formValue || isForm {
+			formValue = false
+			if name, _, ok := strings.Cut(val, "="); ok {
+				out = append(out, prefix+name+"=****")
+			} else {
+				out = append(out, prefix+"****")
+			}
+			continue
+		}
+		formValue = a == "--form" || a == "-form"
 		// A URL with a host and no password stays as written; any other
 		// text may hold a password (a malformed URL too): redactArg's.
 		if name, v, ok := strings.Cut(val, ":"); ok && http.SecretHeader(strings.TrimSpace(name)) {
@@ -119,6 +135,7 @@ func maskedCommandLine(args []string) string {
 // nothing without --warc.
 type warcRecord struct {
 	t   *warc.Transfer
+	reg *fetch.Registry
 	res *fetch.Result
 	eof *eofBody
 }
@@ -135,7 +152,25 @@ func beginWARC(o *options, c *fetch.Client, req *fetch.Request) *warcRecord {
 	}
 	t := o.warc.w.Begin(req.URL.Scheme, req.URL.Redacted(), next)
 	req.Capture, req.Tracer = t, t
-	return &warcRecord{t: t}
+	return &warcRecord{t: t, reg: c.Registry()}
+}
+
+// warcTarget is the WARC-Target-URI of what was fetched: u's canonical
+// form (RFC 1630's equivalence, as a crawl's seen set keys URLs: escapes
+// of unreserved characters decoded, no default port, a gopher path "1"
+// the empty one), without the fragment, which no server is sent, and with
+// a password masked as Redacted masks it.
+func warcTarget(reg *fetch.Registry, u *fetch.URL) string {
+	c := u.Clone()
+	c.Fragment, c.HasFragment = "", false
+	if c.HasPassword && c.Password != "" {
+		c.Password = "****"
+	}
+	k := reg.Key(c)
+	if !c.Slashes {
+		k = fetch.RedactedText(k)
+	}
+	return k
 }
 
 // result notes what the fetch produced; a document is complete in the
@@ -160,12 +195,19 @@ func (r *warcRecord) end(o *options, errp *error) {
 	failure := *errp
 	final, ctype := "", ""
 	if res := r.res; res != nil {
-		final = res.URL.Redacted()
+		final = warcTarget(r.reg, res.URL)
 		switch {
 		case res.Document != nil:
 			ctype = res.Document.MIMEType
 			if failure == nil && r.eof != nil && !r.eof.done {
 				failure = errors.New("the document was not read to its end")
+			}
+			if off := res.Document.Offset; failure == nil && off > 0 && res.URL.Scheme != "http" && res.URL.Scheme != "https" {
+				// A resumed transfer (-C) hands the archive only the
+				// bytes after the offset: a resource record of them
+				// would pass for the whole document. (An HTTP 206
+				// response says what it holds.)
+				failure = fmt.Errorf("only the document from byte %d was transferred (resumed): a part is not recorded as the document", off)
 			}
 		case res.Listing != nil:
 			ctype = listingType(res.URL.Scheme)

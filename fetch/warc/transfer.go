@@ -139,6 +139,22 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 	}
 	note := "fetch failed"
 	exchanged := t.scheme == "http" || t.scheme == "https" // archived as request and response
+	if exchanged {
+		// An exchange that received nothing had no response: net/http
+		// sends a GET again on a new connection when a kept-alive one
+		// closes before the reply, and the try that got nothing is no
+		// response record (nor a request record answered by none).
+		var answered []*exchange
+		for _, e := range t.exchanges {
+			if e.received.Size() > 0 {
+				answered = append(answered, e)
+			} else {
+				e.sent.Close()
+				e.received.Close()
+			}
+		}
+		t.exchanges = answered
+	}
 	if failure == nil && !exchanged && t.payload == nil {
 		note, failure = "content not recorded", fmt.Errorf("the driver hands no raw bytes for this result (a listing it builds itself)")
 	}

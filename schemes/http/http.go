@@ -115,7 +115,14 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		hctx, tunnel = withTunnelFailure(hctx)
 	}
 	if req.Capture != nil {
-		hctx = httptrace.WithClientTrace(hctx, withCaptureTrace(req, func() string { return hop.String() }))
+		hctx = httptrace.WithClientTrace(hctx, withCaptureTrace(req, func() string {
+			// The URL requested: a redirect's Location may carry a
+			// fragment, which net/http keeps on the hop's URL but never
+			// sends; a WARC-Target-URI holds none.
+			u := *hop
+			u.Fragment, u.RawFragment = "", ""
+			return u.String()
+		}))
 	}
 	if req.Options.Tracer != nil {
 		s := &sentTrace{req: req}
