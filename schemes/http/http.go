@@ -308,7 +308,15 @@ func (d *Driver) checkHop(req *fetch.Request, next *neturl.URL) error {
 		}
 		port = n
 	}
-	return req.CheckPort(next.Scheme, port)
+	if err := req.CheckPort(next.Scheme, port); err != nil {
+		// The hop's port, not the first URL's: named so.
+		var fe *fetch.Error
+		if errors.As(err, &fe) {
+			fe.URL, fe.Op = next.Redacted(), "redirect: "+fe.Op
+		}
+		return err
+	}
+	return nil
 }
 
 // requestKey carries the fetch.Request on the context of the net/http
@@ -497,6 +505,13 @@ func gatewayFor(opts fetch.Options, r *nethttp.Request) (*neturl.URL, error) {
 		err = opts.Policy.Check(urlGrammar, p.Scheme, port)
 	}
 	if err != nil {
+		// The port refused is the gateway's, for this hop's URL (a
+		// redirect's may have a gateway of its own): said so, as the
+		// client says it of the first URL's gateway.
+		var fe *fetch.Error
+		if errors.As(err, &fe) {
+			fe.URL, fe.Op = u.Redacted(), "gateway "+p.Redacted()+": "+fe.Op
+		}
 		return nil, err
 	}
 	pu := &neturl.URL{Scheme: p.Scheme, Host: p.HostPort(defaultPort(p.Scheme))}
@@ -553,11 +568,34 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 	}
 	final := req.URL
 	if redirected && resp.Request != nil && resp.Request.URL != nil {
-		if u, err := parseURL(resp.Request.URL.String()); err == nil {
+		// The document is named by the URL it came from. A Location
+		// net/http followed may hold a "%" that starts no escape
+		// ("?a%zz"), which this grammar refuses: it names the same
+		// URL with that "%" escaped.
+		raw := resp.Request.URL.String()
+		u, err := parseURL(raw)
+		if err != nil {
+			u, err = parseURL(escapeStrayPercent(raw))
+		}
+		if err == nil {
 			final = u
 		}
 	}
-	if resp.StatusCode >= 400 {
+	if resp.StatusCode < 200 {
+		// 101 Switching Protocols (net/http hands it back, the stream of
+		// the other protocol as its body) or an interim answer as the
+		// last: a GET that asked for no upgrade has no document here.
+		resp.Body.Close()
+		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
+			Protocol: "http", Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode),
+			Err: errors.New("an informational status, not a document, as the final answer")}
+	}
+	// Resumed at the document's end: nothing is left to send, and a
+	// server says so with 416 and the length (RFC 9110 §15.5.17). The
+	// copy is whole, as file: and ftp: report it (and curl).
+	complete := req.Offset > 0 && resp.StatusCode == nethttp.StatusRequestedRangeNotSatisfiable &&
+		unsatisfiedLength(resp) == req.Offset
+	if resp.StatusCode >= 400 && !complete {
 		drainClose(resp.Body, req.Options.Idle())
 		e := &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
 			Protocol: "http", Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode)}
@@ -570,7 +608,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		}
 		return nil, e
 	}
-	if resp.StatusCode >= 300 {
+	if resp.StatusCode >= 300 && !complete {
 		resp.Body.Close()
 		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1,
 			Protocol: "http", Code: resp.StatusCode, Reply: nethttp.StatusText(resp.StatusCode), Err: errors.New("redirect without a usable Location")}
@@ -588,7 +626,10 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 				Err: fmt.Errorf("the server sent part of the document (Content-Range %q) to a request for all of it", resp.Header.Get("Content-Range"))}
 		}
 	}
-	if off := req.Offset; off > 0 {
+	if off := req.Offset; complete {
+		drainClose(resp.Body, req.Options.Idle())
+		rb, total = nethttp.NoBody, off
+	} else if off > 0 {
 		// The part must run from the offset to the document's end, and
 		// the body be that long: a shorter part would be saved, and
 		// renamed into place, as if it were the rest.
@@ -711,6 +752,38 @@ func contentRange(resp *nethttp.Response) (start, end, total int64, err error) {
 	return start, end, total, nil
 }
 
+// escapeStrayPercent is s with each "%" that is not followed by two hex
+// digits written "%25".
+func escapeStrayPercent(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && !(i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])) {
+			b.WriteString("%25")
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// unsatisfiedLength is the length a 416's "Content-Range: bytes */N"
+// gives, or -1.
+func unsatisfiedLength(resp *nethttp.Response) int64 {
+	v, ok := strings.CutPrefix(resp.Header.Get("Content-Range"), "bytes */")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
 // body turns a short read against Content-Length into fetch.ErrTruncated.
 type body struct{ io.ReadCloser }
 
@@ -727,6 +800,10 @@ func (p *partBody) Read(b []byte) (int, error) {
 	p.left -= int64(n)
 	switch {
 	case p.left < 0:
+		// The bytes past the range never reach the caller, who may be
+		// appending to the rest of the document.
+		n += int(p.left)
+		p.left = 0
 		return n, fmt.Errorf("%w: the part runs past its Content-Range", fetch.ErrTooLarge)
 	case err == io.EOF && p.left > 0:
 		return n, fmt.Errorf("%w: the part ended %d bytes before its Content-Range", fetch.ErrTruncated, p.left)
@@ -904,7 +981,14 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 	timer := wire.NewReplyTimer(conn)
 	head := &headLimit{r: timer, left: wire.DefaultMaxLine + 4096} // and what bufio reads ahead
 	timer.Begin(2 * req.Options.Idle())
-	resp, err := nethttp.ReadResponse(bufio.NewReader(head), hreq)
+	br := bufio.NewReader(head)
+	resp, err := nethttp.ReadResponse(br, hreq)
+	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != nethttp.StatusSwitchingProtocols {
+		// An interim answer (100 Continue, 103 Early Hints), which
+		// net/http's transport skips for a server: the final one
+		// follows, within the same bounds of bytes and time.
+		resp, err = nethttp.ReadResponse(br, hreq)
+	}
 	timer.End()
 	head.left = -1
 	if err != nil {
@@ -912,7 +996,9 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 		if terr := timer.Err(); terr != nil {
 			err = terr // textproto reports the line it was cut in
 		}
-		if errors.Is(err, fetch.ErrLineTooLong) {
+		if errors.Is(err, fetch.ErrLineTooLong) || head.passed {
+			// net/http may first report the line the bound cut
+			// ("malformed HTTP response").
 			return nil, headerTooLong("gateway")
 		}
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", Offset: -1, Err: err}
@@ -932,8 +1018,9 @@ func headerTooLong(op string) *fetch.Error {
 // headLimit reads at most left bytes from r, failing with
 // fetch.ErrLineTooLong past them; left < 0 is no bound.
 type headLimit struct {
-	r    io.Reader
-	left int64
+	r      io.Reader
+	left   int64
+	passed bool // the bound was reached: a cut line's error is this
 }
 
 func (h *headLimit) Read(p []byte) (int, error) {
@@ -941,6 +1028,7 @@ func (h *headLimit) Read(p []byte) (int, error) {
 		return h.r.Read(p)
 	}
 	if h.left == 0 {
+		h.passed = true
 		return 0, fmt.Errorf("%w: a response header of more than %d bytes", fetch.ErrLineTooLong, wire.DefaultMaxLine)
 	}
 	n, err := h.r.Read(p[:min(int64(len(p)), h.left)])
@@ -975,7 +1063,11 @@ func retryAfter(resp *nethttp.Response) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+	if strings.Trim(v, "0123456789") == "" { // delay-seconds = 1*DIGIT
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			n = 1 << 31 // past int64: a longer wait than any, not none
+		}
 		return time.Duration(min(n, 1<<31)) * time.Second, true
 	}
 	if t, err := nethttp.ParseTime(v); err == nil {
