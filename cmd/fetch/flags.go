@@ -400,7 +400,7 @@ Shared queue (many workers, many machines, through Redis; see README, "Distribut
                         acknowledged once its file, WARC record and log line are on disk,
                         and with --recursive the links found are queued for every worker
   --queue-status URL    print the queue's counts: queued, pending per worker, done, failed
-  --worker NAME         this worker's name in the queue (default host:pid)
+  --worker NAME         this worker's name in the queue (default host:pid:random)
   --claim-timeout D     take over a task whose worker gave no sign of life for D (default
                         60s): a worker that died loses its tasks to the others
   --idle-exit D         a worker exits once the queue has been empty, with nothing pending

@@ -22,7 +22,7 @@ type queueOptions struct {
 	enqueue      string        // --enqueue URL: add -i and the arguments, then exit
 	queue        string        // --queue URL: be a worker of the queue
 	status       string        // --queue-status URL: print its counts
-	worker       string        // --worker NAME: the consumer name (default host:pid)
+	worker       string        // --worker NAME: the consumer name (default host:pid:random)
 	claimTimeout time.Duration // --claim-timeout
 	idleExit     time.Duration // --idle-exit
 }
@@ -106,9 +106,18 @@ func queueKey(c *fetch.Client) func(string) string {
 func openQueue(ctx context.Context, s stdio, o *options, c *fetch.Client, flagName, raw string) (*redisq.Queue, error) {
 	var warnOnce sync.Once
 	claim, idle := o.queueOpts.timeouts()
+	// Only a worker reads under its name: opened under it, --enqueue and
+	// --queue-status (given --worker, or a configuration file's "worker")
+	// would take that worker's pending tasks back as its restart does,
+	// resetting their idle time, and a dead worker's would never be
+	// taken over while the status is polled.
+	consumer := ""
+	if flagName == "queue" {
+		consumer = o.queueOpts.worker
+	}
 	q, err := redisq.Open(ctx, raw, redisq.Options{
 		Key:          queueKey(c),
-		Consumer:     o.queueOpts.worker,
+		Consumer:     consumer,
 		ClaimTimeout: claim,
 		IdleExit:     idle,
 		PoolSize:     o.batch.jobs + 8,

@@ -9,6 +9,9 @@
 //	NAME:seen    the set of canonical keys ever queued (the de-duplication)
 //	NAME:done    the count of tasks finished with success
 //	NAME:failed  the count of tasks finished with a failure
+//	NAME:acked:WORKER  the last ids WORKER acknowledged (kept a few
+//	             minutes: a Done retried after its reply was lost knows
+//	             that the first try acknowledged it)
 //
 // and the consumer group "fetch" on the stream. A worker reads new entries
 // with XREADGROUP under its own consumer name; an entry stays pending
@@ -32,7 +35,9 @@ package redisq
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -142,7 +147,10 @@ type Options struct {
 	// Key is the canonical de-duplication key of a URL; every worker of
 	// a queue must use the same. Nil: the URL as written.
 	Key func(url string) string
-	// Consumer is this worker's name in the group (default host:pid).
+	// Consumer is this worker's name in the group (default
+	// host:pid:random: two containers sharing a hostname both run
+	// fetch as pid 1, and a second worker under a live one's name would
+	// take the live one's tasks as its own at Open).
 	Consumer string
 	// ClaimTimeout is how long a task may go without its worker's sign
 	// of life before another worker takes it over (default 1 minute).
@@ -233,9 +241,12 @@ func Open(ctx context.Context, raw string, opt Options) (*Queue, error) {
 	if opt.Key == nil {
 		opt.Key = func(s string) string { return s }
 	}
-	if opt.Consumer == "" {
+	named := opt.Consumer != ""
+	if !named {
 		host, _ := os.Hostname()
-		opt.Consumer = fmt.Sprintf("%s:%d", host, os.Getpid())
+		var r [4]byte
+		rand.Read(r[:])
+		opt.Consumer = fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(r[:]))
 	}
 	if opt.ClaimTimeout <= 0 {
 		opt.ClaimTimeout = time.Minute
@@ -299,8 +310,11 @@ func Open(ctx context.Context, raw string, opt Options) (*Queue, error) {
 	}
 	// A worker restarted under its name takes back at once what it held
 	// when it stopped (another worker would wait for the claim timeout);
-	// its log tells it which of those it had finished.
-	for start := "0"; ; {
+	// its log tells it which of those it had finished. A default name is
+	// new, with nothing to take back: not reading under it keeps
+	// --enqueue and --queue-status from adding a consumer to the group
+	// at every run (XREADGROUP creates the consumer it names).
+	for start := "0"; named; {
 		msgs, err := q.readGroup(ctx, start, 256, -1)
 		if err != nil {
 			q.rdb.Close()
@@ -412,12 +426,21 @@ return added
 })
 
 // doneScript adds the tasks found, then acknowledges, deletes and counts
-// the entry. KEYS: stream, seen, counter. ARGV: group, id, then triples.
+// the entry, and notes its id among this worker's last acknowledged (a
+// retry after a lost reply finds it there: done, not lost). KEYS: stream,
+// seen, counter, acked. ARGV: group, id, the note's lifetime in ms, then
+// triples.
 var doneScript = sync.OnceValue(func() *redis.Script {
-	return redis.NewScript(strings.Replace(addLoop, "FIRST", "3", 1) + `
+	return redis.NewScript(strings.Replace(addLoop, "FIRST", "4", 1) + `
 if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
 	redis.call('XDEL', KEYS[1], ARGV[2])
 	redis.call('INCR', KEYS[3])
+	redis.call('LPUSH', KEYS[4], ARGV[2])
+	redis.call('LTRIM', KEYS[4], 0, 1023)
+	redis.call('PEXPIRE', KEYS[4], ARGV[3])
+	return added
+end
+if redis.call('LPOS', KEYS[4], ARGV[2]) then
 	return added
 end
 return -1 - added
@@ -539,12 +562,15 @@ func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 			return q.lease(msgs[0]), nil
 		}
 		// Nothing new: drained once nothing is pending anywhere (a
-		// pending task may still add more) for IdleExit.
+		// pending task may still add more) for IdleExit. The stream
+		// holds exactly the queued and the pending tasks (Done deletes
+		// what it acknowledges), so its length, in one command, is both:
+		// XPENDING alone missed a task queued since the XREADGROUP.
 		var pending int64
 		err = q.retry(ctx, func(ctx context.Context) error {
-			p, err := q.rdb.XPending(ctx, q.keys.stream, Group).Result()
+			n, err := q.rdb.XLen(ctx, q.keys.stream).Result()
 			if err == nil {
-				pending = p.Count
+				pending = n
 			}
 			return err
 		})
@@ -680,7 +706,8 @@ func (l *Lease) Done(ctx context.Context, found []frontier.Task) error {
 		if !l.ok {
 			counter = l.q.keys.failed
 		}
-		keys := []string{l.q.keys.stream, l.q.keys.seen, counter}
+		keys := []string{l.q.keys.stream, l.q.keys.seen, counter,
+			l.q.keys.stream + ":acked:" + l.q.opt.Consumer}
 		// Found tasks beyond one script call's share go first, through
 		// Add; the last slice goes with the acknowledgement.
 		for len(found) > addBatch {
@@ -689,7 +716,9 @@ func (l *Lease) Done(ctx context.Context, found []frontier.Task) error {
 			}
 			found = found[addBatch:]
 		}
-		args := l.q.taskArgs([]any{Group, l.id}, found)
+		// the note outlives every retry of this Done
+		note := max(2*l.q.opt.RetryFor, 10*time.Minute).Milliseconds()
+		args := l.q.taskArgs([]any{Group, l.id, strconv.FormatInt(note, 10)}, found)
 		var r int
 		err = l.q.retry(ctx, func(ctx context.Context) error {
 			var err error

@@ -1,0 +1,62 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// --queue-status (and --enqueue) with a worker's name (on the command
+// line, or "worker = w1" in a machine's configuration file, which every
+// run reads) opened the queue as that worker: its recovery read
+// (XREADGROUP ... 0) handed w1's pending tasks to w1 again, resetting
+// their idle time. w1 being dead, a status polled more often than
+// --claim-timeout kept its tasks from ever being taken over, and the
+// other workers, seeing them pending, never finished.
+func TestQueueStatusKeepsDeadWorkersTasksIdle(t *testing.T) {
+	addr := os.Getenv("FETCH_REDIS_ADDR")
+	if addr == "" {
+		t.Fatal("FETCH_REDIS_ADDR is not set: run the tests with integration/test.sh, which starts Redis")
+	}
+	user, pw := os.Getenv("FETCH_REDIS_USER"), os.Getenv("FETCH_REDIS_PASSWORD")
+	var b [6]byte
+	rand.Read(b[:])
+	name := "review-status-" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Username: user, Password: pw, DisableIdentity: true})
+	defer rdb.Close()
+	defer rdb.Del(ctx, name, name+":seen", name+":done", name+":failed")
+	if err := rdb.XGroupCreateMkStream(ctx, name, "fetch", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.XAdd(ctx, &redis.XAddArgs{Stream: name, Values: []string{"url", "gopher://h.test/", "depth", "0"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// w1 reads the task and dies
+	if err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "fetch", Consumer: "w1",
+		Streams: []string{name, ">"}, Count: 1, Block: -1}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	const dead = 500 * time.Millisecond
+	time.Sleep(dead)
+	u := &url.URL{Scheme: "redis", Host: addr, Path: "/" + name, User: url.UserPassword(user, pw)}
+	code, out, errs := runFetch(t, "", "--queue-status", u.String(), "--worker", "w1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	p, err := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: name, Group: "fetch", Start: "-", End: "+", Count: 10}).Result()
+	if err != nil || len(p) != 1 {
+		t.Fatalf("pending: %v %v", p, err)
+	}
+	if p[0].Idle < dead || p[0].RetryCount != 1 {
+		t.Errorf("after --queue-status the dead worker's task is idle %v (was %v), delivered %d times", p[0].Idle, dead, p[0].RetryCount)
+	}
+}
