@@ -65,6 +65,10 @@ var (
 	ErrLineTooLong   = errors.New("line from server too long")
 	ErrNotFound      = errors.New("no such resource")
 	ErrAuth          = errors.New("authentication failed")
+	// ErrMaybeDone marks a failure after the request may already have
+	// taken effect (an SMTP message whose final reply was lost): asking
+	// again could repeat it, so Temporary is false.
+	ErrMaybeDone = errors.New("the request may have taken effect")
 	// ErrMaxTime is the cause of a fetch that outlived Options.MaxTime; it
 	// matches ErrTimeout and context.DeadlineExceeded too.
 	ErrMaxTime = errors.New("the time limit for the whole fetch ran out")

@@ -27,7 +27,7 @@ import (
 // asking again does not change: a host name the DNS says does not exist,
 // and a server certificate that does not verify.
 func Temporary(err error) bool {
-	if err == nil || errors.Is(err, ErrCanceled) || overBound(err) {
+	if err == nil || errors.Is(err, ErrCanceled) || errors.Is(err, ErrMaybeDone) || overBound(err) {
 		return false
 	}
 	switch KindOf(err) {

@@ -139,6 +139,9 @@ func (d *Driver) remote(ctx context.Context, req *fetch.Request, fu *URL) (*fetc
 	u := req.URL.Clone()
 	u.Scheme = "ftp"
 	u.Port = 0
+	// ";" is data in a file name, but a bare ";type=" in an ftp: URL is a
+	// typecode (and any other bare ";" is refused there): kept as data.
+	u.Path = strings.ReplaceAll(u.Path, ";", "%3B")
 	next := *req // the same per-request inputs (a resume offset) for the ftp URL
 	next.URL = u
 	return req.Client.Do(ctx, &next)

@@ -123,7 +123,16 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 	}
 	resp, err := w.CloseWithResponse()
 	if err != nil {
-		return fail("DATA", "", err)
+		var se *smtp.SMTPError
+		_, ferr := fail("DATA", "", err)
+		var fe *fetch.Error
+		if !errors.As(err, &se) && errors.As(ferr, &fe) {
+			// The final dot may have reached the server, which may have
+			// queued the message: never a failure to retry (a second
+			// copy), whatever cut the reply short.
+			fe.Err = fmt.Errorf("%w (%w: the message may have been sent)", fe.Err, fetch.ErrMaybeDone)
+		}
+		return "", ferr
 	}
 	_ = c.Quit()
 	return "250 " + resp.StatusText, nil
