@@ -431,6 +431,12 @@ func RedactedText(raw string) string {
 	// The URL as Parse reads it: without the white space, "<...>" and
 	// "URL:" around it, which would otherwise read as its scheme.
 	s, off := urlUnwrap(raw)
+	if len(s) > 4 && strings.EqualFold(s[:4], "URL:") {
+		// A "URL:" prefix urlUnwrap kept ("URL: <ftp://u:pw@h/>", a
+		// wrapper after the prefix): "URL" is no scheme of a login,
+		// but what follows the prefix may hold one.
+		return raw[:off+4] + RedactedText(s[4:]) + raw[off+len(s):]
+	}
 	return raw[:off] + redactedURL(s) + raw[off+len(s):]
 }
 

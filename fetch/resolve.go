@@ -14,7 +14,8 @@ import "strings"
 //     slash) is replaced by ref; then "xxx/../" and "/." are removed,
 //     where xxx, ".." and "." are complete segments.
 //
-// An empty ref is the base itself and "#frag" the base with that
+// An empty ref is the base itself, "?search" the base's whole path with
+// that search part (RFC 1808 §5.1), and "#frag" the base with that
 // fragment; the base's own fragment never carries over. A "?search" in
 // the base is not searched for slashes, and dot segments are removed
 // only before the "?". The result is parsed by Parse and fails as it does
@@ -63,6 +64,11 @@ func resolveWith(reg *Registry, base *URL, ref string) (*URL, error) {
 		}
 	} else {
 		dir := body[:strings.LastIndexByte(body[:limit], '/')+1]
+		if r[0] == '?' {
+			// RFC 1808 §5.1, RFC 3986 §5.4.1: "?y" keeps the whole
+			// path and replaces only the search part.
+			dir = body[:limit]
+		}
 		if b.Slashes && !b.HasPath {
 			joined = ctx[:pathStart] + "/" + dir + r
 		} else {

@@ -147,10 +147,14 @@ func urlScanBare(text string, i int) (string, int) {
 		i = k
 	}
 	s := b.String()
-	open := strings.IndexByte(s, '(') >= 0 // trimming never takes a "("
+	// A ")" goes when it closes no "(" of the URL ("(see URL:x:/a/(b))").
+	open := strings.Count(s, "(") - strings.Count(s, ")")
 	for s != "" {
 		last := s[len(s)-1]
-		if strings.IndexByte(".,;:!?'\"", last) >= 0 || (last == ')' && !open) {
+		if strings.IndexByte(".,;:!?'\"", last) >= 0 || (last == ')' && open < 0) {
+			if last == ')' {
+				open++
+			}
 			s = s[:len(s)-1]
 			continue
 		}
