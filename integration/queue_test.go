@@ -88,6 +88,7 @@ func (w *worker) wait(t *testing.T) {
 		}
 	case <-time.After(5 * time.Minute):
 		w.cmd.Process.Kill()
+		<-done // its output copied whole before anyone reads it
 		t.Errorf("worker %s did not finish", w.name)
 	}
 }
@@ -413,7 +414,12 @@ func TestQueueTakenOver(t *testing.T) {
 		t.Errorf("a still fetched %s a minute after b took it over", u)
 	}
 	t.Logf("a stopped %v after the takeover", time.Since(took))
+	// b finishes it as a worker's Done does: acknowledged and deleted
+	// (a worker is drained once the stream is empty).
 	if err := rdb.XAck(ctx, stream, "fetch", pend[0].ID).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.XDel(ctx, stream, pend[0].ID).Err(); err != nil {
 		t.Fatal(err)
 	}
 	a.wait(t)
