@@ -132,13 +132,22 @@ func TestLoginIACDoubled(t *testing.T) {
 }
 
 // TestLineSafetyBeforeConnect: a decoded CR, LF or NUL in the user or the
-// password is refused (exit 4) before anything is dialled (RFC 1738 §6).
+// password is refused (exit 4) before anything is dialled (RFC 1738 §6),
+// and so is any other control character: typed as keystrokes, the remote
+// terminal acts on it (^U erases the line, so "alice^Uroot" logs in as
+// root; ^H and DEL erase, ^C interrupts, ^D ends input), as the rlogin
+// hand-off refuses it.
 func TestLineSafetyBeforeConnect(t *testing.T) {
 	for _, u := range []string{
 		"telnet://us%0Der:pass@127.0.0.1:2323/",
 		"telnet://us%0Aer@127.0.0.1:2323/",
 		"telnet://user:s3cr%00et@127.0.0.1:2323/",
 		"telnet://user:s3cr%0D%0Aet@127.0.0.1:2323/",
+		"telnet://alice%15root:pw@127.0.0.1:2323/",
+		"telnet://alice%08%08%08%08%08root@127.0.0.1:2323/",
+		"telnet://alice%7Froot@127.0.0.1:2323/",
+		"telnet://alice:s3cr%03et@127.0.0.1:2323/",
+		"telnet://alice:s3cr%04et@127.0.0.1:2323/",
 	} {
 		dialled := false
 		d := dialFunc(func(ctx context.Context, network, addr string) (net.Conn, error) {
