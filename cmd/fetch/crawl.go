@@ -133,12 +133,9 @@ func (s *scope) inScope(parent *fetch.URL, link string, depth int) bool {
 			return false
 		}
 	}
-	if !s.o.spanHosts {
-		if u.Scheme != parent.Scheme || !strings.EqualFold(u.Host, parent.Host) ||
-			u.PortOr(s.reg.DefaultPort(u.Scheme)) != parent.PortOr(s.reg.DefaultPort(parent.Scheme)) {
-			s.outOfScope.Add(1)
-			return false
-		}
+	if !s.o.spanHosts && !s.sameServer(u, parent) {
+		s.outOfScope.Add(1)
+		return false
 	}
 	if len(s.o.include) > 0 {
 		ok := false
@@ -206,11 +203,17 @@ func (l *links) withPassword(link string) string {
 		return link
 	}
 	u, err := l.s.reg.Parse(link)
-	if err != nil || u.HasPassword || !u.HasUser || u.User != p.User || u.Scheme != p.Scheme ||
-		!strings.EqualFold(u.Host, p.Host) ||
-		u.PortOr(l.s.reg.DefaultPort(u.Scheme)) != p.PortOr(l.s.reg.DefaultPort(p.Scheme)) {
+	if err != nil || u.HasPassword || !u.HasUser || u.User != p.User || !l.s.sameServer(u, p) {
 		return link
 	}
 	u.Password, u.HasPassword = p.Password, true
 	return u.String()
+}
+
+// sameServer reports whether a and b name one server of one scheme:
+// scheme, host (in any case) and port, a default port as the number it
+// stands for.
+func (s *scope) sameServer(a, b *fetch.URL) bool {
+	return a.Scheme == b.Scheme && strings.EqualFold(a.Host, b.Host) &&
+		a.PortOr(s.reg.DefaultPort(a.Scheme)) == b.PortOr(s.reg.DefaultPort(b.Scheme))
 }

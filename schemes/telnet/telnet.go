@@ -82,24 +82,17 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if err != nil {
 		return nil, err
 	}
-	if v.HasUser {
-		if err := fetch.CheckLine("user", v.User); err != nil {
+	for _, l := range []struct{ part, val string }{{"user", v.User}, {"password", v.Password}} {
+		if err := fetch.CheckLine(l.part, l.val); err != nil {
 			return nil, err
 		}
-	}
-	if v.HasPassword {
-		if err := fetch.CheckLine("password", v.Password); err != nil {
-			return nil, err
-		}
-	}
-	// Typed as keystrokes, any other control character is acted on by
-	// the remote terminal's line discipline (^U erases the line, ^H and
-	// DEL a character, ^C interrupts): the login typed would not be the
-	// one the URL shows.
-	for part, val := range map[string]string{"user": v.User, "password": v.Password} {
-		if strings.ContainsFunc(val, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "telnet", Part: part, Offset: -1,
-				Err: fmt.Errorf("%w: a control character in the URL's %s would be acted on by the remote terminal", fetch.ErrUnsafeLine, part)}
+		// Typed as keystrokes, any other control character is acted on
+		// by the remote terminal's line discipline (^U erases the line,
+		// ^H and DEL a character, ^C interrupts): the login typed would
+		// not be the one the URL shows.
+		if strings.ContainsFunc(l.val, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "telnet", Part: l.part, Offset: -1,
+				Err: fmt.Errorf("%w: a control character in the URL's %s would be acted on by the remote terminal", fetch.ErrUnsafeLine, l.part)}
 		}
 	}
 	raw, err := req.Dial(ctx, req.URL.HostPort(DefaultPort))
