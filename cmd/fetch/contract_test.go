@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -46,37 +45,7 @@ func TestInfoHidesControls(t *testing.T) {
 func TestInfoOnMailtoSendsNothing(t *testing.T) {
 	for _, flag := range [][]string{{"--info"}, {"-C", "5"}} {
 		var sent atomic.Int32
-		addr := serveTCP(t, func(c net.Conn) {
-			r := bufio.NewReader(c)
-			c.Write([]byte("220 fake ESMTP\r\n"))
-			inData := false
-			for {
-				line, err := r.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if inData {
-					if line == ".\r\n" {
-						inData = false
-						sent.Add(1)
-						c.Write([]byte("250 queued\r\n"))
-					}
-					continue
-				}
-				switch v := strings.ToUpper(strings.TrimSpace(line)); {
-				case strings.HasPrefix(v, "EHLO"):
-					c.Write([]byte("250-fake\r\n250 8BITMIME\r\n"))
-				case v == "DATA":
-					inData = true
-					c.Write([]byte("354 go ahead\r\n"))
-				case v == "QUIT":
-					c.Write([]byte("221 bye\r\n"))
-					return
-				default:
-					c.Write([]byte("250 ok\r\n"))
-				}
-			}
-		})
+		addr := smtpCounting(t, "", "queued", &sent)
 		args := append(flag, "--smtp-server", addr, "--from", "me@fetch.test", "--data", "x", "mailto:a@fetch.test")
 		code, _, stderr := runFetch(t, "", args...)
 		if code != 2 || sent.Load() != 0 {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -22,6 +23,12 @@ const controls = "\x1b\x07\r\u009b"
 // recipient with refuse when that is not empty, else accepts the message
 // with the final reply done.
 func smtpReplying(t *testing.T, refuse, done string) string {
+	return smtpCounting(t, refuse, done, nil)
+}
+
+// smtpCounting is smtpReplying counting in sent, when not nil, the
+// messages it accepts.
+func smtpCounting(t *testing.T, refuse, done string, sent *atomic.Int32) string {
 	return serveTCP(t, func(c net.Conn) {
 		r := bufio.NewReader(c)
 		io.WriteString(c, "220 fake ESMTP\r\n")
@@ -34,6 +41,9 @@ func smtpReplying(t *testing.T, refuse, done string) string {
 			if inData {
 				if line == ".\r\n" {
 					inData = false
+					if sent != nil {
+						sent.Add(1)
+					}
 					io.WriteString(c, "250 "+done+"\r\n")
 				}
 				continue
