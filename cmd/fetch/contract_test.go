@@ -54,8 +54,8 @@ func TestInfoOnMailtoSendsNothing(t *testing.T) {
 	}
 }
 
-// writeConfig writes a configuration file and points FETCH_CONFIG at it
-// for runFetchConfig.
+// runFetchConfig runs fetch with --config naming a file that holds
+// config.
 func runFetchConfig(t *testing.T, config string, args ...string) (int, string, string) {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "config")
@@ -63,22 +63,6 @@ func runFetchConfig(t *testing.T, config string, args ...string) (int, string, s
 		t.Fatal(err)
 	}
 	return runFetch(t, "", append([]string{"--config", cfg}, args...)...)
-}
-
-// TestConfigMaxRedirsZero: "max-redirs = 0" in the configuration
-// file means what --max-redirs 0 means, follow none; it followed 20.
-func TestConfigMaxRedirsZero(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/r" {
-			http.Redirect(w, r, "/target", http.StatusFound)
-			return
-		}
-		w.Write([]byte("target"))
-	}))
-	defer srv.Close()
-	if code, out, e := runFetchConfig(t, "max-redirs = 0\n", srv.URL+"/r"); code != 4 {
-		t.Fatalf("max-redirs = 0 in the file: exit %d %q %s, want 4 as --max-redirs 0", code, out, e)
-	}
 }
 
 // TestConfigOutputFlagsYield: a configuration file's remote-name

@@ -305,6 +305,11 @@ func TestMaxRedirsZeroFollowsNone(t *testing.T) {
 	if code, _, e := runFetch(t, "", "--max-redirs", "0", srv.URL+"/r"); code != 4 {
 		t.Fatalf("--max-redirs 0: exit %d %s", code, e)
 	}
+	// the configuration file's "max-redirs = 0" means the same (it
+	// followed 20)
+	if code, out, e := runFetchConfig(t, "max-redirs = 0\n", srv.URL+"/r"); code != 4 {
+		t.Fatalf("max-redirs = 0 in the file: exit %d %q %s, want 4 as --max-redirs 0", code, out, e)
+	}
 }
 
 func TestConfigFileDoesNotOverrideShortFlags(t *testing.T) {
