@@ -75,8 +75,9 @@ var commandLineOnly = map[string]bool{
 	// a queue's run: from the file, "fetch URL" would enqueue or print
 	// the queue's counts rather than fetch, and every batch be a worker
 	"enqueue": true, "queue": true, "queue-status": true,
-	// the runs that fetch nothing
-	"parse": true, "base": true,
+	// the runs that fetch nothing, and the one that shows a URL's
+	// metadata instead of its document (which no batch can do)
+	"parse": true, "base": true, "info": true,
 }
 
 // exclusiveFlags pairs each flag with those it cannot go with. One of

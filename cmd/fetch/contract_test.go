@@ -107,14 +107,14 @@ func TestConfigNoProgressYieldsToFlag(t *testing.T) {
 }
 
 // TestConfigDefaultsDoNotBreakParse: the file's defaults for a
-// fetch (remote-name, info) do not make --parse or --base, which fetch
-// nothing, usage errors.
+// fetch (remote-name, continue-at) do not make --parse or --base, which
+// fetch nothing, usage errors.
 func TestConfigDefaultsDoNotBreakParse(t *testing.T) {
 	if code, _, e := runFetchConfig(t, "remote-name = yes\n", "--parse", "http://h/x"); code != 0 {
 		t.Errorf("--parse with remote-name in the file: exit %d: %s", code, e)
 	}
-	if code, _, e := runFetchConfig(t, "info = yes\n", "--base", "http://h/x", "y"); code != 0 {
-		t.Errorf("--base with info in the file: exit %d: %s", code, e)
+	if code, _, e := runFetchConfig(t, "C = -\n", "--base", "http://h/x", "y"); code != 0 {
+		t.Errorf("--base with C in the file: exit %d: %s", code, e)
 	}
 	if code, _, _ := runFetch(t, "", "--parse", "-O", "http://h/x"); code != 2 {
 		t.Errorf("--parse -O on the command line: exit %d, want 2", code)
@@ -188,6 +188,9 @@ func TestConfigCannotChooseTheRun(t *testing.T) {
 		"queue-status = redis://127.0.0.1:1/q",
 		"queue = redis://127.0.0.1:1/q",
 		"parse = yes",
+		// metadata instead of the document: from the file, every batch
+		// was a usage error ("--info ... do not go with a batch")
+		"info = yes",
 	} {
 		code, out, e := runFetchConfig(t, line+"\n", "file://"+src)
 		if code != 2 || !strings.Contains(e, "is for the command line") {

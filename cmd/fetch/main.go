@@ -292,7 +292,7 @@ func (o *options) check() error {
 	if len(o.outputs) > len(o.urls) {
 		return fmt.Errorf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), len(o.urls))
 	}
-	if o.resume == "-" && !o.remoteName && !template && (len(o.outputs) < len(o.urls) || slices.Contains(o.outputs, "-")) {
+	if o.resume == "-" && !o.parse && o.base == "" && !o.remoteName && !template && (len(o.outputs) < len(o.urls) || slices.Contains(o.outputs, "-")) {
 		return errors.New("-C - continues an output file: give -o FILE (one per URL) or -O")
 	}
 	if o.parse && o.base != "" {
