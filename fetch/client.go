@@ -234,6 +234,7 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 		res.Document.Body = &guardedBody{
 			ReadCloser: res.Document.Body,
 			max:        req.Options.MaxSize,
+			announced:  res.Document.Size - res.Document.Offset,
 			cancel:     cancel,
 			ctx:        ctx,
 			url:        res.URL,
@@ -266,14 +267,38 @@ func (c *Client) checkPort(req *Request, target *URL) error {
 // when the body is closed.
 type guardedBody struct {
 	io.ReadCloser
-	max    int64
-	n      int64
-	cancel context.CancelFunc
-	ctx    context.Context // the fetch's: why it ended explains a failed read
-	url    *URL            // named in errors (redacted only then: most bodies read without one)
+	max int64
+	n   int64
+	// announced is what the server said the body holds (the document's
+	// Size less its Offset), negative when it said nothing: a body
+	// announced over max fails at its first read, before a byte of it
+	// is written anywhere, and --info, which reads none, still shows it.
+	announced int64
+	cancel    context.CancelFunc
+	ctx       context.Context // the fetch's: why it ended explains a failed read
+	url       *URL            // named in errors (redacted only then: most bodies read without one)
+}
+
+// tooLarge is the error for a body over the limit; more says why, if
+// not empty.
+func (b *guardedBody) tooLarge(more string) error {
+	return &Error{Kind: KindPolicy, Op: "read", URL: b.url.Redacted(), Offset: -1, Setting: "Options.MaxSize",
+		Err: fmt.Errorf("%w (%d bytes)%s", ErrTooLarge, b.max, more)}
+}
+
+// announcedTooLarge reports a body whose announced size is over the limit
+// before any of it has been read.
+func (b *guardedBody) announcedTooLarge() error {
+	if b.max > 0 && b.n == 0 && b.announced > b.max {
+		return b.tooLarge(fmt.Sprintf(": the server announced %d", b.announced))
+	}
+	return nil
 }
 
 func (b *guardedBody) Read(p []byte) (int, error) {
+	if err := b.announcedTooLarge(); err != nil {
+		return 0, err
+	}
 	// At most one byte past the bound, to tell an end there from more
 	// (compared so that a bound of math.MaxInt64 does not overflow).
 	if b.max > 0 && int64(len(p))-1 > b.max-b.n {
@@ -284,8 +309,7 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 	if b.max > 0 && b.n > b.max {
 		over := int(b.n - b.max)
 		b.n = b.max
-		return n - over, &Error{Kind: KindPolicy, Op: "read", URL: b.url.Redacted(), Offset: -1, Setting: "Options.MaxSize",
-			Err: fmt.Errorf("%w (%d bytes)", ErrTooLarge, b.max)}
+		return n - over, b.tooLarge("")
 	}
 	if err != nil && err != io.EOF {
 		err = streamError(b.ctx, b.url.Redacted(), "read", err)
@@ -300,6 +324,9 @@ func (b *guardedBody) WriteToFile(f *os.File, max int64) (int64, error) {
 	fw, ok := b.ReadCloser.(FileWriter)
 	if !ok {
 		return 0, errNoSplice
+	}
+	if err := b.announcedTooLarge(); err != nil {
+		return 0, err
 	}
 	if b.max > 0 && (max < 0 || max > b.max-b.n) {
 		max = b.max - b.n

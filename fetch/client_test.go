@@ -12,13 +12,18 @@ import (
 
 // recorder is a driver that records the request it was given.
 type recorder struct {
-	got  *Request
-	body string
+	got     *Request
+	body    string
+	unsized bool // the document's Size is unknown (-1), not len(body)
 }
 
 func (r *recorder) Fetch(_ context.Context, req *Request) (*Result, error) {
 	r.got = req
-	return &Result{Kind: KindDocument, Document: &Document{Body: io.NopCloser(strings.NewReader(r.body)), Size: int64(len(r.body))}}, nil
+	size := int64(len(r.body))
+	if r.unsized {
+		size = -1
+	}
+	return &Result{Kind: KindDocument, Document: &Document{Body: io.NopCloser(strings.NewReader(r.body)), Size: size}}, nil
 }
 
 func TestFetchDispatchesAndDropsFragment(t *testing.T) {
@@ -113,28 +118,39 @@ func TestPolicyBeforeDriver(t *testing.T) {
 	}
 }
 
+// TestMaxSize: a body of unknown size is cut at the limit, with a policy
+// error; one announced over the limit fails before its first byte.
 func TestMaxSize(t *testing.T) {
-	c := NewClient(Options{MaxSize: 10})
-	c.Register("http", &recorder{body: strings.Repeat("a", 25)})
-	res, err := c.Fetch(context.Background(), "http://h/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Close()
-	b, err := io.ReadAll(res.Document.Body)
-	if !errors.Is(err, ErrTooLarge) || KindOf(err) != KindPolicy {
-		t.Fatalf("err = %v", err)
-	}
-	if len(b) != 10 {
-		t.Fatalf("read %d bytes past the limit", len(b))
+	for _, tc := range []struct {
+		unsized bool
+		want    int
+	}{{true, 10}, {false, 0}} {
+		c := NewClient(Options{MaxSize: 10})
+		c.Register("http", &recorder{body: strings.Repeat("a", 25), unsized: tc.unsized})
+		res, err := c.Fetch(context.Background(), "http://h/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(res.Document.Body)
+		res.Close()
+		if !errors.Is(err, ErrTooLarge) || KindOf(err) != KindPolicy {
+			t.Fatalf("unsized %v: err = %v", tc.unsized, err)
+		}
+		if len(b) != tc.want {
+			t.Errorf("unsized %v: read %d bytes, want %d", tc.unsized, len(b), tc.want)
+		}
+		if !tc.unsized && !strings.Contains(err.Error(), "announced 25") {
+			t.Errorf("the error does not give the size announced: %v", err)
+		}
 	}
 
 	c2 := NewClient(Options{MaxSize: 10})
 	c2.Register("http", &recorder{body: strings.Repeat("a", 10)})
-	res, err = c2.Fetch(context.Background(), "http://h/")
+	res, err := c2.Fetch(context.Background(), "http://h/")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer res.Close()
 	if b, err := io.ReadAll(res.Document.Body); err != nil || len(b) != 10 {
 		t.Fatalf("exactly the limit: %d bytes, %v", len(b), err)
 	}

@@ -221,8 +221,9 @@ func TestConfigFile(t *testing.T) {
 	os.WriteFile(cfg, []byte("max-size = 2\n"), 0o644)
 	src := filepath.Join(t.TempDir(), "s")
 	os.WriteFile(src, []byte("four"), 0o644)
-	if code, _, e := runFetch(t, "", "--config", cfg, "file://"+src); code != 4 {
-		t.Fatalf("config max-size ignored: exit %d: %s", code, e)
+	// A size known over the limit: not a byte goes to standard output.
+	if code, out, e := runFetch(t, "", "--config", cfg, "file://"+src); code != 4 || out != "" {
+		t.Fatalf("config max-size ignored: exit %d, stdout %q: %s", code, out, e)
 	}
 	// The command line overrides the file.
 	if code, _, e := runFetch(t, "", "--config", cfg, "--max-size", "10", "file://"+src); code != 0 {
