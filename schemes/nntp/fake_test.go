@@ -37,6 +37,8 @@ type fake struct {
 	caps        []string // reader-mode capabilities; nil: CAPABILITIES is unknown (500)
 	transitCaps []string // capabilities before MODE READER when modeSwitch
 	modeSwitch  bool     // starts in transit mode: reader commands get 500 until MODE READER
+	transitSays string   // the reply to a reader command in transit mode ("401 MODE-READER"); "": 500
+	modeSays    string   // the reply to MODE READER instead of switching ("502 no reading here"); "": 200
 	user, pass  string   // AUTHINFO credentials
 	authAll     bool     // every reader command needs AUTHINFO
 	noOver      bool     // OVER is unknown (500)
@@ -213,7 +215,9 @@ func (c *fakeConn) command(line string) bool {
 		c.block(strings.Join(append([]string{"VERSION 2"}, caps...), "\r\n") + "\r\n")
 		return false
 	case "MODE":
-		if strings.EqualFold(arg, "READER") {
+		if strings.EqualFold(arg, "READER") && f.modeSays != "" {
+			c.printf("%s", f.modeSays)
+		} else if strings.EqualFold(arg, "READER") {
 			c.reader = true
 			c.group = nil
 			c.printf("200 reader mode")
@@ -240,6 +244,10 @@ func (c *fakeConn) command(line string) bool {
 		return false
 	}
 	if !c.reader {
+		if f.transitSays != "" {
+			c.printf("%s", f.transitSays)
+			return false
+		}
 		c.printf("500 What?")
 		return false
 	}

@@ -93,7 +93,7 @@ func (s *session) greet(ctx context.Context) error {
 			return err
 		}
 		if code != 200 && code != 201 {
-			return s.replyErr("MODE READER", "", code, text)
+			return s.modeErr(code, text)
 		}
 	}
 	return nil
@@ -173,11 +173,35 @@ func (s *session) modeReader(ctx context.Context) (int, string, error) {
 	return code, text, nil
 }
 
+// modeErr is the error for a MODE READER that failed. RFC 3977 §5.3 gives
+// 502 one meaning, reading service permanently unavailable, so it says so
+// rather than guess at a cause.
+func (s *session) modeErr(code int, text string) error {
+	if code == 502 {
+		return &fetch.Error{Kind: fetch.KindServer, Op: "MODE READER", Offset: -1, Code: code, Reply: clip(text),
+			Err: fmt.Errorf("%w: the server does not permit reading news (reading service permanently unavailable)", fetch.ErrAuth)}
+	}
+	return s.replyErr("MODE READER", "", code, text)
+}
+
+// capLabel is the capability label a 401 reply names, its first word
+// (RFC 3977 §3.2.1), in upper case as caps keeps them.
+func capLabel(text string) string {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToUpper(clip(f[0]))
+}
+
 // do sends a command and reads its status line. A 480 makes it
-// authenticate and retry (RFC 4643 §2.1); a 500 or 502 before any group is
-// selected, from a server not known to be in reader mode, makes it try
-// MODE READER and retry (a transit-mode server does not know reader
-// commands). Other replies are the caller's to judge.
+// authenticate and retry (RFC 4643 §2.1); a 401 MODE-READER makes it send
+// MODE READER and retry (RFC 3977 §5.3: a transit server that knows reader
+// commands but wants the switch first), and any other 401 is an error; a
+// 500 or 502 before any group is selected, from a server not known to be
+// in reader mode, makes it try MODE READER and retry (a transit-mode
+// server that does not know reader commands). Each of these happens at
+// most once on a connection. Other replies are the caller's to judge.
 func (s *session) do(ctx context.Context, op string, parts ...wire.Part) (int, string, error) {
 	for {
 		if err := s.send(ctx, op, parts...); err != nil {
@@ -191,6 +215,22 @@ func (s *session) do(ctx context.Context, op string, parts ...wire.Part) (int, s
 		case code == 480 && !s.authTried:
 			if err := s.authenticate(ctx, op, code, text); err != nil {
 				return 0, "", err
+			}
+			continue
+		case code == 401:
+			// MODE READER once on a connection: a second 401 would
+			// have it go round. After a GROUP the server was reading
+			// already, and the switch would lose the group, so a 401
+			// then is the server's own confusion, reported as it is.
+			if capLabel(text) != "MODE-READER" || s.modeTried || s.selected {
+				return 0, "", s.replyErr(op, "", code, text)
+			}
+			mc, mt, err := s.modeReader(ctx)
+			if err != nil {
+				return 0, "", err
+			}
+			if mc != 200 && mc != 201 {
+				return 0, "", s.modeErr(mc, mt)
 			}
 			continue
 		case (code == 500 || code == 502) && !s.reader && !s.modeTried && !s.selected:
@@ -417,6 +457,19 @@ func (s *session) replyErr(op, part string, code int, text string) error {
 		cause = fmt.Errorf("%w: access denied", fetch.ErrAuth)
 	case 400:
 		cause = errors.New("the news service is not available")
+	case 401:
+		// RFC 3977 §3.2.1: the client must first use the capability the
+		// reply names.
+		switch label := capLabel(text); {
+		case label == "MODE-READER" && s.modeTried:
+			cause = errors.New("the server still wants MODE READER, which was sent on this connection already")
+		case label == "MODE-READER" && s.selected:
+			cause = errors.New("the server wants MODE READER after a group was selected, which the switch would lose")
+		case label == "":
+			cause = errors.New("the server wants the connection's state changed first and names no capability")
+		default:
+			cause = fmt.Errorf("the server wants its %s capability used before this command, and this client does not use it", label)
+		}
 	case 500:
 		cause = errors.New("the server does not know the command")
 	case 501:
