@@ -5,6 +5,10 @@
 // a listing of file: URLs. Any other host is not reachable by the file
 // scheme itself; classic clients (Mosaic, Lynx) retried such URLs over
 // FTP, and Config.FTPFallback does the same.
+//
+// A directory of more than 1,048,576 entries is refused with
+// fetch.ErrTooLarge, as the FTP, Gopher and NNTP drivers refuse a listing
+// of more lines than that.
 package file
 
 import (
@@ -81,7 +85,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	if st.IsDir() {
 		defer f.Close()
-		return list(req, f, fu.Path)
+		return list(ctx, req, f, fu.Path)
 	}
 	if off := req.Offset; off > 0 {
 		if off > st.Size() {
@@ -185,11 +189,46 @@ func mimeType(name string, br *bufio.Reader) string {
 	return http.DetectContentType(head)
 }
 
+// maxDirEntries bounds the entries of one directory listing, as the FTP,
+// Gopher and NNTP drivers bound a listing's lines: a directory of millions
+// of names, or a network file system that never ends one, would otherwise
+// take memory without end. A variable so that a test can lower it.
+var maxDirEntries = 1 << 20
+
+// dirChunk is how many entries list asks the directory for at a time.
+const dirChunk = 1024
+
+// readDir reads the entries of the directory f, a chunk at a time, and
+// stops with fetch.ErrTooLarge at one more than maxDirEntries, or when ctx
+// ends (--max-time).
+func readDir(ctx context.Context, req *fetch.Request, f *os.File) ([]fs.DirEntry, error) {
+	var des []fs.DirEntry
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "list", Offset: -1, Err: fmt.Errorf("%w: %w", fetch.ErrTimeout, err)}
+		}
+		// Never more than one entry past the bound: enough to tell a
+		// directory over it from one at it.
+		chunk, err := f.ReadDir(min(dirChunk, maxDirEntries+1-len(des)))
+		des = append(des, chunk...)
+		if len(des) > maxDirEntries {
+			return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "list", Part: "path", Offset: -1,
+				Err: fmt.Errorf("%w: a directory listing is limited to %d entries", fetch.ErrTooLarge, maxDirEntries)}
+		}
+		if err == io.EOF {
+			return des, nil
+		}
+		if err != nil {
+			return nil, openError(req, err)
+		}
+	}
+}
+
 // list reads a directory into a listing of file: URLs.
-func list(req *fetch.Request, f *os.File, dir string) (*fetch.Result, error) {
-	des, err := f.ReadDir(-1)
+func list(ctx context.Context, req *fetch.Request, f *os.File, dir string) (*fetch.Result, error) {
+	des, err := readDir(ctx, req, f)
 	if err != nil {
-		return nil, openError(req, err)
+		return nil, err
 	}
 	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
 	if !strings.HasSuffix(dir, "/") {

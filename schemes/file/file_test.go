@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -200,4 +201,56 @@ func TestShrunkFileIsTruncated(t *testing.T) {
 	if got < res.Document.Size && !errors.Is(err, fetch.ErrTruncated) {
 		t.Errorf("read %d of the %d bytes announced, then err = %v: want an error wrapping fetch.ErrTruncated", got, res.Document.Size, err)
 	}
+}
+
+// TestDirBound: a directory of more entries than maxDirEntries is refused
+// as an over-long FTP or Gopher listing is (fetch.ErrTooLarge, kind
+// policy, the bound named), and one of exactly that many is listed whole
+// and in order. The bound is lowered so that the test makes about a
+// thousand files at most; the larger bound is one past a chunk, so the
+// directory is read in more than one.
+func TestDirBound(t *testing.T) {
+	old := maxDirEntries
+	t.Cleanup(func() { maxDirEntries = old })
+	for _, bound := range []int{10, dirChunk + 1} {
+		maxDirEntries = bound
+		dir := t.TempDir()
+		for i := range bound {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", i)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		u := "file://" + fetch.Escape(dir, "/") + "/"
+		c := client(Config{})
+		res, err := c.Fetch(context.Background(), u)
+		if err != nil {
+			t.Fatalf("bound %d, a directory of %d entries: %v", bound, bound, err)
+		}
+		if n := len(res.Listing.Entries); n != bound {
+			t.Fatalf("bound %d: %d entries listed, want %d", bound, n, bound)
+		}
+		for i, e := range res.Listing.Entries {
+			if want := fmt.Sprintf("f%05d", i); e.Name != want {
+				t.Fatalf("bound %d: entry %d is %q, want %q (sorted by name)", bound, i, e.Name, want)
+			}
+		}
+
+		if err := os.WriteFile(filepath.Join(dir, "one more"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err = c.Fetch(context.Background(), u)
+		want := fmt.Sprintf("limited to %d entries", bound)
+		if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(err.Error(), want) {
+			t.Fatalf("bound %d, a directory of %d entries: listing of %d, err %v (kind %v); want %v of kind policy saying %q",
+				bound, bound+1, entries(res), err, fetch.KindOf(err), fetch.ErrTooLarge, want)
+		}
+	}
+}
+
+// entries is the number of entries res lists, for a failure's message.
+func entries(res *fetch.Result) int {
+	if res == nil || res.Listing == nil {
+		return 0
+	}
+	return len(res.Listing.Entries)
 }
