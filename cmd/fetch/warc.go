@@ -136,6 +136,7 @@ func maskedCommandLine(args []string) string {
 type warcRecord struct {
 	t   *warc.Transfer
 	reg *fetch.Registry
+	u   *fetch.URL // the request's: the target when nothing was fetched
 	res *fetch.Result
 	eof *eofBody
 }
@@ -152,20 +153,22 @@ func beginWARC(o *options, c *fetch.Client, req *fetch.Request) *warcRecord {
 	}
 	t := o.warc.w.Begin(req.URL.Scheme, req.URL.Redacted(), next)
 	req.Capture, req.Tracer = t, t
-	return &warcRecord{t: t, reg: c.Registry()}
+	return &warcRecord{t: t, reg: c.Registry(), u: req.URL}
 }
 
 // warcTarget is the WARC-Target-URI of what was fetched: u's canonical
 // form (RFC 1630's equivalence, as a crawl's seen set keys URLs: escapes
 // of unreserved characters decoded, no default port, a gopher path "1"
-// the empty one), without the fragment, which no server is sent, and with
-// a password masked as Redacted masks it.
+// the empty one), without the fragment, which no server is sent, and
+// without a password.
 func warcTarget(reg *fetch.Registry, u *fetch.URL) string {
 	c := u.Clone()
 	c.Fragment, c.HasFragment = "", false
-	if c.HasPassword && c.Password != "" {
-		c.Password = "****"
-	}
+	// Without the password, not with it masked: the target is a URI a
+	// replay tool looks up and may dereference, and "user:****@" would
+	// log in as user with the password "****". The user stays: an FTP
+	// user's files are that user's resource.
+	c.Password, c.HasPassword = "", false
 	k := reg.Key(c)
 	if !c.Slashes {
 		k = fetch.RedactedText(k)
@@ -193,7 +196,7 @@ func (r *warcRecord) end(o *options, errp *error) {
 		return
 	}
 	failure := *errp
-	final, ctype := "", ""
+	final, ctype := warcTarget(r.reg, r.u), ""
 	if res := r.res; res != nil {
 		final = warcTarget(r.reg, res.URL)
 		switch {

@@ -53,6 +53,11 @@ func TestWARCCommand(t *testing.T) {
 	if !strings.Contains(all[2], "Content-Type: text/x-file-control-conversation") {
 		t.Errorf("metadata: %q", all[2])
 	}
+	// The target is a URI without the password, not one with a
+	// made-up password.
+	if !strings.Contains(all[3], "WARC-Target-URI: ftp://user@127.0.0.1:") {
+		t.Errorf("failure record's target: %q", all[3])
+	}
 	if !strings.Contains(all[3], "WARC-Type: metadata") || !strings.Contains(all[3], "* fetch failed: ") || !strings.Contains(all[3], "text/x-ftp-control-conversation") {
 		t.Errorf("failure record: %q", all[3])
 	}
