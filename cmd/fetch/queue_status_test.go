@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -58,5 +59,47 @@ func TestQueueStatusKeepsDeadWorkersTasksIdle(t *testing.T) {
 	}
 	if p[0].Idle < dead || p[0].RetryCount != 1 {
 		t.Errorf("after --queue-status the dead worker's task is idle %v (was %v), delivered %d times", p[0].Idle, dead, p[0].RetryCount)
+	}
+}
+
+// A worker that finishes (the queue drained, --idle-exit passed) leaves
+// no consumer in the group: under its default name, new at every run,
+// the group grew by one consumer per worker run for ever, and XINFO
+// CONSUMERS listed every worker that had ever run.
+func TestConsumerDeletedWhenWorkerExits(t *testing.T) {
+	addr := os.Getenv("FETCH_REDIS_ADDR")
+	if addr == "" {
+		t.Fatal("FETCH_REDIS_ADDR is not set: run the tests with integration/test.sh, which starts Redis")
+	}
+	user, pw := os.Getenv("FETCH_REDIS_USER"), os.Getenv("FETCH_REDIS_PASSWORD")
+	var b [6]byte
+	rand.Read(b[:])
+	name := "review-leave-" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Username: user, Password: pw, DisableIdentity: true})
+	defer rdb.Close()
+	defer rdb.Del(ctx, name, name+":seen", name+":done", name+":failed")
+	src := filepath.Join(t.TempDir(), "doc.txt")
+	if err := os.WriteFile(src, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u := &url.URL{Scheme: "redis", Host: addr, Path: "/" + name, User: url.UserPassword(user, pw)}
+	if code, out, errs := runFetch(t, "", "--enqueue", u.String(), "file://"+src); code != 0 {
+		t.Fatalf("--enqueue: exit %d: %s%s", code, out, errs)
+	}
+	code, out, errs := runFetch(t, "", "--queue", u.String(), "--idle-exit", "0.3", "-q",
+		"-O", "--output-dir", t.TempDir())
+	if code != 0 {
+		t.Fatalf("worker: exit %d: %s%s", code, out, errs)
+	}
+	if n, _ := rdb.Get(ctx, name+":done").Int(); n != 1 {
+		t.Fatalf("the worker finished %d tasks, want 1", n)
+	}
+	cs, err := rdb.XInfoConsumers(ctx, name, "fetch").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 0 {
+		t.Errorf("after the worker exited the group has consumers %v", cs)
 	}
 }

@@ -20,7 +20,12 @@
 // leases fresh while it works (XCLAIM ... JUSTID resets their idle time,
 // for as long as they are still its own); entries of a worker that died go
 // idle, and after the claim timeout any other worker takes them over with
-// XAUTOCLAIM. Done is one Lua script:
+// XAUTOCLAIM. A worker that leaves with nothing pending (drained, or
+// stopped with every lease Done) deletes its consumer from the group, and
+// a worker that takes a task over deletes the consumers of workers gone
+// for longer than the claim timeout once nothing is pending with them:
+// without that, the group kept a consumer for every run of every worker
+// (the default name is new at each run). Done is one Lua script:
 // the tasks found are added (SADD to the seen set, XADD when new), the
 // entry acknowledged, deleted from the stream and counted, all at once, so
 // a worker killed at any point leaves either the whole step or none of it.
@@ -183,6 +188,7 @@ type Queue struct {
 	mu         sync.Mutex
 	emptySince time.Time // when Next first found the queue empty with nothing pending; zero otherwise
 	closed     bool
+	joined     bool             // this consumer may be in the group: Open or Next read under its name
 	recovered  []redis.XMessage // this consumer's tasks left pending by its previous run
 	claimFrom  string           // where the next XAUTOCLAIM scan of the pending list starts
 
@@ -228,7 +234,52 @@ func (q *Queue) claim(ctx context.Context) ([]redis.XMessage, error) {
 	q.mu.Lock()
 	q.claimFrom = from
 	q.mu.Unlock()
+	if len(msgs) > 0 {
+		// A worker has died (or stalled): once the last of its tasks
+		// is taken over, its consumer is an empty name in the group.
+		// A failure costs only that name, kept until the next try.
+		q.forget(ctx, "")
+	}
 	return msgs, nil
+}
+
+// forgetScript deletes the group's consumers that have no pending entry
+// and either are ARGV[3] or have been idle (no read, claim or keep-alive
+// under their name) for ARGV[2] ms at least, and reports how many it
+// deleted. The check and the deletion are one step: a consumer that
+// still owns an entry is never deleted, since XGROUP DELCONSUMER would
+// drop the entry from the pending list and no worker would ever take it
+// over. A live worker's consumer deleted while it has nothing pending
+// costs nothing: its next read creates it again. KEYS: stream. ARGV:
+// group, idle time in ms, a consumer to delete whatever its idle time
+// ("" for none).
+var forgetScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
+local n = 0
+for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+	local f = {}
+	for i = 1, #c, 2 do
+		f[c[i]] = c[i+1]
+	end
+	if f['pending'] == 0 and (f['name'] == ARGV[3] or f['idle'] >= tonumber(ARGV[2])) then
+		redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], f['name'])
+		n = n + 1
+	end
+end
+return n
+`)
+})
+
+// forget runs forgetScript once, within a few seconds: the idle time is
+// the claim timeout, after which a consumer's tasks are the others' to
+// take anyway. It is housekeeping, not worth a retry or an error: a
+// consumer left behind is deleted by the next worker that takes a task
+// over or leaves.
+func (q *Queue) forget(ctx context.Context, self string) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	forgetScript().Run(ctx, q.rdb, []string{q.keys.stream}, Group,
+		strconv.FormatInt(q.opt.ClaimTimeout.Milliseconds(), 10), self)
 }
 
 // Open connects to the queue at raw, creating its stream and group when
@@ -314,6 +365,7 @@ func Open(ctx context.Context, raw string, opt Options) (*Queue, error) {
 	// new, with nothing to take back: not reading under it keeps
 	// --enqueue and --queue-status from adding a consumer to the group
 	// at every run (XREADGROUP creates the consumer it names).
+	q.joined = named
 	for start := "0"; named; {
 		msgs, err := q.readGroup(ctx, start, 256, -1)
 		if err != nil {
@@ -516,6 +568,7 @@ func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 		}
 		q.mu.Lock()
 		closed := q.closed
+		q.joined = true
 		var mine *redis.XMessage
 		if len(q.recovered) > 0 {
 			mine = &q.recovered[0]
@@ -625,7 +678,12 @@ func (q *Queue) lease(m redis.XMessage) *Lease {
 }
 
 // Close implements frontier.Frontier: leases not Done stay pending and are
-// taken over by other workers after the claim timeout.
+// taken over by other workers after the claim timeout. A worker that has
+// nothing pending leaves the group: its consumer is deleted (and so are
+// those of workers gone for longer than the claim timeout with nothing
+// pending), so that the group does not grow by a consumer at every run.
+// One that still holds a lease keeps its consumer, which owns the lease's
+// entry until another worker takes it over.
 func (q *Queue) Close() error {
 	q.mu.Lock()
 	if q.closed {
@@ -634,7 +692,11 @@ func (q *Queue) Close() error {
 	}
 	q.closed = true
 	close(q.closing)
+	joined := q.joined
 	q.mu.Unlock()
+	if joined {
+		q.forget(context.Background(), q.opt.Consumer)
+	}
 	return q.rdb.Close()
 }
 
