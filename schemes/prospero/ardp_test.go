@@ -418,3 +418,79 @@ func TestReplyPastBound(t *testing.T) {
 		t.Errorf("err = %v (kind %v), want a size refusal (exit 4) naming the bound", err, k)
 	}
 }
+
+// TestRedirectFollowed: a server that answers with a redirect (ARDP
+// option 4, as dirsrv's ardp_redirect sends) has the request sent to the
+// server it names, as a new exchange, and that server's reply is the
+// reply; a redirect's port goes through the port policy.
+func TestRedirectFollowed(t *testing.T) {
+	b := newFake(t, func(req string) string { return "ANSWERED BY B\n" }).start()
+	a := newFake(t, nil)
+	a.redirect = b.in.LocalAddr().(*net.UDPAddr)
+	a.start()
+	s := testSession(t, a, 10*time.Second)
+	var traced []string
+	s.trace = func(_ fetch.Direction, l string) { traced = append(traced, l) }
+	got, err := s.do(context.Background(), []byte("X\n"))
+	if err != nil || string(got) != "ANSWERED BY B\n" {
+		t.Fatalf("%q, %v", got, err)
+	}
+	if len(a.requests()) != 1 || len(b.requests()) != 1 || b.requests()[0] != "X\n" {
+		t.Errorf("A heard %q, B heard %q; want the request once each", a.requests(), b.requests())
+	}
+	if !strings.Contains(strings.Join(traced, "\n"), "redirected the request to "+b.Addr) {
+		t.Errorf("the redirect is not traced: %q", traced)
+	}
+
+	// The port policy decides whether the redirect is followed.
+	c := newFake(t, func(string) string { return "SHOULD NOT BE ASKED\n" }).start()
+	a2 := newFake(t, nil)
+	a2.redirect = c.in.LocalAddr().(*net.UDPAddr)
+	a2.start()
+	s = testSession(t, a2, 10*time.Second)
+	refused := errors.New("port refused by the test's policy")
+	s.allow = func(port int) error { return refused }
+	if _, err := s.do(context.Background(), []byte("X\n")); !errors.Is(err, refused) {
+		t.Errorf("a refused redirect: %v", err)
+	}
+	if n := len(c.requests()); n != 0 {
+		t.Errorf("the refused server was sent %d requests", n)
+	}
+}
+
+// TestRedirectLoop: two servers naming each other end the exchange after
+// maxRedirects, with an error, not for ever.
+func TestRedirectLoop(t *testing.T) {
+	a, b := newFake(t, nil), newFake(t, nil)
+	a.redirect, b.redirect = b.in.LocalAddr().(*net.UDPAddr), a.in.LocalAddr().(*net.UDPAddr)
+	a.start()
+	b.start()
+	s := testSession(t, a, 10*time.Second)
+	_, err := s.do(context.Background(), []byte("X\n"))
+	if err == nil || !strings.Contains(err.Error(), "redirects") || fetch.KindOf(err) != fetch.KindServer {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(a.requests()) + len(b.requests()); n != maxRedirects+1 {
+		t.Errorf("%d requests sent, want %d", n, maxRedirects+1)
+	}
+}
+
+// TestRedirectUnreachable: a redirect to an address the socket cannot
+// reach (off loopback from a loopback socket) or that is no server is an
+// error naming it, and nothing is sent there.
+func TestRedirectUnreachable(t *testing.T) {
+	for _, to := range []*net.UDPAddr{
+		{IP: net.IPv4(192, 0, 2, 1), Port: 1525},
+		{IP: net.IPv4zero, Port: 1525},
+		{IP: net.IPv4(127, 0, 0, 1), Port: 0},
+	} {
+		a := newFake(t, nil)
+		a.redirect = to
+		a.start()
+		s := testSession(t, a, 10*time.Second)
+		_, err := s.do(context.Background(), []byte("X\n"))
+		if err == nil || !strings.Contains(err.Error(), to.IP.String()) || fetch.KindOf(err) != fetch.KindServer {
+			t.Errorf("redirect to %v: err = %v", to, err)
+		}
+	}
+}

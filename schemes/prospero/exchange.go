@@ -28,6 +28,11 @@ const (
 	// packet between them: each restarts the idle timeout, so a server
 	// repeating one could otherwise hold an exchange open for ever.
 	maxWaits = 8
+	// maxRedirects bounds the servers one exchange is sent on to
+	// (ARDP option 4), as HTTP redirects are bounded: two servers
+	// naming each other would otherwise pass the request back and forth
+	// for ever.
+	maxRedirects = 4
 )
 
 // session is one client UDP socket, on which a fetch sends its requests
@@ -47,6 +52,9 @@ type session struct {
 	max   int // largest reply, octets
 	trace func(fetch.Direction, string)
 	stop  func() bool
+	// allow applies the port policy to a server a redirect names; nil
+	// allows every port (tests).
+	allow func(port int) error
 }
 
 // openSession opens the socket for talking to server. A loopback server
@@ -129,7 +137,7 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 	var lastBad error
 	bad, waits := 0, 0
 	var lastWait uint16 // the server's last request to wait, seconds
-	heard := false
+	heard, redirects := false, 0
 	buf := make([]byte, maxDatagram)
 	for !ra.complete() {
 		limit := s.idle
@@ -192,8 +200,23 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 		case optRefused:
 			return nil, exchangeError(fetch.KindServer, "the server refused the request (ARDP option 1)")
 		case optRedirect:
-			return nil, exchangeError(fetch.KindServer, "the server redirected the request to %v:%d; redirects are not followed",
-				net.IP(p.Redirect[:4]), binary.BigEndian.Uint16(p.Redirect[4:]))
+			// The request goes to the server named instead, as a new
+			// exchange: a new connection id, nothing received yet.
+			to := &net.UDPAddr{IP: net.IP(p.Redirect[:4]).To16(), Port: int(binary.BigEndian.Uint16(p.Redirect[4:]))}
+			if redirects++; redirects > maxRedirects {
+				return nil, exchangeError(fetch.KindServer, "more than %d redirects (the last to %v)", maxRedirects, to)
+			}
+			if err := s.redirect(to); err != nil {
+				return nil, err
+			}
+			cid, ra = cidSource(), newReassembly(s.max)
+			heard, lastWait, waits, bad, lastBad = false, 0, 0, 0, nil
+			rto = s.rto
+			lastHeard, nextRetry = now, now.Add(rto)
+			if err := send(EncodeRequest(cid, 0, request)); err != nil {
+				return nil, s.netErr(ctx, err)
+			}
+			continue
 		}
 		heard = true
 		if p.HasWait && p.Wait > 0 && waits < maxWaits {
@@ -233,6 +256,28 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 		}
 	}
 	return ra.bytes(), nil
+}
+
+// redirect makes to the session's server, after the port policy, when
+// this session's socket can reach it: a socket bound to loopback reaches
+// only loopback, and a redirect names an IPv4 address.
+func (s *session) redirect(to *net.UDPAddr) error {
+	switch {
+	case to.IP.IsUnspecified() || to.IP.IsMulticast() || to.IP.Equal(net.IPv4bcast) || to.Port == 0:
+		return exchangeError(fetch.KindServer, "the server redirected the request to %v, which is no server", to)
+	case s.server.IP.To4() == nil:
+		return exchangeError(fetch.KindServer, "the server redirected the request to %v, an IPv4 address, from IPv6", to)
+	case s.server.IP.IsLoopback() != to.IP.IsLoopback():
+		return exchangeError(fetch.KindServer, "the server at %v redirected the request to %v, which this socket cannot reach", s.server, to)
+	}
+	if s.allow != nil {
+		if err := s.allow(to.Port); err != nil {
+			return err
+		}
+	}
+	s.trace(fetch.DirInfo, fmt.Sprintf("ardp: %v redirected the request to %v", s.server, to))
+	s.server = to
+	return nil
 }
 
 func (s *session) netErr(ctx context.Context, err error) error {

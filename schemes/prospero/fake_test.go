@@ -38,6 +38,9 @@ type fakeServer struct {
 	ignoreAcks int
 	// loseRequests drops this many new requests, as if lost on the way.
 	loseRequests int
+	// redirect, when set, answers every new request with ARDP option 4
+	// naming it (ardp_redirect), from the port the request came in on.
+	redirect *net.UDPAddr
 
 	mu       sync.Mutex
 	received [][]byte      // every datagram from the client
@@ -137,6 +140,17 @@ func (f *fakeServer) handle(b []byte, from *net.UDPAddr) {
 	}
 	text := string(b[int(b[0]&0x3f):])
 	f.reqs = append(f.reqs, text)
+	if to := f.redirect; to != nil {
+		p := make([]byte, 19)
+		p[0] = 19
+		binary.BigEndian.PutUint16(p[1:], cid)
+		p[12] = optRedirect
+		copy(p[13:17], to.IP.To4())
+		binary.BigEndian.PutUint16(p[17:], uint16(to.Port))
+		f.log = append(f.log, logLine("server", p))
+		f.in.WriteToUDP(p, from)
+		return
+	}
 	if f.raw != nil {
 		for _, d := range f.raw {
 			f.out.WriteToUDP(d, from)

@@ -248,6 +248,7 @@ func (d *Driver) open(ctx context.Context, req *fetch.Request) (*session, error)
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "open UDP socket", Offset: -1, Err: err}
 	}
 	s.first = dialTimeout(req)
+	s.allow = func(port int) error { return req.CheckPort(req.URL.Scheme, port) }
 	return s, nil
 }
 
