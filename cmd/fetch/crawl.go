@@ -79,8 +79,8 @@ type scope struct {
 	reg    *fetch.Registry
 	gopher map[string]bool
 	// links not followed: out of scope (host, scheme, patterns), too
-	// deep, past --max-urls
-	outOfScope, tooDeep, overMax atomic.Int64
+	// deep, past --max-urls, found while the queue was full (queueCap)
+	outOfScope, tooDeep, overMax, overQueue atomic.Int64
 }
 
 func newScope(o *crawlOptions, reg *fetch.Registry) *scope {
@@ -174,7 +174,8 @@ func (l *links) visit(e fetch.Entry) {
 	if l == nil || l.err != nil || !l.s.follows(e) || !l.s.inScope(l.parent, e.URL, l.depth+1) {
 		return
 	}
-	l.found = append(l.found, frontier.Task{URL: l.withPassword(e.URL), Depth: l.depth + 1})
+	link := l.s.withoutFragment(e.URL)
+	l.found = append(l.found, frontier.Task{URL: l.withPassword(link), Depth: l.depth + 1})
 	if len(l.found) >= linkBatch && l.flush != nil {
 		l.err = l.flush(l.found)
 		l.found = l.found[:0]
@@ -187,6 +188,24 @@ func (l *links) flushErr() error {
 		return nil
 	}
 	return l.err
+}
+
+// withoutFragment is link without its fragment. A fragment names a part
+// of the document for its reader and is never sent to the server (RFC
+// 1630; Client.Do drops it), so "h/a", "h/a#x" and "h/a#y" are one
+// document, queued once under one URL. The fragment is the one the
+// scheme's parser finds: a gopher selector's "#" is data, and a menu
+// writes it as %23.
+func (s *scope) withoutFragment(link string) string {
+	if strings.IndexByte(link, '#') < 0 {
+		return link // no fragment to find: spare a listing's every link a parse
+	}
+	u, err := s.reg.Parse(link)
+	if err != nil || !u.HasFragment {
+		return link
+	}
+	u.Fragment, u.HasFragment = "", false
+	return u.String()
 }
 
 // withPassword is link with the parent's password when the parent has one

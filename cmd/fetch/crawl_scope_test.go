@@ -209,3 +209,43 @@ func TestLinksCarryParentPassword(t *testing.T) {
 		t.Errorf("a parent without a password gave %q", got)
 	}
 }
+
+// TestCrawlFragmentOnce: a fragment is never sent to a server (RFC 1630),
+// so links that differ only in it name one document. A menu linking
+// "doc#x", "doc#y" and "doc" had the document fetched, written and logged
+// three times; a seed with a fragment and a menu's link to it without one,
+// twice. A gopher selector's "#" is data (a menu writes it as %23): that
+// document is fetched with it.
+func TestCrawlFragmentOnce(t *testing.T) {
+	port, hits := serveGopher(t, func(port int) map[string]string {
+		doc := fmt.Sprintf("gopher://127.0.0.1:%d/0/doc", port)
+		return map[string]string{
+			"": fmt.Sprintf("1Home\t\t127.0.0.1\t%d\r\n", port) +
+				fmt.Sprintf("hPart x\tURL:%s#x\t127.0.0.1\t%d\r\n", doc, port) +
+				fmt.Sprintf("hPart y\tURL:%s#y\t127.0.0.1\t%d\r\n", doc, port) +
+				fmt.Sprintf("0Whole\t/doc\t127.0.0.1\t%d\r\n", port) +
+				fmt.Sprintf("0Hash\t/a#b\t127.0.0.1\t%d\r\n.\r\n", port),
+			"/doc": "hello\r\n",
+			"/a#b": "a selector with a hash\r\n",
+		}
+	})
+	out := t.TempDir()
+	logName := filepath.Join(out, "log")
+	code, _, stderr := runFetch(t, "", "-r", "-j", "2", "--output-dir", out, "--log", logName, "-q",
+		fmt.Sprintf("gopher://127.0.0.1:%d/#top", port))
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	_, all := readLog(t, logName)
+	var urls []string
+	for _, l := range all {
+		urls = append(urls, l.URL)
+		if strings.Contains(l.URL, "#") && !strings.HasSuffix(l.URL, "/#top") {
+			t.Errorf("a link was queued with its fragment: %s", l.URL)
+		}
+	}
+	if hits("") != 1 || hits("/doc") != 1 || hits("/a#b") != 1 || len(all) != 3 {
+		t.Errorf("the menu was asked for %d times, the document %d, the selector with a hash %d; %d URLs logged, want 1, 1, 1 and 3: %v",
+			hits(""), hits("/doc"), hits("/a#b"), len(all), urls)
+	}
+}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -185,6 +188,99 @@ func TestCrawlFlagsNeedRecursive(t *testing.T) {
 			if code != 2 || out != "" || !strings.Contains(e, args[0]+" goes with --recursive") {
 				t.Errorf("%v: exit %d, out %q, stderr %q", a, code, out, e)
 			}
+		}
+	}
+}
+
+// lowQueueCap lowers the crawl's queue bound for a test.
+func lowQueueCap(t *testing.T, n int) {
+	old := queueCap
+	queueCap = n
+	t.Cleanup(func() { queueCap = old })
+}
+
+// TestCrawlQueueBoundHolds: links found while the queue holds queueCap
+// tasks are counted, not queued, however many listings offer them; the
+// first time is a warning (none with -q) and a policy failure.
+func TestCrawlQueueBoundHolds(t *testing.T) {
+	lowQueueCap(t, 5)
+	for _, quiet := range []bool{false, true} {
+		var stderr strings.Builder
+		o := &options{quiet: quiet}
+		m := frontier.NewMemory(func(s string) string { return s })
+		b := &batch{o: o, s: stdio{err: &stderr}, adder: m, queuedNow: m.Len, scope: newScope(&o.crawl, schemes.Registry())}
+		offer := func(from, n int) {
+			var found []frontier.Task
+			for i := range n {
+				found = append(found, frontier.Task{URL: fmt.Sprintf("gopher://example.org/0/f%d", from+i), Depth: 1})
+			}
+			if err := b.addFound(t.Context(), found); err != nil {
+				t.Fatal(err)
+			}
+		}
+		offer(0, 3)
+		offer(3, 20)
+		offer(23, 20)
+		if m.Len() != 5 || b.scope.overQueue.Load() != 38 {
+			t.Errorf("quiet %v: %d queued and %d left out, want 5 and 38", quiet, m.Len(), b.scope.overQueue.Load())
+		}
+		warned := strings.Count(stderr.String(), "queue holds 5 URLs")
+		if b.worst.Load() != int64(fetch.KindPolicy.ExitCode()) || quiet && warned != 0 || !quiet && warned != 1 {
+			t.Errorf("quiet %v: status %d and %d warnings: %q", quiet, b.worst.Load(), warned, stderr.String())
+		}
+		if s := b.crawlSummary(); !strings.Contains(s, "38 over the queue's bound of 5") {
+			t.Errorf("quiet %v: the summary says %q", quiet, s)
+		}
+	}
+}
+
+// TestCrawlQueueBoundServer: a server that makes up new links without end
+// (each of its menus links menuLinks menus never seen) grew the crawl's
+// queue without bound when no --max-urls was given. The queue stops at its
+// bound: the links past it are not fetched, the run says so once and in
+// its summary, and exits 4, as for a size bound passed.
+func TestCrawlQueueBoundServer(t *testing.T) {
+	const menuLinks, jobs = 500, 1
+	lowQueueCap(t, 5)
+	addr := serveTCP(t, func(c net.Conn) {
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			return
+		}
+		sel := strings.TrimRight(line, "\r\n")
+		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+		w := bufio.NewWriter(c)
+		for i := range menuLinks {
+			fmt.Fprintf(w, "1Menu %d\t%s/%d\t%s\t%s\r\n", i, sel, i, host, port)
+		}
+		w.WriteString(".\r\n")
+		w.Flush()
+	})
+	for _, quiet := range []bool{false, true} {
+		out := t.TempDir()
+		logName := filepath.Join(out, "log")
+		args := []string{"-r", "--depth", "1", "-j", strconv.Itoa(jobs), "--output-dir", out, "--log", logName, "gopher://" + addr + "/1"}
+		if quiet {
+			args = append(args, "-q")
+		}
+		code, _, stderr := runFetch(t, "", args...)
+		if code != fetch.KindPolicy.ExitCode() {
+			t.Fatalf("quiet %v: exit %d, want 4: %s", quiet, code, stderr)
+		}
+		_, all := readLog(t, logName)
+		queued := len(all) - 1 // the seed's menu aside
+		// The dispatcher leases up to its backlog (64 + 4 a job) ahead of
+		// the workers: those are out of the queue, and room is made.
+		if bound := queueCap + 64 + 4*jobs + jobs; queued > bound {
+			t.Errorf("quiet %v: %d links queued, want at most %d", quiet, queued, bound)
+		}
+		want := fmt.Sprintf("%d over the queue's bound of 5", menuLinks-queued)
+		if !strings.Contains(stderr, want) {
+			t.Errorf("quiet %v: the summary does not say %q: %s", quiet, want, stderr)
+		}
+		warned := strings.Count(stderr, "warning: the crawl's queue holds 5 URLs")
+		if quiet && warned != 0 || !quiet && warned != 1 {
+			t.Errorf("quiet %v: %d warnings: %s", quiet, warned, stderr)
 		}
 	}
 }

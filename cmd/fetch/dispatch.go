@@ -372,42 +372,72 @@ func revoked(ctx context.Context, l frontier.Lease) (context.Context, func() boo
 // took it over.
 var errTakenOver = errors.New("taken over by another worker")
 
-// addFound queues a listing's links, within --max-urls.
+// maxQueued bounds a crawl's queue in memory, the URLs found and not yet
+// fetched, whatever --max-urls says: a server that makes up new links
+// without end (a calendar, a trap) would otherwise grow it until the
+// process is killed. A task with a URL of common length costs 100 to 200
+// bytes (its text, its place in the queue, its digest in the seen set),
+// so the bound is 100 to 200 MB; listings' lines allow URLs of up to
+// 64 KiB, and a server that writes such long ones fills it sooner.
+// Links found while it is full are counted, not queued. A queue shared
+// through Redis is not in this process's memory and has no such bound.
+const maxQueued = 1_000_000
+
+// queueCap is the bound a crawl applies: maxQueued, lowered by tests.
+var queueCap = maxQueued
+
+// addFound queues a listing's links, within --max-urls and within
+// queueCap tasks waiting in the frontier's memory.
 func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 	// The room is read and taken under one lock: workers that finish
 	// listings together would each see the same room and each fill it.
 	b.addMu.Lock()
 	defer b.addMu.Unlock()
-	if maxURLs := b.o.crawl.maxURLs; maxURLs > 0 {
-		// The room is for URLs not seen before: links the frontier
-		// already holds (a menu's link back to its parent) take none
-		// of it, so the links are offered a room's worth at a time
-		// until the room is full or none is left.
-		for len(found) > 0 {
+	// The room is for URLs not seen before: links the frontier already
+	// holds (a menu's link back to its parent) take none of it, so the
+	// links are offered a room's worth at a time until the room is full
+	// or none is left.
+	for len(found) > 0 {
+		take := int64(len(found))
+		if maxURLs := b.o.crawl.maxURLs; maxURLs > 0 {
 			room := max(maxURLs-b.queuedBefore-b.read.Load(), 0)
 			if room == 0 {
 				b.scope.overMax.Add(int64(len(found)))
 				return nil
 			}
-			take := found[:min(room, int64(len(found)))]
-			found = found[len(take):]
-			n, err := b.adder.Add(ctx, take...)
-			b.read.Add(int64(n))
-			if err != nil {
-				return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
-			}
+			take = min(take, room)
 		}
-		return nil
-	}
-	if len(found) == 0 {
-		return nil
-	}
-	n, err := b.adder.Add(ctx, found...)
-	b.read.Add(int64(n))
-	if err != nil {
-		return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
+		if b.queuedNow != nil {
+			room := int64(max(queueCap-b.queuedNow(), 0))
+			if room == 0 {
+				b.queueFull(len(found))
+				return nil
+			}
+			take = min(take, room)
+		}
+		n, err := b.adder.Add(ctx, found[:take]...)
+		b.read.Add(int64(n))
+		if err != nil {
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
+		}
+		found = found[take:]
 	}
 	return nil
+}
+
+// queueFull counts n links left out because the queue holds queueCap
+// tasks. The crawl is then incomplete in a way the user did not ask for
+// (unlike --max-urls): it is a policy refusal, as a size bound passed is
+// (exit 4), so the summary is printed and a script sees the status, and
+// the first time a warning says why.
+func (b *batch) queueFull(n int) {
+	if b.scope.overQueue.Add(int64(n)) > int64(n) {
+		return // said already
+	}
+	b.noteFailure(fetch.KindPolicy.ExitCode())
+	if !b.o.quiet {
+		b.printErr(fmt.Sprintf("fetch: warning: the crawl's queue holds %d URLs, its bound: links found while it is full are not queued (the summary counts them)", queueCap))
+	}
 }
 
 // crawlSummary is what a crawl adds to the batch's summary line.
@@ -423,6 +453,7 @@ func (b *batch) crawlSummary() string {
 		{b.scope.outOfScope.Load(), "links out of scope"},
 		{b.scope.tooDeep.Load(), "beyond --depth " + strconv.Itoa(b.o.crawl.depth)},
 		{b.scope.overMax.Load(), "over --max-urls"},
+		{b.scope.overQueue.Load(), "over the queue's bound of " + strconv.Itoa(queueCap)},
 	} {
 		if c.n > 0 {
 			s += fmt.Sprintf(", %d %s", c.n, c.what)

@@ -374,18 +374,20 @@ Batch (many URLs into files; a rerun with the same --log resumes)
 Crawling (follow what listings link to; see README, "Crawling")
   -r, --recursive       fetch each URL and, from every listing fetched (gopher menus, FTP,
                         file: and Prospero directories, news groups, WAIS results), the
-                        links it holds, once each (by canonical URL); documents are saved,
-                        not parsed for links (no HTML). Files are named by -o TEMPLATE,
-                        default '{host}_{port}/{path}', a listing as .../index; with --log
-                        the crawl's queue and seen set are kept in LOG.frontier, so a rerun
-                        with the same --log resumes a killed crawl and fetches nothing twice
+                        links it holds, once each (by canonical URL, without #fragment);
+                        documents are saved, not parsed for links (no HTML). Files are
+                        named by -o TEMPLATE, default '{host}_{port}/{path}', a listing as
+                        .../index; with --log the crawl's queue and seen set are kept in
+                        LOG.frontier, so a rerun with the same --log resumes a killed crawl
+                        and fetches nothing twice
   --span-hosts          follow links to other hosts and schemes (default: only the same
                         scheme and host:port as the listing)
   --include REGEXP      follow only links whose URL matches (repeatable: any of them)
   --exclude REGEXP      never follow links whose URL matches (repeatable)
   --depth N             follow links at most N steps from the URLs given (default 5; 0
                         fetches only those)
-  --max-urls N          queue at most N URLs in all (default 0: no limit)
+  --max-urls N          queue at most N URLs in all (default 0: no limit; whatever N, a
+                        link found while 1,000,000 URLs wait is not queued: exit 4)
   --follow-types T      gopher item types to follow besides the default ones (0 1 4 5 6 9
                         g I h s d p P M ; : < c e x), e.g. 7,8: never by default 7
                         (search: fetched with --query), 2 (CSO), 8 and T (sessions)

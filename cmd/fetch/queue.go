@@ -89,8 +89,9 @@ func queueErr(flagName string, err error) error {
 }
 
 // queueKey is the de-duplication key every worker of a queue uses: the
-// URL's canonical text (Registry.Key), or the text as given when it does
-// not parse (it fails when fetched, once).
+// URL's canonical text (Registry.Key) without its fragment, which no
+// server is sent (a seed "h/a#top" and a link "h/a" are one document), or
+// the text as given when it does not parse (it fails when fetched, once).
 func queueKey(c *fetch.Client) func(string) string {
 	reg := c.Registry()
 	return func(raw string) string {
@@ -98,6 +99,7 @@ func queueKey(c *fetch.Client) func(string) string {
 		if err != nil {
 			return raw
 		}
+		u.Fragment, u.HasFragment = "", false
 		return reg.Key(u)
 	}
 }
