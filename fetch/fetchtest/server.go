@@ -60,11 +60,12 @@ func (s *Server) accept() {
 			c.Close()
 			return
 		}
-		s.mu.Lock()
-		s.accepted++
-		s.mu.Unlock()
+		// Counted and listed at once: a check that has seen the count
+		// (WaitAccepted) must find the peer too (WaitGone), or it reads
+		// Received before the handler has read what the client sent.
 		p := newPeer(s, c)
 		s.mu.Lock()
+		s.accepted++
 		s.peers = append(s.peers, p)
 		s.mu.Unlock()
 		s.wg.Add(1)
