@@ -571,11 +571,29 @@ func TestSplicedTransfers(t *testing.T) {
 		}
 	})
 	t.Run("over the size limit", func(t *testing.T) {
+		// No size announced (SIZE refused, none in the 150 line): the
+		// splice stops at the limit.
 		s := rfcServer(t)
 		s.add("/f", full)
+		s.hook = func(c *fakeConn, verb, arg string) bool {
+			if verb == "SIZE" {
+				c.reply("502 SIZE not implemented.")
+				return true
+			}
+			return false
+		}
 		got, err := fetchSpliced(t, s, fetch.Options{MaxSize: 1 << 20})
 		if !errors.Is(err, fetch.ErrTooLarge) || len(got) != 1<<20 {
 			t.Fatalf("%d bytes, %v; want exactly the limit and ErrTooLarge", len(got), err)
+		}
+	})
+	t.Run("announced over the size limit", func(t *testing.T) {
+		// SIZE said more than the limit: nothing is written.
+		s := rfcServer(t)
+		s.add("/f", full)
+		got, err := fetchSpliced(t, s, fetch.Options{MaxSize: 1 << 20})
+		if !errors.Is(err, fetch.ErrTooLarge) || len(got) != 0 {
+			t.Fatalf("%d bytes, %v; want none and ErrTooLarge", len(got), err)
 		}
 	})
 	for _, tt := range truncations(full) {
