@@ -387,8 +387,22 @@ const maxQueued = 1_000_000
 var queueCap = maxQueued
 
 // addFound queues a listing's links, within --max-urls and within
-// queueCap tasks waiting in the frontier's memory.
+// queueCap tasks waiting in the frontier's memory. A shared queue's
+// --max-urls is the queue's: the URLs every worker has queued count.
 func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
+	if q, ok := b.adder.(*redisq.Queue); ok && b.o.crawl.maxURLs > 0 {
+		// This process's count would give each worker a room of its
+		// own, and K workers would queue K times the limit. The queue
+		// counts the URLs ever queued and takes the room in the same
+		// step, so no lock here holds it.
+		n, over, err := q.AddWithin(ctx, b.o.crawl.maxURLs, found...)
+		b.read.Add(int64(n))
+		b.scope.overMax.Add(int64(over))
+		if err != nil {
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
+		}
+		return nil
+	}
 	// The room is read and taken under one lock: workers that finish
 	// listings together would each see the same room and each fill it.
 	b.addMu.Lock()

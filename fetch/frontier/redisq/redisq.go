@@ -30,7 +30,9 @@
 // entry acknowledged, deleted from the stream and counted, all at once, so
 // a worker killed at any point leaves either the whole step or none of it.
 // Because acknowledged entries are deleted, the stream holds exactly the
-// queued and the pending tasks.
+// queued and the pending tasks. The seen set only grows, so its size is
+// the count of URLs ever queued: AddWithin holds it to a limit (a crawl's
+// --max-urls across all its workers).
 //
 // The de-duplication key is computed by the client (fetch's canonical URL
 // text), so every worker must use the same key function. The keys are not
@@ -552,6 +554,62 @@ func (q *Queue) Add(ctx context.Context, tasks ...frontier.Task) (int, error) {
 		tasks = tasks[n:]
 	}
 	return total, nil
+}
+
+// addWithinScript queues tasks while the seen set holds fewer keys than
+// a limit, and reports how many it queued and how many new ones it left
+// out for the limit. The count and the additions are one step, so that
+// workers adding at once never pass the limit together. KEYS: stream,
+// seen. ARGV: the limit, then triples.
+var addWithinScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
+local limit = tonumber(ARGV[1])
+local seen = redis.call('SCARD', KEYS[2])
+local added, over = 0, 0
+for i = 2, #ARGV, 3 do
+	if seen < limit then
+		if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
+			redis.call('XADD', KEYS[1], '*', 'url', ARGV[i+1], 'depth', ARGV[i+2])
+			added = added + 1
+			seen = seen + 1
+		end
+	elseif redis.call('SISMEMBER', KEYS[2], ARGV[i]) == 0 then
+		over = over + 1
+	end
+end
+return {added, over}
+`)
+})
+
+// AddWithin is Add under a limit on the whole queue: it queues the tasks
+// whose keys the queue has not seen only while the queue has seen fewer
+// than limit keys (every URL ever queued counts, by any worker, through
+// Add as well), and reports how many it queued and how many new ones it
+// left out. A task already seen takes no room and is not left
+// out. The limit is the caller's, not the queue's: workers given
+// different limits each hold the shared count to their own. Add and
+// Lease.Done, which have no limit, still queue past it.
+func (q *Queue) AddWithin(ctx context.Context, limit int64, tasks ...frontier.Task) (added, over int, err error) {
+	for len(tasks) > 0 {
+		n := min(len(tasks), addBatch)
+		args := q.taskArgs([]any{strconv.FormatInt(limit, 10)}, tasks[:n])
+		var r []int64
+		err = q.retry(ctx, func(ctx context.Context) error {
+			var err error
+			r, err = addWithinScript().Run(ctx, q.rdb, []string{q.keys.stream, q.keys.seen}, args...).Int64Slice()
+			return err
+		})
+		if err == nil && len(r) != 2 {
+			err = fmt.Errorf("the script answered %v, not two counts", r)
+		}
+		if err != nil {
+			return added, over, q.wrap("add", err)
+		}
+		added += int(r[0])
+		over += int(r[1])
+		tasks = tasks[n:]
+	}
+	return added, over, nil
 }
 
 // Next implements frontier.Frontier: a task another worker abandoned

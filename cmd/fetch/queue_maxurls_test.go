@@ -1,0 +1,114 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestQueueMaxURLsIsTheQueues: --max-urls bounds a shared queue's URLs,
+// every worker's together and the seeds --enqueue added among them. Each
+// worker counted only the links it had queued itself, so two workers with
+// --max-urls 10 queued some 20 links besides the seeds.
+func TestQueueMaxURLsIsTheQueues(t *testing.T) {
+	addr := os.Getenv("FETCH_REDIS_ADDR")
+	if addr == "" {
+		t.Fatal("FETCH_REDIS_ADDR is not set: run the tests with integration/test.sh, which starts Redis")
+	}
+	user, pw := os.Getenv("FETCH_REDIS_USER"), os.Getenv("FETCH_REDIS_PASSWORD")
+	var b [6]byte
+	rand.Read(b[:])
+	name := "review-maxurls-" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Username: user, Password: pw, DisableIdentity: true})
+	defer rdb.Close()
+	defer rdb.Del(ctx, name, name+":seen", name+":done", name+":failed")
+
+	// Four directories of 40 files each: 164 URLs to find.
+	const maxURLs = 10
+	src := t.TempDir()
+	var seeds []string
+	for d := range 4 {
+		dir := filepath.Join(src, fmt.Sprintf("d%d", d))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for f := range 40 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", f)), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seeds = append(seeds, "file://"+dir+"/")
+	}
+	u := (&url.URL{Scheme: "redis", Host: addr, Path: "/" + name, User: url.UserPassword(user, pw)}).String()
+	if code, out, errs := runFetch(t, "", append([]string{"--enqueue", u}, seeds...)...); code != 0 {
+		t.Fatalf("--enqueue: exit %d: %s%s", code, out, errs)
+	}
+
+	// The workers run at once, in this process, as runFetch runs one
+	// (--progress: the summary, which counts the links left out).
+	t.Setenv("FETCH_CONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	logs := []string{filepath.Join(t.TempDir(), "w1.log"), filepath.Join(t.TempDir(), "w2.log")}
+	summaries := make([]string, len(logs))
+	var wg sync.WaitGroup
+	for i, logName := range logs {
+		wg.Go(func() {
+			var out, errb bytes.Buffer
+			code := run(ctx, []string{"--queue", u, "--worker", fmt.Sprintf("w%d", i+1), "-r",
+				"--max-urls", strconv.Itoa(maxURLs), "-j", "2", "--idle-exit", "0.5", "--progress",
+				"--log", logName, "--output-dir", filepath.Dir(logName)},
+				stdio{in: strings.NewReader(""), out: &out, err: &errb})
+			if code != 0 {
+				t.Errorf("worker %d: exit %d: %s%s", i+1, code, out.String(), errb.String())
+			}
+			summaries[i] = errb.String()
+		})
+	}
+	wg.Wait()
+
+	fetched := map[string]bool{}
+	for _, logName := range logs {
+		_, all := readLog(t, logName)
+		for _, l := range all {
+			if fetched[l.URL] {
+				t.Errorf("%s fetched twice", l.URL)
+			}
+			fetched[l.URL] = true
+		}
+	}
+	seen, err := rdb.SCard(ctx, name+":seen").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen != maxURLs || len(fetched) != maxURLs {
+		t.Errorf("--max-urls %d with %d seeds enqueued: the queue saw %d URLs and the workers fetched %d",
+			maxURLs, len(seeds), seen, len(fetched))
+	}
+	over := regexp.MustCompile(`(\d+) over --max-urls`)
+	left := 0
+	for _, s := range summaries {
+		if m := over.FindStringSubmatch(s); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			left += n
+		}
+	}
+	if left == 0 {
+		t.Errorf("no worker's summary counts links over --max-urls: %q", summaries)
+	}
+}
