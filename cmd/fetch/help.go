@@ -198,10 +198,14 @@ Flags: --tn3270-program, --allow-port
   wais://host[:port]/database               the same, the words from --query (else asked)
   wais://host[:port]/database/wtype/wpath   a document, retrieved slice by slice; the
                                             wpath is the server's document id, as listed
-  --info on a document URL shows its headline, type and length without retrieving it;
+  wais://host[:port]/database/wtype/length/type=value;...
+                                            a document in Lynx's form (id field by field)
+  -C resumes a document from a byte (a slice starts there); past its end is an error.
+  --info on a document URL shows its headline, type and length; only the first slice is
+  asked for (it tells whether the document exists), and none of it is shown;
   --json listings carry score, length, types and the document id.
 
-Flags: --query, --info, --json, --max-size, -o, -O
+Flags: --query, --info, --json, --max-size, -C, -o, -O
 
   fetch 'wais://127.0.0.1:18210/fetch-test?gopher'
   fetch --query gopher wais://127.0.0.1:18210/fetch-test

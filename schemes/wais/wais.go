@@ -7,6 +7,14 @@
 //	wais://host:port/database                 a database to search
 //	wais://host:port/database?search         a keyword search
 //	wais://host:port/database/wtype/wpath     one document
+//	wais://host:port/database/wtype/length/docid
+//	                                          one document, as Lynx wrote it
+//
+// The last is Lynx's and libwww's form (HTWAIS.c), which RFC 1738's
+// cannot be mistaken for: the document id is written field by field
+// ("2=db;3=0%20812%20/srv/db/x.txt;") and rebuilt into the binary id the
+// server gave; the length is a note (--info shows it), not a bound (see
+// ParseURL).
 //
 // Access algorithm:
 //
@@ -32,6 +40,17 @@
 //     only when the first slice is the last; the metadata (--info) shows
 //     the length and headline a freeWAIS document id implies ("start end
 //     path").
+//   - Request.Offset resumes: the first slice starts there, and the
+//     Document's Offset says so. A slice at the offset that finds nothing
+//     is followed by one for the byte before it: the document ends
+//     exactly at the offset (an empty body) or before it, which fails as
+//     the file and ftp drivers fail (KindServer, "cannot resume at byte
+//     N").
+//   - The first slice is asked for before Fetch returns, --info too: a
+//     document has no other request that tells whether it exists (nor a
+//     size), and the Request does not say that the body will go unread.
+//     What the first slice holds reaches the body, and an archive's
+//     Capture, only when it is read.
 //
 // Listing entries are built as wais://host:port/database/wtype/wpath, the
 // wtype the first type of the header (TEXT when none) and the wpath the
@@ -514,13 +533,28 @@ func MIMEType(wtype string) string {
 }
 
 func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, w *URL) (*fetch.Result, error) {
+	off := req.Offset
+	switch {
+	case off < 0:
+		return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "resume", Offset: -1,
+			Err: fmt.Errorf("negative resume offset %d", off)}
+	case off >= maxPosition:
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "resume", Offset: -1,
+			Err: fmt.Errorf("%w: cannot resume at byte %d: a WAIS request addresses bytes before %d", fetch.ErrTooLarge, off, int64(maxPosition))}
+	}
 	s, err := d.dial(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	b := &body{s: s, db: w.Database, docid: []byte(w.WPath), wtype: w.WType, chunk: int64(d.cfg.ChunkSize)}
-	if err := b.fetchChunk(); err != nil {
+	b := &body{s: s, db: w.Database, docid: []byte(w.WPath), wtype: w.WType, chunk: int64(d.cfg.ChunkSize), next: off}
+	err = b.fetchChunk()
+	if err == nil && off > 0 && b.done && len(b.buf) == 0 {
+		err = b.reaches(off)
+	}
+	if err != nil || b.done {
 		s.conn.Close()
+	}
+	if err != nil {
 		return nil, err
 	}
 	var rc io.ReadCloser = b
@@ -531,15 +565,18 @@ func (d *Driver) retrieve(ctx context.Context, req *fetch.Request, w *URL) (*fet
 			io.Closer
 		}{req.CapturePayload(b, s.conn.RemoteAddr()), b}
 	}
-	doc := &fetch.Document{Body: rc, MIMEType: MIMEType(w.WType), Size: -1, Meta: map[string]string{
+	doc := &fetch.Document{Body: rc, MIMEType: MIMEType(w.WType), Size: -1, Offset: off, Meta: map[string]string{
 		"wais-database": w.Database,
 		"wais-type":     w.WType,
 		"wais-docid":    fetch.Escape(w.WPath, ""),
 	}}
 	if b.done && b.err == nil {
-		doc.Size = int64(len(b.buf)) // the first slice was the whole document
+		doc.Size = off + int64(len(b.buf)) // the first slice was the rest of the document
 	}
 	describeDocID(doc, b.docid)
+	if _, ok := doc.Meta["length"]; !ok && w.Lynx {
+		doc.Meta["length"] = strconv.FormatInt(w.Length, 10)
+	}
 	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
 }
 
@@ -558,13 +595,46 @@ type body struct {
 	closed atomic.Bool
 }
 
-// fetchChunk asks for the slice at b.next and keeps its text.
+// fetchChunk asks for the slice at b.next and keeps its text; done is
+// set when the server says it was the last.
 func (b *body) fetchChunk() error {
 	start, end := b.next, min(b.next+b.chunk, maxPosition)
 	if start >= maxPosition {
 		return &fetch.Error{Kind: fetch.KindPolicy, Op: "retrieve", Offset: -1,
 			Err: fmt.Errorf("%w: the document goes on past byte %d, the last a WAIS request can address", fetch.ErrTooLarge, start)}
 	}
+	text, last, err := b.slice(start, end)
+	if err != nil {
+		return err
+	}
+	b.buf, b.next, b.done = text, end, last
+	return nil
+}
+
+// reaches checks that the document holds byte off-1, when a retrieval
+// resumed at off found nothing there. A server answers a slice starting
+// at the document's end as it answers one past it, with "out of range"
+// and no text (freeWAIS-sf), so the byte before the offset tells a local
+// copy that is already whole from one longer than the document, which is
+// no part of it (as the file and ftp drivers refuse a resume past the
+// end).
+func (b *body) reaches(off int64) error {
+	b.s.req.Trace(fetch.DirInfo, fmt.Sprintf("nothing at byte %d: asking for the byte before it, to tell the document's end from a shorter document", off))
+	text, _, err := b.slice(off-1, off)
+	if err != nil {
+		return err
+	}
+	if len(text) == 0 {
+		return &fetch.Error{Kind: fetch.KindServer, Op: "resume", Offset: -1,
+			Err: fmt.Errorf("cannot resume at byte %d: the document ends before it", off)}
+	}
+	return nil
+}
+
+// slice asks for bytes [start, end) of the document: their text, and
+// whether the server said the document ends there (the "out of range"
+// diagnostic, or fewer bytes than asked for).
+func (b *body) slice(start, end int64) (text []byte, last bool, err error) {
 	// A slice's response holds the slice and a little framing: anything
 	// much larger is refused before it is read.
 	b.s.max = min(b.s.max, int(b.chunk)*2+64<<10)
@@ -577,21 +647,20 @@ func (b *body) fetchChunk() error {
 	}
 	resp, err := b.s.exchange("retrieve", apdu.NewRetrieval(b.db, b.docid, wtype, start, end))
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	var info apdu.ResponseInfo
 	if resp.Info != nil {
 		info = *resp.Info
 	}
-	var text []byte
 	for _, t := range info.Texts {
 		if len(t.DocID) > 0 && !bytes.Equal(t.DocID, b.docid) {
-			return b.s.readErr("retrieve", fmt.Errorf("%w: the text returned belongs to another document", apdu.ErrMalformed))
+			return nil, false, b.s.readErr("retrieve", fmt.Errorf("%w: the text returned belongs to another document", apdu.ErrMalformed))
 		}
 		text = append(text, t.Text...)
 	}
 	if int64(len(text)) > end-start {
-		return b.s.readErr("retrieve", fmt.Errorf("%w: %d bytes returned for a slice of %d", apdu.ErrMalformed, len(text), end-start))
+		return nil, false, b.s.readErr("retrieve", fmt.Errorf("%w: %d bytes returned for a slice of %d", apdu.ErrMalformed, len(text), end-start))
 	}
 	outOfRange := false
 	for _, dg := range info.Diagnostics {
@@ -599,18 +668,12 @@ func (b *body) fetchChunk() error {
 			outOfRange = true
 			continue
 		}
-		return b.s.diagErr("retrieve", dg)
+		return nil, false, b.s.diagErr("retrieve", dg)
 	}
 	if len(info.Texts) == 0 && !outOfRange {
-		return b.s.readErr("retrieve", fmt.Errorf("%w: a retrieval response with neither text nor diagnostic", apdu.ErrMalformed))
+		return nil, false, b.s.readErr("retrieve", fmt.Errorf("%w: a retrieval response with neither text nor diagnostic", apdu.ErrMalformed))
 	}
-	b.buf = text
-	b.next = end
-	if outOfRange || int64(len(text)) < end-start {
-		b.done = true
-		b.s.conn.Close()
-	}
-	return nil
+	return text, outOfRange || int64(len(text)) < end-start, nil
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -628,6 +691,9 @@ func (b *body) Read(p []byte) (int, error) {
 			b.done, b.err = true, err
 			b.s.conn.Close()
 			return 0, err
+		}
+		if b.done {
+			b.s.conn.Close() // the server is not held while the last slice is read
 		}
 	}
 	n := copy(p, b.buf)

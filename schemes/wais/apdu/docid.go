@@ -19,7 +19,8 @@ const (
 )
 
 // DocID is a document id in freeWAIS's layout. Document ids are opaque
-// to clients: this form is only read to describe one, never to rebuild it.
+// to clients: this form is only read to describe one, never to rebuild it
+// (a Lynx-style URL names an id field by field: AppendDocIDField).
 type DocID struct {
 	Fields map[int]string
 }
@@ -48,6 +49,14 @@ func AppendDocID(b []byte, fields map[int]string) []byte {
 		}
 	}
 	return appendNum(b, DocIDCopyright, 0)
+}
+
+// AppendDocIDField writes one field of a document id: its tag and the
+// length of v as compressed integers, then v. A document id written as
+// its fields (Lynx's URLs: "2=db;3=0 0 /path;") comes back byte for byte
+// when each is written in turn.
+func AppendDocIDField(b []byte, tag int, v []byte) []byte {
+	return appendTLV(b, tag, v)
 }
 
 // LocalID is the local id a freeWAIS server puts in its document ids,
