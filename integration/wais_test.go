@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes/wais"
+	"github.com/fetchproject/fetch/schemes/wais/apdu"
 )
 
 // waisCollection generates the served collection afresh and returns the
@@ -195,5 +197,65 @@ func TestWAISCommand(t *testing.T) {
 	code, out, _ = runCLI(t, "", "--query", "hello", "wais://"+addr+"/fetch-test")
 	if code != 0 || !strings.Contains(string(out), "hello.txt") {
 		t.Fatalf("--query: exit %d, %q", code, out)
+	}
+}
+
+// TestWAISResumeAndLynxURL: against the server, a document resumed at an
+// offset (-C) is the file's tail, and the same document named in Lynx's
+// URL form (db/wtype/length/type=value;...) is the whole file.
+func TestWAISResumeAndLynxURL(t *testing.T) {
+	wantServer(t, "wais")
+	addr := serverAddr(t, "FETCH_WAIS_ADDR")
+	dir := t.TempDir()
+	if out, err := exec.Command("../testdata/harness/wais/gen-collection.sh", dir).CombinedOutput(); err != nil {
+		t.Fatalf("gen-collection.sh: %v: %s", err, out)
+	}
+	file, err := os.ReadFile(filepath.Join(dir, "fetch-test", "long.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := gopherClient(fetch.Options{})
+	l := waisSearch(t, c, "wais://"+addr+"/fetch-test?long")
+	if len(l.Entries) != 1 {
+		t.Fatalf("search for long: %+v", l.Entries)
+	}
+	e := l.Entries[0]
+
+	const offset = 100_001 // within a slice, not at its start
+	u, err := c.Parse(e.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Do(context.Background(), &fetch.Request{URL: u, Offset: offset})
+	if err != nil {
+		t.Fatalf("%s from %d: %v", e.URL, offset, err)
+	}
+	sum, n, err := sha256Of(res.Document.Body)
+	res.Close()
+	tail := sha256.Sum256(file[offset:])
+	if err != nil || res.Document.Offset != offset || sum != hex.EncodeToString(tail[:]) {
+		t.Errorf("%s from %d: offset %d, %d bytes (want %d), %v; the tail differs: %v",
+			e.URL, offset, res.Document.Offset, n, len(file)-offset, err, sum != hex.EncodeToString(tail[:]))
+	}
+
+	// Lynx's form: the document id written field by field, in order.
+	w, err := wais.ParseURL(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := apdu.ParseDocID([]byte(w.WPath))
+	if !ok {
+		t.Fatalf("%s: the document id is not freeWAIS's", e.URL)
+	}
+	var fields strings.Builder
+	for tag := apdu.DocIDOriginalServer; tag <= apdu.DocIDCopyright; tag++ {
+		if v, ok := id.Fields[tag]; ok {
+			fmt.Fprintf(&fields, "%d=%s;", tag, fetch.Escape(v, "/"))
+		}
+	}
+	lynx := fmt.Sprintf("wais://%s/fetch-test/%s/%d/%s", addr, w.WType, len(file), fields.String())
+	whole := sha256.Sum256(file)
+	if got := fetchSHA(t, c, lynx); got != hex.EncodeToString(whole[:]) {
+		t.Errorf("%s: SHA-256 %s, the file's %x", lynx, got, whole)
 	}
 }
