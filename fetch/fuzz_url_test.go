@@ -48,8 +48,13 @@ func FuzzParse(f *testing.F) {
 		}
 		u, err := testParse(raw)
 		if err != nil {
-			if _, ok := err.(*Error); !ok {
+			e, ok := err.(*Error)
+			if !ok {
 				t.Fatalf("Parse(%q) error %T is not *Error", raw, err)
+			}
+			// The offset indexes the URL the error shows, password masked.
+			if e.Offset < 0 || e.Offset > len(e.URL) {
+				t.Fatalf("Parse(%q): offset %d outside %q", raw, e.Offset, e.URL)
 			}
 			return
 		}

@@ -31,7 +31,9 @@ import (
 // own changes nobody else's parser.
 //
 // Every failure is an *Error of kind KindMalformed with the URL part at
-// fault and the byte offset in raw.
+// fault and its byte offset in the error's URL, which is raw with its
+// password masked (RedactedText): the same as in raw before the password,
+// the start of the mask for a fault inside it.
 func Parse(raw string) (*URL, error) {
 	return parseWith(nil, raw)
 }
@@ -41,7 +43,9 @@ func parseWith(reg *Registry, raw string) (*URL, error) {
 	u, err := urlParse(reg, raw)
 	if err != nil {
 		if e, ok := err.(*Error); ok {
-			e.URL = RedactedText(raw)
+			// The parser's offsets are in raw; the error shows raw with
+			// its password masked, and its Offset must index that.
+			e.URL, e.Offset = RedactedText(raw), redactedOffset(raw, e.Offset)
 		}
 		return nil, err
 	}
@@ -428,6 +432,38 @@ func urlCheckHostname(s string) (int, string) {
 // messages that repeat what a user or a list gave, which may be
 // malformed and still hold a password.
 func RedactedText(raw string) string {
+	start, end, ok := passwordSpan(raw)
+	if !ok {
+		return raw
+	}
+	return raw[:start] + passwordMask + raw[end:]
+}
+
+// passwordMask is what RedactedText writes for a password, as Redacted
+// does.
+const passwordMask = "****"
+
+// redactedOffset is off, a byte offset in raw, as an offset in
+// RedactedText(raw), so that an error's Offset indexes the URL it shows:
+// past the password it moves with the mask's change in length, and
+// inside the password it is the start of the mask, which points at the
+// fault as near as can be told without telling any of the password. A
+// negative off (no offset) stays as it is.
+func redactedOffset(raw string, off int) int {
+	start, end, ok := passwordSpan(raw)
+	switch {
+	case off < 0 || !ok || off < start:
+		return off
+	case off < end:
+		return start
+	}
+	return off - (end - start) + len(passwordMask)
+}
+
+// passwordSpan is where in raw RedactedText puts the mask: raw[start:end]
+// is the password, and ok is false when raw shows none (an empty password
+// is none).
+func passwordSpan(raw string) (start, end int, ok bool) {
 	// The URL as Parse reads it: without the white space, "<...>" and
 	// "URL:" around it, which would otherwise read as its scheme.
 	s, off := urlUnwrap(raw)
@@ -435,13 +471,16 @@ func RedactedText(raw string) string {
 		// A "URL:" prefix urlUnwrap kept ("URL: <ftp://u:pw@h/>", a
 		// wrapper after the prefix): "URL" is no scheme of a login,
 		// but what follows the prefix may hold one.
-		return raw[:off+4] + RedactedText(s[4:]) + raw[off+len(s):]
+		off += 4
+		start, end, ok = passwordSpan(s[4:])
+	} else {
+		start, end, ok = urlPasswordSpan(s)
 	}
-	return raw[:off] + redactedURL(s) + raw[off+len(s):]
+	return off + start, off + end, ok
 }
 
-// redactedURL is RedactedText of an unwrapped URL.
-func redactedURL(raw string) string {
+// urlPasswordSpan is passwordSpan of an unwrapped URL.
+func urlPasswordSpan(raw string) (start, end int, ok bool) {
 	i := -1
 	switch n := urlSchemeLen(raw); {
 	case n > 0 && strings.HasPrefix(raw[n+1:], "//"):
@@ -456,17 +495,20 @@ func redactedURL(raw string) string {
 		// "ftp:/joe:pw@h/" or "http:joe:pw@h/": a slash short, a
 		// password all the same (a news: message-id, which may hold
 		// ":" and "@", is none)
-		scheme, rest, ok := strings.Cut(raw, ":")
+		scheme, rest, found := strings.Cut(raw, ":")
 		switch strings.ToLower(scheme) {
 		case "ftp", "http", "https", "gopher", "telnet", "rlogin", "tn3270", "nntp", "wais", "prospero":
 		default:
-			ok = false
+			found = false
 		}
-		if !ok {
-			return raw
+		if !found {
+			return 0, 0, false
 		}
+		// The login read as if "//" stood where the slashes are.
 		slashes := len(rest) - len(strings.TrimLeft(rest, "/"))
-		return scheme + ":" + rest[:slashes] + strings.TrimPrefix(redactedURL("//"+rest[slashes:]), "//")
+		start, end, ok = urlPasswordSpan("//" + rest[slashes:])
+		at := len(scheme) + 1 + slashes - len("//")
+		return at + start, at + end, ok
 	}
 	auth := raw[i+2:]
 	if end := strings.IndexByte(auth, '/'); end >= 0 {
@@ -479,12 +521,12 @@ func redactedURL(raw string) string {
 		auth = raw[i+2:]
 		at = strings.LastIndexByte(auth, '@')
 		if at < 0 {
-			return raw
+			return 0, 0, false
 		}
 	}
 	c := strings.IndexByte(auth[:at], ':')
 	if c < 0 || c+1 == at {
-		return raw
+		return 0, 0, false
 	}
-	return raw[:i+2+c+1] + "****" + raw[i+2+at:]
+	return i + 2 + c + 1, i + 2 + at, true
 }

@@ -203,7 +203,7 @@ func TestParseErrors(t *testing.T) {
 		{"http://info.cern.ch/RDB/EMP?*%20where%20name%%3Ddobbins", "path", 44}, // RFC 1630's "%%3D"
 		{"http://h/x#a%g1", "fragment", 12},
 		{"ftp://us%er@h/", "user", 8},
-		{"ftp://u:p%@h/", "password", 9},
+		{"ftp://u:p%@h/", "password", 8}, // the start of the mask, "ftp://u:****@h/"
 		// Bare space and controls.
 		{"http://h/a b", "path", 10},
 		{"http://h/a\x01b", "path", 10},
@@ -235,7 +235,7 @@ func TestParseErrors(t *testing.T) {
 		{"http://xn--a.com/", "host", 7},
 		{"http://\xff.com/", "host", 7},
 		{"ftp://a@b@h/", "user", 7},
-		{"ftp://a:b:c@d@h/", "password", 11},
+		{"ftp://a:b:c@d@h/", "password", 8}, // the start of the mask, "ftp://a:****@h/"
 	}
 	for _, c := range cases {
 		u, err := testParse(c.in)

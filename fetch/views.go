@@ -13,8 +13,15 @@ import "errors"
 // the URL's Redacted form.
 
 // ViewError is a failure of a scheme's view: an *Error of kind
-// KindMalformed about part, at off, an offset in u.Redacted().
+// KindMalformed about part, at off, an offset in u.Redacted(). In a URL
+// without "//" off may be counted in Opaque as written (PathOffset plus
+// an index): a password Redacted masks there moves it to match.
 func (u *URL) ViewError(part string, off int, msg string) error {
+	if !u.Slashes {
+		// Redacted is RedactedText of String here (see format), and the
+		// two are the same text up to the password.
+		off = redactedOffset(u.String(), off)
+	}
 	return &Error{Kind: KindMalformed, Op: "parse", URL: u.Redacted(), Part: part, Offset: off, Err: errors.New(msg)}
 }
 

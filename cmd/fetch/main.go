@@ -197,9 +197,44 @@ func withURL(raw string, err error) error {
 	if fe.URL == "" {
 		fe.URL = redactArg(raw)
 	} else {
-		fe.URL = redactArg(fe.URL) // a URL parsed without a host keeps a password Redacted cannot see
+		// A URL parsed without a host keeps a password Redacted cannot
+		// see; the offset of a fault moves with the text it indexes.
+		shown := redactArg(fe.URL)
+		fe.Offset = movedOffset(fe.URL, shown, fe.Offset)
+		fe.URL = shown
 	}
 	return err
+}
+
+// movedOffset is off, a byte offset in from, as an offset in to, the same
+// URL shown another way (its password masked, bytes that are not UTF-8
+// escaped, the canonical form). The two texts are compared from each end,
+// letters in either case alike (the canonical form lowers the scheme and
+// the host): an offset in their common start stays, one in their common
+// end moves with it, and one in what changed between goes to where the
+// change starts, so that it points at the mask of a password and never
+// into what followed it.
+func movedOffset(from, to string, off int) int {
+	if off < 0 || from == to {
+		return off
+	}
+	same := func(a, b byte) bool { return a == b || 'A' <= a && a <= 'Z' && a+'a'-'A' == b }
+	n := min(len(from), len(to))
+	head := 0
+	for head < n && same(from[head], to[head]) {
+		head++
+	}
+	tail := 0
+	for tail < n-head && same(from[len(from)-1-tail], to[len(to)-1-tail]) {
+		tail++
+	}
+	switch {
+	case off < head:
+		return off
+	case off >= len(from)-tail:
+		return off - len(from) + len(to)
+	}
+	return head
 }
 
 // redactArg is a command-line URL with its password masked, for messages
