@@ -148,4 +148,7 @@ func TestQueuedTimeoutMessage(t *testing.T) {
 	if msg := err.Error(); strings.Contains(msg, "no reply") || !strings.Contains(msg, "wait 900s") {
 		t.Errorf("error %q: it should say that the server asked to wait 900s, not that it sent no reply", msg)
 	}
+	if msg := err.Error(); !strings.Contains(msg, "--timeout, over 900s") {
+		t.Errorf("error %q: it should say how to wait that long", msg)
+	}
 }

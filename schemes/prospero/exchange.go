@@ -166,6 +166,11 @@ func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
 				case lastWait > 0:
 					// it did answer: the request is queued
 					msg = fmt.Sprintf("the server asked to wait %ds (a queued request); nothing more came", lastWait)
+					if time.Duration(lastWait)*time.Second >= limit {
+						// the wait is honoured within the idle timeout
+						// only: a longer one is the user's to allow
+						msg += fmt.Sprintf(" (an idle timeout, --timeout, over %ds waits for it)", lastWait)
+					}
 				}
 				if lastBad != nil {
 					msg += fmt.Sprintf(" (last datagram: %v)", lastBad)
