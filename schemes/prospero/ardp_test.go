@@ -494,3 +494,72 @@ func TestRedirectUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectHoldsForOneMessage: option 4 redirects "all
+// subsequent packets in this message" (the protocol's octet 12 table;
+// option 5 is the one that moves later requests): a session that asks
+// again, as the driver does (GET-OBJECT-INFO, then LIST), asks the server
+// it was opened for, not the one an earlier reply redirected to.
+func TestRedirectHoldsForOneMessage(t *testing.T) {
+	b := newFake(t, func(string) string { return "FROM B\n" }).start()
+	a := newFake(t, func(string) string { return "FROM A\n" })
+	a.redirect, a.redirectOnce = b.in.LocalAddr().(*net.UDPAddr), true
+	a.start()
+	s := testSession(t, a, 10*time.Second)
+	if got, err := s.do(context.Background(), []byte("1\n")); err != nil || string(got) != "FROM B\n" {
+		t.Fatalf("redirected request: %q, %v", got, err)
+	}
+	if got, err := s.do(context.Background(), []byte("2\n")); err != nil || string(got) != "FROM A\n" {
+		t.Errorf("the next request: %q, %v; want it asked of A, which answers it", got, err)
+	}
+	if ra, rb := a.requests(), b.requests(); len(ra) != 2 || len(rb) != 1 {
+		t.Errorf("A heard %q, B heard %q; want A both, B the redirected one", ra, rb)
+	}
+}
+
+// TestRedirectRefusedPortNamed: a redirect whose port the policy
+// refuses is an error that says the server redirected, and where to: the
+// URL's own port is not the one refused.
+func TestRedirectRefusedPortNamed(t *testing.T) {
+	to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 25}
+	a := newFake(t, nil)
+	a.redirect = to
+	a.start()
+	u, err := fetch.Parse("prospero://" + a.Addr + "//x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &fetch.Request{URL: u}
+	s := testSession(t, a, 10*time.Second)
+	s.allow = func(port int) error { return req.CheckPort("prospero", port) }
+	_, err = s.do(context.Background(), []byte("X\n"))
+	if !errors.Is(err, fetch.ErrPortRefused) || fetch.KindOf(err) != fetch.KindPolicy ||
+		!strings.Contains(err.Error(), "redirect") || !strings.Contains(err.Error(), to.String()) {
+		t.Errorf("err = %v (kind %v); want a port refusal naming the redirect to %v", err, fetch.KindOf(err), to)
+	}
+}
+
+// TestRedirectMidReply: a redirect after packets of the reply came
+// starts the exchange again with the server named: what came before is
+// dropped, not joined to the new server's reply; and the server that
+// answered is the one an archive names.
+func TestRedirectMidReply(t *testing.T) {
+	fixedCID(t, 0x0a0b)
+	b := newFake(t, func(string) string { return "FROM B\n" }).start()
+	a := newFake(t, nil)
+	to := b.in.LocalAddr().(*net.UDPAddr)
+	redirect := []byte{19, 0x0a, 0x0b, 0, 0, 0, 0, 0, 0, 0, 0, 0, optRedirect, 127, 0, 0, 1, byte(to.Port >> 8), byte(to.Port)}
+	a.raw = [][]byte{
+		{7, 0x0a, 0x0b, 0, 1, 0, 0, 'P', 'A', 'R', 'T', '1'}, // packet 1, total unknown
+		redirect,
+	}
+	a.start()
+	s := testSession(t, a, 10*time.Second)
+	got, err := s.do(context.Background(), []byte("X\n"))
+	if err != nil || string(got) != "FROM B\n" {
+		t.Fatalf("%q, %v; want B's reply alone", got, err)
+	}
+	if s.replied.String() != b.Addr || s.server.String() != a.Addr {
+		t.Errorf("replied %v, server %v; want %v, %v", s.replied, s.server, b.Addr, a.Addr)
+	}
+}

@@ -55,6 +55,9 @@ type session struct {
 	// allow applies the port policy to a server a redirect names; nil
 	// allows every port (tests).
 	allow func(port int) error
+	// replied is the server the last whole reply came from: server, or
+	// the one a redirect sent that request to.
+	replied *net.UDPAddr
 }
 
 // openSession opens the socket for talking to server. A loopback server
@@ -80,7 +83,7 @@ func openSession(ctx context.Context, server *net.UDPAddr, idle, rto time.Durati
 	if err != nil {
 		return nil, err
 	}
-	s := &session{conn: c, server: server, idle: idle, first: idle, rto: rto, max: max, trace: trace}
+	s := &session{conn: c, server: server, idle: idle, first: idle, rto: rto, max: max, trace: trace, replied: server}
 	s.stop = context.AfterFunc(ctx, func() { c.Close() })
 	return s, nil
 }
@@ -118,10 +121,21 @@ func exchangeError(k fetch.Kind, format string, args ...any) error {
 // packets of other connections, and gives up when no new packet (or
 // request to wait) has arrived for the idle timeout, or none at all
 // within the first-packet bound.
-func (s *session) do(ctx context.Context, request []byte) ([]byte, error) {
+//
+// A redirect (option 4) moves this message only: the next request goes
+// to the server the session was opened for (option 5, not followed, is
+// the one that moves later requests).
+func (s *session) do(ctx context.Context, request []byte) (reply []byte, err error) {
 	if len(request) > maxRequestData {
 		return nil, exchangeError(fetch.KindPolicy, "request of %d octets does not fit in one ARDP packet (%d)", len(request), maxRequestData)
 	}
+	home := s.server
+	defer func() {
+		if err == nil {
+			s.replied = s.server
+		}
+		s.server = home
+	}()
 	cid := cidSource()
 	ra := newReassembly(s.max)
 	send := func(b []byte) error {
@@ -277,6 +291,12 @@ func (s *session) redirect(to *net.UDPAddr) error {
 	}
 	if s.allow != nil {
 		if err := s.allow(to.Port); err != nil {
+			// The redirect's port, not the URL's: named so.
+			var fe *fetch.Error
+			if !errors.As(err, &fe) {
+				return exchangeError(fetch.KindPolicy, "the server redirected the request to %v: %w", to, err)
+			}
+			fe.Op = fmt.Sprintf("ARDP redirect to %v: %s", to, fe.Op)
 			return err
 		}
 	}

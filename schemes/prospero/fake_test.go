@@ -41,6 +41,9 @@ type fakeServer struct {
 	// redirect, when set, answers every new request with ARDP option 4
 	// naming it (ardp_redirect), from the port the request came in on.
 	redirect *net.UDPAddr
+	// redirectOnce redirects the first new request only; later ones
+	// are answered.
+	redirectOnce bool
 
 	mu       sync.Mutex
 	received [][]byte      // every datagram from the client
@@ -141,6 +144,9 @@ func (f *fakeServer) handle(b []byte, from *net.UDPAddr) {
 	text := string(b[int(b[0]&0x3f):])
 	f.reqs = append(f.reqs, text)
 	if to := f.redirect; to != nil {
+		if f.redirectOnce {
+			f.redirect = nil
+		}
 		p := make([]byte, 19)
 		p[0] = 19
 		binary.BigEndian.PutUint16(p[1:], cid)

@@ -273,7 +273,7 @@ func (d *Driver) ask(ctx context.Context, req *fetch.Request, s *session, comman
 	if req.Capture != nil {
 		// An archive gets each reply's text as received; the last one
 		// asked (the directory) is what a listing holds.
-		req.Capture.Payload(s.server).Write(raw)
+		req.Capture.Payload(s.replied).Write(raw)
 	}
 	lines, err := splitReply(raw)
 	if errors.Is(err, fetch.ErrLineTooLong) || errors.Is(err, fetch.ErrTooLarge) {
@@ -525,7 +525,7 @@ func (d *Driver) readContents(ctx context.Context, req *fetch.Request, t target)
 			return nil, d.failure(req, "GET-OBJECT-INFO CONTENTS", t, err)
 		}
 		if body, ok := contentsOf(rep.Attrs); ok {
-			return req.CapturePayload(strings.NewReader(body), s.server), nil // the file's bytes for an archive
+			return req.CapturePayload(strings.NewReader(body), s.replied), nil // the file's bytes for an archive
 		}
 		return nil, req.Errorf(fetch.KindServer, "GET-OBJECT-INFO CONTENTS", "the reply carries no CONTENTS DATA or TAGGED attribute")
 	}

@@ -139,6 +139,12 @@ func parseLynx(u *fetch.URL, w *URL, length, docid string, off int) (*URL, error
 		if err != nil {
 			return nil, u.ViewError("wpath", off, "the type of a Lynx-style WAIS document id field is too large a number")
 		}
+		// Lynx encodes every byte of a value but [A-Za-z0-9./-_$]: a
+		// reserved character left as it is is not its, and "?" would be
+		// a search to anyone reading the URL by its generic syntax.
+		if i := strings.IndexFunc(value, func(r rune) bool { return r != '/' && r < 0x80 && fetch.IsReserved(byte(r)) }); i >= 0 {
+			return nil, u.ViewError("wpath", off+len(tag)+1+i, `reserved character must be encoded in a Lynx-style WAIS document id's value (only "/" is written as it is)`)
+		}
 		v, err := u.DecodeAt(value, "wpath", off+len(tag)+1)
 		if err != nil {
 			return nil, err
