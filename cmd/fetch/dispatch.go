@@ -416,7 +416,7 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 		if maxURLs := b.o.crawl.maxURLs; maxURLs > 0 {
 			room := max(maxURLs-b.queuedBefore-b.read.Load(), 0)
 			if room == 0 {
-				b.scope.overMax.Add(int64(len(found)))
+				b.scope.overMax.Add(int64(b.unseen(found)))
 				return nil
 			}
 			take = min(take, room)
@@ -424,7 +424,11 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 		if b.queuedNow != nil {
 			room := int64(max(queueCap-b.queuedNow(), 0))
 			if room == 0 {
-				b.queueFull(len(found))
+				// Links to URLs queued already take no room: only
+				// new ones are left out (and make the exit status).
+				if n := b.unseen(found); n > 0 {
+					b.queueFull(n)
+				}
 				return nil
 			}
 			take = min(take, room)
@@ -437,6 +441,16 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 		found = found[take:]
 	}
 	return nil
+}
+
+// unseen is how many of found the frontier would queue (their URLs new
+// to it, each once): the links a full room leaves out. A link to a URL
+// already queued takes no room and is not one of them.
+func (b *batch) unseen(found []frontier.Task) int {
+	if u, ok := b.adder.(interface{ Unseen([]frontier.Task) int }); ok {
+		return u.Unseen(found)
+	}
+	return len(found)
 }
 
 // queueFull counts n links left out because the queue holds queueCap

@@ -214,6 +214,9 @@ func (j *Journal) Seen() int {
 	return len(j.m.seen)
 }
 
+// Unseen is Memory.Unseen: how many tasks Add would queue now.
+func (j *Journal) Unseen(tasks []Task) int { return j.m.Unseen(tasks) }
+
 // Add implements Adder: the new tasks are on disk when it returns.
 func (j *Journal) Add(_ context.Context, tasks ...Task) (int, error) {
 	m := j.m

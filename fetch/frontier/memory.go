@@ -81,6 +81,26 @@ func (m *Memory) addLocked(tasks []Task) int {
 	return n
 }
 
+// Unseen is how many tasks Add would queue now: those whose keys the
+// frontier has not seen, each key once (every task without a key
+// function). A crawl that has no room left counts these as the links it
+// left out: a link to a URL already queued takes no room and is not one.
+func (m *Memory) Unseen(tasks []Task) int {
+	if m.key == nil {
+		return len(tasks)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	fresh := map[digest]bool{}
+	for _, t := range tasks {
+		d := digestOf(m.key(t.URL))
+		if _, ok := m.seen[d]; !ok {
+			fresh[d] = true
+		}
+	}
+	return len(fresh)
+}
+
 // Hold tells the frontier that a producer outside its workers (a reader
 // of a long list) may still Add; Next does not report io.EOF until the
 // returned release is called.
