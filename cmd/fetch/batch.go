@@ -177,7 +177,9 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return usage("-j %d: at least 1", bo.jobs)
 	case bo.perHost < 0 || bo.retry < 0:
 		return usage("--per-host and --retry cannot be negative")
-	case o.resume != "":
+	case o.set["C"]:
+		// Only the flag: the configuration file's C is a default for a
+		// document saved to a file, which a batch's log resumes instead.
 		return usage("-C is for one URL, not a batch (a rerun with the same --log resumes a batch)")
 	case o.info || o.parse || o.base != "":
 		return usage("--info, --parse and --base do not go with a batch")

@@ -263,8 +263,15 @@ func maskSchemeless(raw string) string {
 	if !ok || strings.Contains(raw, "//") {
 		return raw
 	}
-	at := strings.IndexByte(rest, '@')
-	if at <= 0 || strings.ContainsAny(rest[:at], "/?#") {
+	// The login ends at the last "@" before the first "/", as
+	// fetch.RedactedText reads one after "//": a password may hold "@",
+	// "?" or "#" unencoded, and the first "@" would show what follows it.
+	auth := rest
+	if end := strings.IndexByte(auth, '/'); end >= 0 {
+		auth = auth[:end]
+	}
+	at := strings.LastIndexByte(auth, '@')
+	if at <= 0 {
 		return raw
 	}
 	if _, known := knownSchemes().Lookup(strings.ToLower(scheme)); known {
@@ -327,7 +334,9 @@ func (o *options) check() error {
 	if len(o.outputs) > len(o.urls) {
 		return fmt.Errorf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), len(o.urls))
 	}
-	if o.resume == "-" && !o.parse && o.base == "" && !o.remoteName && !template && (len(o.outputs) < len(o.urls) || slices.Contains(o.outputs, "-")) {
+	// (only the flag: the configuration file's C is a default for the
+	// documents saved to files, and leaves standard output alone)
+	if o.resume == "-" && o.set["C"] && !o.parse && o.base == "" && !o.remoteName && !template && (len(o.outputs) < len(o.urls) || slices.Contains(o.outputs, "-")) {
 		return errors.New("-C - continues an output file: give -o FILE (one per URL) or -O")
 	}
 	if o.parse && o.base != "" {

@@ -60,7 +60,9 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 	if err != nil {
 		return err
 	}
-	if o.resume != "" {
+	if o.resume != "" && (o.set["C"] || dest != "") {
+		// The configuration file's C resumes only a file: standard
+		// output has nothing to continue.
 		if req.Offset, err = resumeOffset(o.resume, dest); err != nil {
 			return err
 		}
@@ -230,7 +232,9 @@ func outputApplies(o *options, k fetch.ResultKind, dest string, handsOff bool) e
 		return refuse("--max-size", "an rlogin or tn3270 session's program writes to the terminal, not through fetch, which cannot count its output")
 	case o.info:
 		return refuse("--info", "the URL gave a "+what+", not a document")
-	case o.resume != "":
+	case o.set["C"]:
+		// Only the flag: the configuration file's C is a default for
+		// documents, as its max-size is.
 		return refuse("-C", "only a document can be resumed, and the URL gave a "+what)
 	case o.jsonOut && k == fetch.KindSession:
 		return refuse("--json", "a telnet session's output is the terminal's bytes")
