@@ -127,12 +127,13 @@ type batch struct {
 	errMu  sync.Mutex // stderr: failure lines and the progress line
 
 	// the frontier the workers read (dispatch.go)
-	fr        frontier.Frontier
-	adder     frontier.Adder
-	list      *frontier.Memory // a plain list, fed as it is read; nil for a crawl or a queue
-	shared    bool             // a queue shared with other workers (--queue)
-	backlog   int              // tasks fed or set aside ahead of the workers
-	queuedNow func() int       // the frontier's queue length, when it knows it
+	fr         frontier.Frontier
+	adder      frontier.Adder
+	list       *frontier.Memory // a plain list, fed as it is read; nil for a crawl or a queue
+	shared     bool             // a queue shared with other workers (--queue)
+	backlog    int              // tasks fed or set aside ahead of the workers
+	queuedNow  func() int       // the frontier's queue length, when it knows it
+	warnedFull atomic.Bool      // the queue's bound was reached and said so (queueFull)
 	// queuedBefore is how many URLs the crawl's journal held when it was
 	// opened (a resumed crawl's earlier runs): --max-urls counts them.
 	queuedBefore int64

@@ -282,5 +282,16 @@ func TestCrawlQueueBoundServer(t *testing.T) {
 		if quiet && warned != 0 || !quiet && warned != 1 {
 			t.Errorf("quiet %v: %d warnings: %s", quiet, warned, stderr)
 		}
+		if quiet {
+			continue
+		}
+		// Run again on the same log: the links left out are not in the
+		// journal and their menu is done, so the crawl stays incomplete,
+		// and this run says so too (it exited 0 with nothing to do).
+		code, _, stderr = runFetch(t, "", args...)
+		left := fmt.Sprintf("an earlier run of this crawl left %d links out", menuLinks-queued)
+		if code != fetch.KindPolicy.ExitCode() || !strings.Contains(stderr, left) || !strings.Contains(stderr, want) {
+			t.Errorf("the rerun: exit %d, want 4 saying %q and %q: %s", code, left, want, stderr)
+		}
 	}
 }

@@ -57,6 +57,17 @@ func (b *batch) openFrontier(ctx context.Context, s stdio) error {
 	if o.crawl.recursive {
 		b.scope = newScope(&o.crawl, b.c.Registry())
 	}
+	if j, ok := b.adder.(*frontier.Journal); ok {
+		if n := j.LeftOut(); n > 0 {
+			// The listings that held them are done and are not read
+			// again: this run cannot complete the crawl either.
+			b.scope.overQueue.Add(n)
+			b.noteFailure(fetch.KindPolicy.ExitCode())
+			if !o.quiet {
+				b.printErr(fmt.Sprintf("fetch: warning: an earlier run of this crawl left %d links out (its queue was full): the crawl stays incomplete", n))
+			}
+		}
+	}
 	return nil
 }
 
@@ -427,7 +438,7 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 				// Links to URLs queued already take no room: only
 				// new ones are left out (and make the exit status).
 				if n := b.unseen(found); n > 0 {
-					b.queueFull(n)
+					return b.queueFull(n)
 				}
 				return nil
 			}
@@ -458,14 +469,25 @@ func (b *batch) unseen(found []frontier.Task) int {
 // (unlike --max-urls): it is a policy refusal, as a size bound passed is
 // (exit 4), so the summary is printed and a script sees the status, and
 // the first time a warning says why.
-func (b *batch) queueFull(n int) {
-	if b.scope.overQueue.Add(int64(n)) > int64(n) {
-		return // said already
+//
+// A journal records them, so that a run resuming the crawl says it is
+// incomplete too: the listing that held them is logged as done and is
+// not read again.
+func (b *batch) queueFull(n int) error {
+	b.scope.overQueue.Add(int64(n))
+	if j, ok := b.adder.(*frontier.Journal); ok {
+		if err := j.Left(n); err != nil {
+			return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
+		}
+	}
+	if b.warnedFull.Swap(true) {
+		return nil // said already
 	}
 	b.noteFailure(fetch.KindPolicy.ExitCode())
 	if !b.o.quiet {
 		b.printErr(fmt.Sprintf("fetch: warning: the crawl's queue holds %d URLs, its bound: links found while it is full are not queued (the summary counts them)", queueCap))
 	}
+	return nil
 }
 
 // crawlSummary is what a crawl adds to the batch's summary line.

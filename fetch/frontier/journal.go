@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"unicode/utf8"
@@ -20,6 +21,7 @@ import (
 //
 //	{"add":"URL","depth":N}   a task queued (its key was new)
 //	{"done":"URL"}            a task finished
+//	{"left":N}                N links found and not queued (Left)
 //
 // A URL that is not UTF-8 (the raw bytes of a gopher selector, say) would
 // come back from a JSON string with U+FFFD in place of its bad bytes, as
@@ -40,6 +42,7 @@ type Journal struct {
 	f    *os.File
 	w    *bufio.Writer
 	werr error // a failed write: the journal no longer matches the crawl
+	left int64 // links left out, by earlier runs (replay) and this one
 }
 
 type journalEvent struct {
@@ -48,6 +51,7 @@ type journalEvent struct {
 	Depth int    `json:"depth,omitempty"`
 	Done  string `json:"done,omitempty"`
 	DoneB []byte `json:"doneb,omitempty"` // a URL that is not UTF-8
+	Left  int64  `json:"left,omitempty"`
 }
 
 func addEvent(t Task) journalEvent {
@@ -100,7 +104,7 @@ func OpenJournal(path string, key func(url string) string) (*Journal, error) {
 		return nil, err
 	}
 	m := NewMemory(key)
-	good, err := replay(f, m)
+	good, left, err := replay(f, m)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("frontier journal %s: %w", path, err)
@@ -113,14 +117,13 @@ func OpenJournal(path string, key func(url string) string) (*Journal, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Journal{m: m, f: f, w: bufio.NewWriter(f)}, nil
+	return &Journal{m: m, f: f, w: bufio.NewWriter(f), left: left}, nil
 }
 
 // replay rebuilds m from the events in r and returns the length of the
 // whole lines read (a torn tail is not counted).
-func replay(r io.Reader, m *Memory) (int64, error) {
+func replay(r io.Reader, m *Memory) (good, left int64, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var good int64
 	pending := map[digest]int{} // key → index in m.queue of a task not done
 	removed := map[int]bool{}
 	for {
@@ -129,7 +132,7 @@ func replay(r io.Reader, m *Memory) (int64, error) {
 			break // the end, or a tail torn by a kill (no newline): cut
 		}
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		good += n
 		if line == nil {
@@ -141,6 +144,9 @@ func replay(r io.Reader, m *Memory) (int64, error) {
 		}
 		add, done := ev.urls()
 		if (add == "") == (done == "") {
+			if add == "" && ev.Left > 0 {
+				left = min(left+ev.Left, math.MaxInt64/2) // damage cannot overflow it
+			}
 			continue
 		}
 		if add != "" {
@@ -169,7 +175,7 @@ func replay(r io.Reader, m *Memory) (int64, error) {
 		clear(m.queue[len(kept):])
 		m.queue = kept
 	}
-	return good, nil
+	return good, left, nil
 }
 
 // readLine reads one line, newline included, and its length n in the
@@ -212,6 +218,47 @@ func (j *Journal) Seen() int {
 	j.m.mu.Lock()
 	defer j.m.mu.Unlock()
 	return len(j.m.seen)
+}
+
+// Left records that n links found were not queued (a crawl's bound on
+// its queue was reached): the crawl is incomplete, and a run that resumes
+// it from the journal must say so too, since the listings that held them
+// are done and are not read again. It is synced, as an add is.
+func (j *Journal) Left(n int) error {
+	if n <= 0 {
+		return nil
+	}
+	m := j.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if j.werr != nil {
+		return j.werr
+	}
+	line, err := encodeEvent(journalEvent{Left: int64(n)})
+	if err != nil {
+		return err
+	}
+	if err := j.write(line); err != nil {
+		return err
+	}
+	if err := j.w.Flush(); err != nil {
+		j.werr = err
+		return err
+	}
+	if err := j.f.Sync(); err != nil {
+		j.werr = err
+		return err
+	}
+	j.left += int64(n)
+	return nil
+}
+
+// LeftOut is the number of links the journal records as left out (Left):
+// by the runs before this one, and by this one.
+func (j *Journal) LeftOut() int64 {
+	j.m.mu.Lock()
+	defer j.m.mu.Unlock()
+	return j.left
 }
 
 // Unseen is Memory.Unseen: how many tasks Add would queue now.

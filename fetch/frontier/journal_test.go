@@ -272,3 +272,34 @@ func reopen(t *testing.T, j *frontier.Journal, path string) *frontier.Journal {
 	t.Cleanup(func() { j2.Close() })
 	return j2
 }
+
+// TestJournalLeftOut: links recorded as left out are counted again when
+// the journal is opened anew, and the record is no task.
+func TestJournalLeftOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j")
+	j, err := frontier.OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Add(context.Background(), frontier.Task{URL: "gopher://h/1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Left(3); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Left(4); err != nil {
+		t.Fatal(err)
+	}
+	if n := j.LeftOut(); n != 7 {
+		t.Errorf("LeftOut %d in the run, want 7", n)
+	}
+	j.Close()
+	j, err = frontier.OpenJournal(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if n, q, seen := j.LeftOut(), j.Len(), j.Seen(); n != 7 || q != 1 || seen != 1 {
+		t.Errorf("reopened: %d left out, %d queued, %d seen; want 7, 1, 1", n, q, seen)
+	}
+}
