@@ -69,24 +69,32 @@ func TestLinksQueueFailure(t *testing.T) {
 	}
 }
 
-// TestMaxURLsWithWorkers: --max-urls holds with several workers listing
-// at once: each takes its room from what the others left, and the seeds
-// count before any link does.
-func TestMaxURLsWithWorkers(t *testing.T) {
+// fileTree makes dirs directories of files files each ("x" each) and
+// returns the directories' file: URLs, the seeds of a crawl.
+func fileTree(t *testing.T, dirs, files int) []string {
+	t.Helper()
 	src := t.TempDir()
 	var seeds []string
-	for d := range 8 {
+	for d := range dirs {
 		dir := filepath.Join(src, fmt.Sprintf("d%d", d))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for f := range 40 {
+		for f := range files {
 			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", f)), []byte("x"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 		seeds = append(seeds, "file://"+dir+"/")
 	}
+	return seeds
+}
+
+// TestMaxURLsWithWorkers: --max-urls holds with several workers listing
+// at once: each takes its room from what the others left, and the seeds
+// count before any link does.
+func TestMaxURLsWithWorkers(t *testing.T) {
+	seeds := fileTree(t, 8, 40)
 	for run := range 10 {
 		out := t.TempDir()
 		logName := filepath.Join(out, "log")

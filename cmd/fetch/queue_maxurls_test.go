@@ -5,19 +5,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // TestQueueMaxURLsIsTheQueues: --max-urls bounds a shared queue's URLs,
@@ -25,36 +19,13 @@ import (
 // worker counted only the links it had queued itself, so two workers with
 // --max-urls 10 queued some 20 links besides the seeds.
 func TestQueueMaxURLsIsTheQueues(t *testing.T) {
-	addr := os.Getenv("FETCH_REDIS_ADDR")
-	if addr == "" {
-		t.Fatal("FETCH_REDIS_ADDR is not set: run the tests with integration/test.sh, which starts Redis")
-	}
-	user, pw := os.Getenv("FETCH_REDIS_USER"), os.Getenv("FETCH_REDIS_PASSWORD")
-	var b [6]byte
-	rand.Read(b[:])
-	name := "review-maxurls-" + hex.EncodeToString(b[:])
+	rdb, name, qu := testQueue(t, "maxurls")
 	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: addr, Username: user, Password: pw, DisableIdentity: true})
-	defer rdb.Close()
-	defer rdb.Del(ctx, name, name+":seen", name+":done", name+":failed")
 
 	// Four directories of 40 files each: 164 URLs to find.
 	const maxURLs = 10
-	src := t.TempDir()
-	var seeds []string
-	for d := range 4 {
-		dir := filepath.Join(src, fmt.Sprintf("d%d", d))
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for f := range 40 {
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", f)), []byte("x"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		seeds = append(seeds, "file://"+dir+"/")
-	}
-	u := (&url.URL{Scheme: "redis", Host: addr, Path: "/" + name, User: url.UserPassword(user, pw)}).String()
+	seeds := fileTree(t, 4, 40)
+	u := qu.String()
 	if code, out, errs := runFetch(t, "", append([]string{"--enqueue", u}, seeds...)...); code != 0 {
 		t.Fatalf("--enqueue: exit %d: %s%s", code, out, errs)
 	}

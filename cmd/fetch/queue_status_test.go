@@ -15,6 +15,27 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// testQueue is a new queue on the tests' Redis, with a client for
+// looking into it and its URL for the command (the password in it);
+// its keys are deleted when the test ends.
+func testQueue(t *testing.T, what string) (rdb *redis.Client, name string, u *url.URL) {
+	t.Helper()
+	addr := os.Getenv("FETCH_REDIS_ADDR")
+	if addr == "" {
+		t.Fatal("FETCH_REDIS_ADDR is not set: run the tests with integration/test.sh, which starts Redis")
+	}
+	user, pw := os.Getenv("FETCH_REDIS_USER"), os.Getenv("FETCH_REDIS_PASSWORD")
+	var b [6]byte
+	rand.Read(b[:])
+	name = "test-" + what + "-" + hex.EncodeToString(b[:])
+	rdb = redis.NewClient(&redis.Options{Addr: addr, Username: user, Password: pw, DisableIdentity: true})
+	t.Cleanup(func() {
+		rdb.Del(context.Background(), name, name+":seen", name+":done", name+":failed")
+		rdb.Close()
+	})
+	return rdb, name, &url.URL{Scheme: "redis", Host: addr, Path: "/" + name, User: url.UserPassword(user, pw)}
+}
+
 // --queue-status (and --enqueue) with a worker's name (on the command
 // line, or "worker = w1" in a machine's configuration file, which every
 // run reads) opened the queue as that worker: its recovery read
@@ -23,18 +44,8 @@ import (
 // --claim-timeout kept its tasks from ever being taken over, and the
 // other workers, seeing them pending, never finished.
 func TestQueueStatusKeepsDeadWorkersTasksIdle(t *testing.T) {
-	addr := os.Getenv("FETCH_REDIS_ADDR")
-	if addr == "" {
-		t.Fatal("FETCH_REDIS_ADDR is not set: run the tests with integration/test.sh, which starts Redis")
-	}
-	user, pw := os.Getenv("FETCH_REDIS_USER"), os.Getenv("FETCH_REDIS_PASSWORD")
-	var b [6]byte
-	rand.Read(b[:])
-	name := "review-status-" + hex.EncodeToString(b[:])
+	rdb, name, u := testQueue(t, "status")
 	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: addr, Username: user, Password: pw, DisableIdentity: true})
-	defer rdb.Close()
-	defer rdb.Del(ctx, name, name+":seen", name+":done", name+":failed")
 	if err := rdb.XGroupCreateMkStream(ctx, name, "fetch", "0").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +59,6 @@ func TestQueueStatusKeepsDeadWorkersTasksIdle(t *testing.T) {
 	}
 	const dead = 500 * time.Millisecond
 	time.Sleep(dead)
-	u := &url.URL{Scheme: "redis", Host: addr, Path: "/" + name, User: url.UserPassword(user, pw)}
 	code, out, errs := runFetch(t, "", "--queue-status", u.String(), "--worker", "w1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
@@ -67,23 +77,12 @@ func TestQueueStatusKeepsDeadWorkersTasksIdle(t *testing.T) {
 // the group grew by one consumer per worker run for ever, and XINFO
 // CONSUMERS listed every worker that had ever run.
 func TestConsumerDeletedWhenWorkerExits(t *testing.T) {
-	addr := os.Getenv("FETCH_REDIS_ADDR")
-	if addr == "" {
-		t.Fatal("FETCH_REDIS_ADDR is not set: run the tests with integration/test.sh, which starts Redis")
-	}
-	user, pw := os.Getenv("FETCH_REDIS_USER"), os.Getenv("FETCH_REDIS_PASSWORD")
-	var b [6]byte
-	rand.Read(b[:])
-	name := "review-leave-" + hex.EncodeToString(b[:])
+	rdb, name, u := testQueue(t, "leave")
 	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: addr, Username: user, Password: pw, DisableIdentity: true})
-	defer rdb.Close()
-	defer rdb.Del(ctx, name, name+":seen", name+":done", name+":failed")
 	src := filepath.Join(t.TempDir(), "doc.txt")
 	if err := os.WriteFile(src, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u := &url.URL{Scheme: "redis", Host: addr, Path: "/" + name, User: url.UserPassword(user, pw)}
 	if code, out, errs := runFetch(t, "", "--enqueue", u.String(), "file://"+src); code != 0 {
 		t.Fatalf("--enqueue: exit %d: %s%s", code, out, errs)
 	}
