@@ -64,7 +64,7 @@ func (b *batch) openFrontier(ctx context.Context, s stdio) error {
 			b.scope.overQueue.Add(n)
 			b.noteFailure(fetch.KindPolicy.ExitCode())
 			if !o.quiet {
-				b.printErr(fmt.Sprintf("fetch: warning: an earlier run of this crawl left %d links out (its queue was full): the crawl stays incomplete", n))
+				b.printErr(fmt.Sprintf("fetch: warning: an earlier run of this crawl left %d links out (its queue was full): the crawl may be incomplete", n))
 			}
 		}
 	}

@@ -260,7 +260,10 @@ func redactArg(raw string) string {
 // keeps its text (a news: message-id may hold ":" and "@").
 func maskSchemeless(raw string) string {
 	scheme, rest, ok := strings.Cut(raw, ":")
-	if !ok || strings.Contains(raw, "//") {
+	if !ok || strings.HasPrefix(rest, "//") {
+		// (only "//" after the scheme begins an authority, which
+		// fetch.RedactedText masks: one later is in the path or the
+		// query, "user:pw@host/r?to=http://x/", and hides no login)
 		return raw
 	}
 	// The login ends at the last "@" before the first "/", as
@@ -274,10 +277,43 @@ func maskSchemeless(raw string) string {
 	if at <= 0 {
 		return raw
 	}
-	if _, known := knownSchemes().Lookup(strings.ToLower(scheme)); known {
+	if _, known := knownSchemes().Lookup(strings.ToLower(unwrappedScheme(raw))); known {
 		return raw
 	}
 	return scheme + ":****" + rest[at:]
+}
+
+// unwrappedScheme is the scheme of raw as the parser reads it, inside
+// white space, "<...>" and "URL:" ("<news:1@h>" is a news: URL, whose
+// message-id is no login), or "" when it has none.
+func unwrappedScheme(raw string) string {
+	s := strings.TrimSpace(raw)
+	s = strings.TrimSpace(strings.TrimPrefix(s, "<"))
+	if len(s) > 4 && strings.EqualFold(s[:4], "URL:") {
+		if t := strings.TrimSpace(s[4:]); isSchemeShaped(t) {
+			s = t
+		}
+	}
+	if !isSchemeShaped(s) {
+		return ""
+	}
+	scheme, _, _ := strings.Cut(s, ":")
+	return scheme
+}
+
+// isSchemeShaped reports whether s starts with a scheme and its ":".
+func isSchemeShaped(s string) bool {
+	colon := strings.IndexByte(s, ':')
+	if colon <= 0 {
+		return false
+	}
+	for i := 0; i < colon; i++ {
+		c := s[i] | 0x20
+		if !('a' <= c && c <= 'z' || i > 0 && ('0' <= s[i] && s[i] <= '9' || s[i] == '+' || s[i] == '-' || s[i] == '.')) {
+			return false
+		}
+	}
+	return true
 }
 
 // knownSchemes is the registry of the schemes the command has, made once.

@@ -145,7 +145,7 @@ func replay(r io.Reader, m *Memory) (good, left int64, err error) {
 		add, done := ev.urls()
 		if (add == "") == (done == "") {
 			if add == "" && ev.Left > 0 {
-				left = min(left+ev.Left, math.MaxInt64/2) // damage cannot overflow it
+				left = addLeft(left, ev.Left) // damage cannot overflow it
 			}
 			continue
 		}
@@ -249,8 +249,19 @@ func (j *Journal) Left(n int) error {
 		j.werr = err
 		return err
 	}
-	j.left += int64(n)
+	j.left = addLeft(j.left, int64(n))
 	return nil
+}
+
+// maxLeft caps the count of links left out: a damaged journal's huge
+// counts must not wrap it round to a negative number, which would read as
+// none left out (a crawl that stays incomplete said to be complete).
+const maxLeft = math.MaxInt64 / 2
+
+// addLeft is left+n (both at least 0), at most maxLeft. The sum is not
+// formed before the cap: it could overflow.
+func addLeft(left, n int64) int64 {
+	return left + min(n, maxLeft-left)
 }
 
 // LeftOut is the number of links the journal records as left out (Left):
