@@ -162,6 +162,11 @@ func applyConfig(o *options) error {
 		if commandLineOnly[name] {
 			return configError(path, n, name+" is for the command line: it says what a run is, not a default")
 		}
+		if (name == "C" || name == "continue-at") && value != "-" {
+			// An offset is one file's: as every fetch's default it would
+			// cut each file saved at that byte and append the rest.
+			return configError(path, n, fmt.Sprintf("%s is - (resume each file saved) in the configuration file, not %q: an offset is for one URL, on the command line", name, value))
+		}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 			// On or off: yes/no as smtp-starttls, not only what the flag
 			// package reads (whose message is "parse error").

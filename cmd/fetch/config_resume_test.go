@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -48,5 +49,19 @@ func TestConfigResumeIsADefault(t *testing.T) {
 	}
 	if code, _, _ := runFetch(t, "", "-C", "-", "-o", "list.txt", "file://"+src+"/"); code != 2 {
 		t.Errorf("-C - on a listing on the command line: exit %d, want 2", code)
+	}
+	// An offset in the file is refused, naming the line: as every
+	// fetch's default it kept the first 100 bytes of any file saved and
+	// appended the rest of another document.
+	os.WriteFile("other.txt", []byte(strings.Repeat("z", 200)), 0o644)
+	for _, line := range []string{"C = 100", "continue-at = 3"} {
+		code, _, e := runFetchConfig(t, line+"\n", "-o", "other.txt", "file://"+a)
+		name, _, _ := strings.Cut(line, " ")
+		if code != 2 || !strings.Contains(e, ":1: "+name+" is - ") {
+			t.Errorf("%q in the file: exit %d: %s", line, code, e)
+		}
+	}
+	if got, _ := os.ReadFile("other.txt"); len(got) != 200 {
+		t.Errorf("other.txt now holds %q", got)
 	}
 }
