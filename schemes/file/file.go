@@ -195,14 +195,21 @@ func mimeType(name string, br *bufio.Reader) string {
 // take memory without end. A variable so that a test can lower it.
 var maxDirEntries = 1 << 20
 
+// maxDirBytes bounds a listing in bytes as maxDirEntries does in entries:
+// each entry's name and its URL, which repeats the directory's path, so
+// that a million entries under a long path cannot take gigabytes. A
+// variable so that a test can lower it.
+var maxDirBytes int64 = 64 << 20
+
 // dirChunk is how many entries list asks the directory for at a time.
 const dirChunk = 1024
 
 // readDir reads the entries of the directory f, a chunk at a time, and
 // stops with fetch.ErrTooLarge at one more than maxDirEntries, or when ctx
 // ends (--max-time).
-func readDir(ctx context.Context, req *fetch.Request, f *os.File) ([]fs.DirEntry, error) {
+func readDir(ctx context.Context, req *fetch.Request, f *os.File, dir string) ([]fs.DirEntry, error) {
 	var des []fs.DirEntry
+	var size int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "list", Offset: -1, Err: fmt.Errorf("%w: %w", fetch.ErrTimeout, err)}
@@ -215,6 +222,13 @@ func readDir(ctx context.Context, req *fetch.Request, f *os.File) ([]fs.DirEntry
 			return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "list", Part: "path", Offset: -1,
 				Err: fmt.Errorf("%w: a directory listing is limited to %d entries", fetch.ErrTooLarge, maxDirEntries)}
 		}
+		for _, de := range chunk {
+			size += int64(len(dir) + 2*len(de.Name()))
+		}
+		if size > maxDirBytes {
+			return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "list", Part: "path", Offset: -1,
+				Err: fmt.Errorf("%w: a directory listing is limited to %d bytes of names and URLs", fetch.ErrTooLarge, maxDirBytes)}
+		}
 		if err == io.EOF {
 			return des, nil
 		}
@@ -226,7 +240,7 @@ func readDir(ctx context.Context, req *fetch.Request, f *os.File) ([]fs.DirEntry
 
 // list reads a directory into a listing of file: URLs.
 func list(ctx context.Context, req *fetch.Request, f *os.File, dir string) (*fetch.Result, error) {
-	des, err := readDir(ctx, req, f)
+	des, err := readDir(ctx, req, f, dir)
 	if err != nil {
 		return nil, err
 	}

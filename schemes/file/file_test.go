@@ -254,3 +254,30 @@ func entries(res *fetch.Result) int {
 	}
 	return len(res.Listing.Entries)
 }
+
+// TestDirByteBound: a listing is bounded in bytes too (names, and URLs
+// that repeat a long directory path), not only in entries.
+func TestDirByteBound(t *testing.T) {
+	old := maxDirBytes
+	t.Cleanup(func() { maxDirBytes = old })
+	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 200))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u := "file://" + fetch.Escape(dir, "/") + "/"
+	c := client(Config{})
+	maxDirBytes = 1 << 20
+	if _, err := c.Fetch(context.Background(), u); err != nil {
+		t.Fatalf("within the bound: %v", err)
+	}
+	maxDirBytes = 10 * int64(len(dir)) // ten entries' worth of the path
+	res, err := c.Fetch(context.Background(), u)
+	if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(err.Error(), "bytes of names and URLs") {
+		t.Fatalf("20 entries under a %d-byte path, bound %d bytes: listing of %d, err %v", len(dir), maxDirBytes, entries(res), err)
+	}
+}
