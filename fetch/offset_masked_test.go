@@ -106,3 +106,23 @@ func checkMaskedOffset(t *testing.T, in string, e *Error, password []string, at 
 		t.Errorf("%q: offset %d points at %q in %q, want %q", in, e.Offset, e.URL[e.Offset:], e.URL, at)
 	}
 }
+
+// TestSchemeOf: the scheme as Parse reads it, through the wrappers it
+// takes off, and none where raw starts with no scheme.
+func TestSchemeOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"news:1@h":                 "news",
+		" <URL:News:1@h> ":         "news",
+		"URL:joe:pw@h/":            "joe",
+		"URL: gopher://h/":         "gopher",
+		"<mailto:joe@example.com>": "mailto",
+		"host/a":                   "",
+		"1x:y":                     "",
+		":x":                       "",
+		"":                         "",
+	} {
+		if got := SchemeOf(in); got != want {
+			t.Errorf("SchemeOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

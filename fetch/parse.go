@@ -86,6 +86,15 @@ func urlUnwrap(raw string) (string, int) {
 	return raw[start:end], start
 }
 
+// SchemeOf is the scheme Parse reads in raw (inside white space, "<...>"
+// and "URL:"), in lower case, or "" when raw starts with none. It does
+// not parse the rest: a caller can tell "<news:1@h>" (a news: URL, whose
+// message-id holds no login) from text that is no URL of a known scheme.
+func SchemeOf(raw string) string {
+	s, _ := urlUnwrap(raw)
+	return strings.ToLower(s[:urlSchemeLen(s)])
+}
+
 // urlSchemeLen is the length of the scheme s starts with when a ":"
 // follows it, else 0.
 func urlSchemeLen(s string) int {

@@ -277,43 +277,10 @@ func maskSchemeless(raw string) string {
 	if at <= 0 {
 		return raw
 	}
-	if _, known := knownSchemes().Lookup(strings.ToLower(unwrappedScheme(raw))); known {
+	if _, known := knownSchemes().Lookup(fetch.SchemeOf(raw)); known {
 		return raw
 	}
 	return scheme + ":****" + rest[at:]
-}
-
-// unwrappedScheme is the scheme of raw as the parser reads it, inside
-// white space, "<...>" and "URL:" ("<news:1@h>" is a news: URL, whose
-// message-id is no login), or "" when it has none.
-func unwrappedScheme(raw string) string {
-	s := strings.TrimSpace(raw)
-	s = strings.TrimSpace(strings.TrimPrefix(s, "<"))
-	if len(s) > 4 && strings.EqualFold(s[:4], "URL:") {
-		if t := strings.TrimSpace(s[4:]); isSchemeShaped(t) {
-			s = t
-		}
-	}
-	if !isSchemeShaped(s) {
-		return ""
-	}
-	scheme, _, _ := strings.Cut(s, ":")
-	return scheme
-}
-
-// isSchemeShaped reports whether s starts with a scheme and its ":".
-func isSchemeShaped(s string) bool {
-	colon := strings.IndexByte(s, ':')
-	if colon <= 0 {
-		return false
-	}
-	for i := 0; i < colon; i++ {
-		c := s[i] | 0x20
-		if !('a' <= c && c <= 'z' || i > 0 && ('0' <= s[i] && s[i] <= '9' || s[i] == '+' || s[i] == '-' || s[i] == '.')) {
-			return false
-		}
-	}
-	return true
 }
 
 // knownSchemes is the registry of the schemes the command has, made once.
