@@ -410,7 +410,7 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 		b.read.Add(int64(n))
 		b.scope.overMax.Add(int64(over))
 		if err != nil {
-			return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
+			return queueLinksErr(err)
 		}
 		return nil
 	}
@@ -447,11 +447,17 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 		n, err := b.adder.Add(ctx, found[:take]...)
 		b.read.Add(int64(n))
 		if err != nil {
-			return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
+			return queueLinksErr(err)
 		}
 		found = found[take:]
 	}
 	return nil
+}
+
+// queueLinksErr is a failure to queue a listing's links (the journal's
+// disk, Redis): the run's own, exit 7.
+func queueLinksErr(err error) error {
+	return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
 }
 
 // unseen is how many of found the frontier would queue (their URLs new
@@ -477,7 +483,7 @@ func (b *batch) queueFull(n int) error {
 	b.scope.overQueue.Add(int64(n))
 	if j, ok := b.adder.(*frontier.Journal); ok {
 		if err := j.Left(n); err != nil {
-			return &fetch.Error{Kind: fetch.KindLocal, Op: "queue links", Offset: -1, Err: err}
+			return queueLinksErr(err)
 		}
 	}
 	if b.warnedFull.Swap(true) {

@@ -457,35 +457,20 @@ func (q *Queue) retryFor(ctx context.Context, budget time.Duration, f func(conte
 	}
 }
 
-// addLoop is the Lua that queues the tasks of ARGV from index FIRST on
-// (triples key, url, depth) whose keys are new to the seen set KEYS[2],
-// counting them in "added".
-const addLoop = `
-local added = 0
-for i = FIRST, #ARGV, 3 do
-	if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
-		redis.call('XADD', KEYS[1], '*', 'url', ARGV[i+1], 'depth', ARGV[i+2])
-		added = added + 1
-	end
-end
-`
-
-// addScript queues tasks. KEYS: stream, seen. ARGV: the triples. The
-// scripts are made on first use: NewScript hashes its text, and every
-// start of the command would pay for that otherwise.
-var addScript = sync.OnceValue(func() *redis.Script {
-	return redis.NewScript(strings.Replace(addLoop, "FIRST", "1", 1) + `
-return added
-`)
-})
-
 // doneScript adds the tasks found, then acknowledges, deletes and counts
 // the entry, and notes its id among this worker's last acknowledged (a
 // retry after a lost reply finds it there: done, not lost). KEYS: stream,
 // seen, counter, acked. ARGV: group, id, the note's lifetime in ms, then
 // triples.
 var doneScript = sync.OnceValue(func() *redis.Script {
-	return redis.NewScript(strings.Replace(addLoop, "FIRST", "4", 1) + `
+	return redis.NewScript(`
+local added = 0
+for i = 4, #ARGV, 3 do
+	if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
+		redis.call('XADD', KEYS[1], '*', 'url', ARGV[i+1], 'depth', ARGV[i+2])
+		added = added + 1
+	end
+end
 if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
 	redis.call('XDEL', KEYS[1], ARGV[2])
 	redis.call('INCR', KEYS[3])
@@ -537,37 +522,24 @@ func (q *Queue) taskArgs(args []any, tasks []frontier.Task) []any {
 // Add queues the tasks whose keys the queue has not seen, and reports how
 // many it queued.
 func (q *Queue) Add(ctx context.Context, tasks ...frontier.Task) (int, error) {
-	total := 0
-	for len(tasks) > 0 {
-		n := min(len(tasks), addBatch)
-		args := q.taskArgs(nil, tasks[:n])
-		var added int
-		err := q.retry(ctx, func(ctx context.Context) error {
-			var err error
-			added, err = addScript().Run(ctx, q.rdb, []string{q.keys.stream, q.keys.seen}, args...).Int()
-			return err
-		})
-		if err != nil {
-			return total, q.wrap("add", err)
-		}
-		total += added
-		tasks = tasks[n:]
-	}
-	return total, nil
+	n, _, err := q.AddWithin(ctx, 0, tasks...)
+	return n, err
 }
 
 // addWithinScript queues tasks while the seen set holds fewer keys than
-// a limit, and reports how many it queued and how many new ones it left
-// out for the limit. The count and the additions are one step, so that
-// workers adding at once never pass the limit together. KEYS: stream,
-// seen. ARGV: the limit, then triples.
+// a limit (0: no limit), and reports how many it queued and how many new
+// ones it left out for the limit. The count and the additions are one
+// step, so that workers adding at once never pass the limit together.
+// KEYS: stream, seen. ARGV: the limit, then triples. The scripts are made
+// on first use: NewScript hashes its text, and every start of the command
+// would pay for that otherwise.
 var addWithinScript = sync.OnceValue(func() *redis.Script {
 	return redis.NewScript(`
 local limit = tonumber(ARGV[1])
 local seen = redis.call('SCARD', KEYS[2])
 local added, over = 0, 0
 for i = 2, #ARGV, 3 do
-	if seen < limit then
+	if limit <= 0 or seen < limit then
 		if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
 			redis.call('XADD', KEYS[1], '*', 'url', ARGV[i+1], 'depth', ARGV[i+2])
 			added = added + 1
@@ -587,8 +559,9 @@ return {added, over}
 // Add as well), and reports how many it queued and how many new ones it
 // left out. A task already seen takes no room and is not left
 // out. The limit is the caller's, not the queue's: workers given
-// different limits each hold the shared count to their own. Add and
-// Lease.Done, which have no limit, still queue past it.
+// different limits each hold the shared count to their own. A limit of 0
+// is none (Add). Add and Lease.Done, which have no limit, still queue
+// past it.
 func (q *Queue) AddWithin(ctx context.Context, limit int64, tasks ...frontier.Task) (added, over int, err error) {
 	for len(tasks) > 0 {
 		n := min(len(tasks), addBatch)
