@@ -241,12 +241,7 @@ func (j *Journal) Left(n int) error {
 	if err := j.write(line); err != nil {
 		return err
 	}
-	if err := j.w.Flush(); err != nil {
-		j.werr = err
-		return err
-	}
-	if err := j.f.Sync(); err != nil {
-		j.werr = err
+	if err := j.flushLocked(true); err != nil {
 		return err
 	}
 	j.left = addLeft(j.left, int64(n))
@@ -329,17 +324,23 @@ func (j *Journal) appendLocked(tasks []Task, done string) ([]Task, error) {
 			return nil, err
 		}
 	}
-	if err := j.w.Flush(); err != nil {
-		j.werr = err
+	if err := j.flushLocked(len(fresh) > 0); err != nil {
 		return nil, err
 	}
-	if len(fresh) > 0 {
-		if err := j.f.Sync(); err != nil {
-			j.werr = err
-			return nil, err
-		}
-	}
 	return fresh, nil
+}
+
+// flushLocked writes what is buffered to the file, and syncs it when
+// sync is true; a failure leaves the journal failed (werr).
+func (j *Journal) flushLocked(sync bool) error {
+	err := j.w.Flush()
+	if err == nil && sync {
+		err = j.f.Sync()
+	}
+	if err != nil {
+		j.werr = err
+	}
+	return err
 }
 
 // encodeEvent is ev's line in the journal, newline included. HTML
