@@ -84,14 +84,21 @@ func TestFileHosts(t *testing.T) {
 	}
 }
 
-func TestFileFTPFallback(t *testing.T) {
-	var got string
+// fallbackClient is a client whose file: driver falls back to FTP and
+// whose ftp: driver only notes, in *got, the URL it was asked for.
+func fallbackClient(got *string) *fetch.Client {
 	c := fetch.NewClient(fetch.Options{})
 	c.Register("file", New(Config{FTPFallback: true}))
 	c.Register("ftp", fetch.DriverFunc(func(_ context.Context, req *fetch.Request) (*fetch.Result, error) {
-		got = req.URL.String()
+		*got = req.URL.String()
 		return &fetch.Result{Kind: fetch.KindListing, Listing: &fetch.Listing{}}, nil
 	}))
+	return c
+}
+
+func TestFileFTPFallback(t *testing.T) {
+	var got string
+	c := fallbackClient(&got)
 	if _, err := c.Fetch(context.Background(), "file://ftp.example/pub/a%20b.txt"); err != nil {
 		t.Fatal(err)
 	}
