@@ -37,6 +37,7 @@ type batchOptions struct {
 	outputDir string        // --output-dir
 	retry     int           // --retry: further attempts after a temporary failure
 	log       string        // --log FILE
+	pipeline  int           // --pipeline: HTTP GETs outstanding on one connection
 }
 
 func (b *batchOptions) register(fs *flag.FlagSet) {
@@ -45,11 +46,16 @@ func (b *batchOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.jobs, "j", 1, "")
 	fs.IntVar(&b.jobs, "jobs", 1, "")
 	fs.IntVar(&b.perHost, "per-host", 2, "")
+	fs.IntVar(&b.pipeline, "pipeline", 1, "")
 	fs.Var((*seconds)(&b.delay), "delay", "")
 	fs.StringVar(&b.outputDir, "output-dir", "", "")
 	fs.IntVar(&b.retry, "retry", 0, "")
 	fs.StringVar(&b.log, "log", "", "")
 }
+
+// maxPipeline bounds --pipeline: past a few requests a connection gains
+// nothing, and a server reads them all into its buffers.
+const maxPipeline = 64
 
 // inputFiles are the -i lists, in the order given: their URLs are one
 // list, read list after list. Standard input ("-") can be read once.

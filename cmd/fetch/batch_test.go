@@ -228,6 +228,48 @@ func TestBatchPerHostCap(t *testing.T) {
 	}
 }
 
+// TestBatchPipeline: with --pipeline 4, -j 8 --per-host 8 sends its
+// requests on two connections, four on each (eight, one a connection,
+// without it), and every file is whole; --pipeline out of its range is a
+// usage error naming it.
+func TestBatchPipeline(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(5 * time.Millisecond) // the requests pile up behind one another
+		io.WriteString(w, r.URL.Path)
+	}))
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	var list strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&list, "%s/f%d\n", srv.URL, i)
+	}
+	dir := t.TempDir()
+	code, _, stderr := runFetch(t, list.String(), "-i", "-", "-j", "8", "--per-host", "8", "--pipeline", "4", "-O", "--output-dir", dir, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	if n := conns.Load(); n > 2 {
+		t.Errorf("%d connections for 8 transfers at once, 4 on each", n)
+	}
+	for i := range 80 {
+		if b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("f%d", i))); err != nil || string(b) != fmt.Sprintf("/f%d", i) {
+			t.Errorf("f%d: %q %v", i, b, err)
+		}
+	}
+	for _, n := range []string{"0", "65", "-1"} {
+		code, _, stderr := runFetch(t, "", "--pipeline", n, srv.URL+"/x")
+		if code != 2 || !strings.Contains(stderr, "--pipeline") {
+			t.Errorf("--pipeline %s: exit %d, %q", n, code, stderr)
+		}
+	}
+}
+
 // TestBatchResume: a rerun with the same log asks only for what failed,
 // removes a killed run's temporary files, and copes with a last log line
 // cut short.

@@ -350,6 +350,12 @@ Batch (many URLs into files; a rerun with the same --log resumes)
                         URLs of the command line, as one batch (one --log); "-i -" once
   -j, --jobs N          N transfers at once (default 1), sharing sessions per host
   --per-host N          at most N transfers at once to one host:port (default 2; 0 no cap)
+  --pipeline N          send up to N HTTP GETs on one connection before their answers
+                        (HTTP/1.1 pipelining; default 1: none), so that --per-host 16
+                        --pipeline 4 uses 4 connections: for many small documents from
+                        one server (a large one delays those behind it). Not for https,
+                        --warc or a proxy; a server that closes after each answer is
+                        asked one request at a time
   --delay D             at least D between the starts of two requests to one host
   --output-dir DIR      the directory for -O and -o TEMPLATE (default the current one)
                         -O names each file after its URL's last segment; -o TEMPLATE

@@ -26,7 +26,7 @@ func driverConfig(o *options, s stdio) schemes.Config {
 	}
 	cfg := schemes.Config{
 		File: file.Config{FTPFallback: o.fileFTP, Special: o.fileSpec},
-		HTTP: http.Config{UserAgent: o.userAgent, MaxRedirects: maxRedirs, Insecure: o.insecure, Header: o.headers},
+		HTTP: http.Config{UserAgent: o.userAgent, MaxRedirects: maxRedirs, Insecure: o.insecure, Header: o.headers, Pipeline: o.batch.pipeline},
 		FTP: ftp.Config{
 			AnonymousPassword: o.ftpEmail,
 			Method:            o.ftpMethod,

@@ -156,7 +156,7 @@ func TestTraceRefusedConnect(t *testing.T) {
 		io.WriteString(c, "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"gw\"\r\nContent-Length: 0\r\n\r\n")
 	}()
 	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + ln.Addr().String()) }})
-	d := New(Config{})
+	d := newDriver(Config{})
 	c.Register("http", d)
 	c.Register("https", d)
 	req, err := fetch.NewRequest("https://secure.example/")

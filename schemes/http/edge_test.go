@@ -20,7 +20,7 @@ func TestGatewayInformational(t *testing.T) {
 	addr := rawServer(t, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"+
 		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", nil)
 	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-	d := New(Config{})
+	d := newDriver(Config{})
 	c.Register("http", d)
 	res, err := c.Fetch(context.Background(), "gopher://gopher.example/0about")
 	if err != nil {
@@ -63,7 +63,7 @@ func TestSwitchingProtocols(t *testing.T) {
 	t.Run("gateway", func(t *testing.T) {
 		addr := rawServer(t, reply, nil)
 		c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-		c.Register("http", New(Config{}))
+		c.Register("http", newDriver(Config{}))
 		res, err := c.Fetch(context.Background(), "gopher://gopher.example/0about")
 		if err == nil {
 			b, _ := io.ReadAll(res.Document.Body)

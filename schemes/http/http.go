@@ -41,6 +41,12 @@ type Config struct {
 	Insecure     bool // accept any TLS certificate (tests only)
 	// Header lines added to every request ("Name: value").
 	Header []string
+	// Pipeline is how many GET requests may be outstanding on one
+	// connection to a server (HTTP/1.1 pipelining); 0 or 1 sends the
+	// next only after the answer before it. Requests traced to an archive
+	// (Request.Capture), through a gateway or over https are sent one at
+	// a time whatever it says.
+	Pipeline int
 }
 
 // Driver fetches http and https URLs with net/http. It keeps keep-alive
@@ -51,6 +57,9 @@ type Driver struct {
 
 	mu sync.Mutex
 	tr *nethttp.Transport // plain connections
+	// pipe sends the plain connections' GETs pipelined (Config.Pipeline),
+	// the rest through tr.
+	pipe *pipeline
 	// Connections whose bytes are copied to an archive (tapConn), for
 	// the requests with a Capture only: a request without one never gets
 	// a connection that was tapped for another, and pays for no tap.
@@ -73,7 +82,11 @@ var (
 func (d *Driver) CloseIdle() {
 	d.mu.Lock()
 	trs := []*nethttp.Transport{d.tr, d.tapped}
+	pipe := d.pipe
 	d.mu.Unlock()
+	if pipe != nil {
+		pipe.closeIdle()
+	}
 	for _, tr := range trs {
 		if tr != nil {
 			tr.CloseIdleConnections()
@@ -336,7 +349,7 @@ func requestOf(ctx context.Context) *fetch.Request {
 // idle deadline; net/http itself closes a connection whose request is
 // cancelled, so the connection is not tied to any one request's context
 // and can serve the next request to the same server.
-func (d *Driver) transport(req *fetch.Request) *nethttp.Transport {
+func (d *Driver) transport(req *fetch.Request) nethttp.RoundTripper {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	tr := &d.tr
@@ -345,22 +358,28 @@ func (d *Driver) transport(req *fetch.Request) *nethttp.Transport {
 	}
 	if *tr == nil {
 		*tr = d.newTransport(req.Options, req.Capture != nil)
+		if req.Capture == nil && d.cfg.Pipeline > 1 && req.Options.Proxy == nil && !(*tr).DisableKeepAlives {
+			// Archived exchanges are not pipelined: a tapped
+			// connection's bytes are cut into one exchange at a time.
+			opts := req.Options
+			d.pipe = newPipeline(d.cfg.Pipeline, d.dialer(opts), *tr, opts.SessionIdle(), opts.IdlePerHost(), 2*opts.Idle())
+		}
+	}
+	if req.Capture == nil && d.pipe != nil {
+		return d.pipe
 	}
 	return *tr
 }
 
-func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
-	wrap := func(c net.Conn) net.Conn {
-		if tap {
-			return &tapConn{Conn: c}
-		}
-		return c
-	}
+// dialer is how the transports for opts connect to a server: under the
+// dial timeout, each read and write under the idle one, traced to the
+// request that dials.
+func (d *Driver) dialer(opts fetch.Options) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	dialer := opts.Dialer
 	if dialer == nil {
 		dialer = &net.Dialer{}
 	}
-	dial := func(dctx context.Context, network, addr string) (net.Conn, error) {
+	return func(dctx context.Context, network, addr string) (net.Conn, error) {
 		req := requestOf(dctx)
 		dt := opts.DialTimeout
 		if dt <= 0 {
@@ -393,6 +412,16 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 		}
 		return c, nil
 	}
+}
+
+func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
+	wrap := func(c net.Conn) net.Conn {
+		if tap {
+			return &tapConn{Conn: c}
+		}
+		return c
+	}
+	dial := d.dialer(opts)
 	tlsConfig := &tls.Config{InsecureSkipVerify: d.cfg.Insecure}
 	return &nethttp.Transport{
 		DialContext: func(dctx context.Context, network, addr string) (net.Conn, error) {

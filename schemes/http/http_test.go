@@ -20,7 +20,7 @@ import (
 
 func newClient(opts fetch.Options) *fetch.Client {
 	c := fetch.NewClient(opts)
-	d := New(Config{})
+	d := newDriver(Config{})
 	c.Register("http", d)
 	c.Register("https", d)
 	return c
@@ -364,7 +364,7 @@ func TestGatewayHeaderBounds(t *testing.T) {
 	}
 	gateway := func(addr string) *fetch.Client {
 		c := fetch.NewClient(fetch.Options{IdleTimeout: idle, Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-		d := New(Config{})
+		d := newDriver(Config{})
 		c.Register("http", d)
 		c.Register("https", d)
 		return c
@@ -434,7 +434,7 @@ func TestLineBounds(t *testing.T) {
 	chunked := "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 	gateway := func(addr string) *fetch.Client {
 		c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-		d := New(Config{})
+		d := newDriver(Config{})
 		c.Register("http", d)
 		c.Register("https", d)
 		return c
@@ -598,7 +598,7 @@ func TestHeadersNotForwardedAcrossHosts(t *testing.T) {
 	}))
 	defer first.Close()
 	c := fetch.NewClient(fetch.Options{})
-	c.Register("http", New(Config{Header: []string{"Authorization: Bearer SECRET"}}))
+	c.Register("http", newDriver(Config{Header: []string{"Authorization: Bearer SECRET"}}))
 	res, err := c.Fetch(context.Background(), first.URL+"/")
 	if err != nil {
 		t.Fatal(err)
@@ -662,7 +662,7 @@ func TestCredentialsStayWithOrigin(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := fetch.NewClient(fetch.Options{Dialer: dialer})
-			c.Register("http", New(Config{Header: []string{"Authorization: Bearer SECRET", "Cookie: session=SECRET", "X-Api-Key: SECRET"}}))
+			c.Register("http", newDriver(Config{Header: []string{"Authorization: Bearer SECRET", "Cookie: session=SECRET", "X-Api-Key: SECRET"}}))
 			res, err := c.Fetch(context.Background(), "http://site.test:"+originAddr+"/?to="+neturl.QueryEscape(tt.to))
 			if err != nil {
 				t.Fatal(err)
@@ -730,7 +730,7 @@ func TestSchemeRelativeRedirectHost(t *testing.T) {
 func TestHTTPSThroughGatewayUsesConnect(t *testing.T) {
 	addr, line := recordingServer(t, "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n", nil)
 	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-	d := New(Config{})
+	d := newDriver(Config{})
 	c.Register("http", d)
 	c.Register("https", d)
 	if _, err := c.Fetch(context.Background(), "https://secure.example:8443/p"); err == nil {
@@ -746,7 +746,7 @@ func TestHTTPSThroughGatewayUsesConnect(t *testing.T) {
 func TestHTTPThroughGateway(t *testing.T) {
 	addr, line := recordingServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", nil)
 	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-	c.Register("http", New(Config{}))
+	c.Register("http", newDriver(Config{}))
 	res, err := c.Fetch(context.Background(), "http://far.example:8080/a%2Fb?x=1")
 	if err != nil {
 		t.Fatal(err)
@@ -762,7 +762,7 @@ func TestHTTPThroughGateway(t *testing.T) {
 func viaGateway(t *testing.T, gateway, raw string) (*fetch.Result, *strings.Builder) {
 	t.Helper()
 	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse(gateway) }})
-	c.Register("http", New(Config{}))
+	c.Register("http", newDriver(Config{}))
 	return tracedDo(t, c, raw)
 }
 
@@ -839,7 +839,7 @@ func TestTraceConnect(t *testing.T) {
 		io.Copy(c, s)
 	}()
 	c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://joe:hunter2@" + ln.Addr().String()) }})
-	d := New(Config{Insecure: true, Header: []string{"X-Api-Key: K3Y"}})
+	d := newDriver(Config{Insecure: true, Header: []string{"X-Api-Key: K3Y"}})
 	c.Register("http", d)
 	c.Register("https", d)
 	res, trace := tracedDo(t, c, "https://secure.example/p?q")
@@ -886,7 +886,7 @@ func TestTraceMasksCredentials(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := fetch.NewClient(fetch.Options{})
-	c.Register("http", New(Config{Header: []string{
+	c.Register("http", newDriver(Config{Header: []string{
 		"Authorization: Bearer T0KEN", "Cookie: session=C00KIE", "X-Api-Key: K3Y",
 		"x-auth-token: T0KEN2", "X-Session-Id: SESS", "Accept-Language: en-shown",
 	}}))
@@ -961,7 +961,7 @@ func TestGatewayStatusRetry(t *testing.T) {
 	for code, want := range map[string]bool{"503 Service Unavailable": true, "404 Not Found": false} {
 		addr := rawServer(t, "HTTP/1.1 "+code+"\r\nContent-Length: 0\r\n\r\n", nil)
 		c := fetch.NewClient(fetch.Options{Proxy: func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse("http://" + addr) }})
-		c.Register("http", New(Config{}))
+		c.Register("http", newDriver(Config{}))
 		_, err := c.Fetch(context.Background(), "ftp://ftp.example/pub/f")
 		if err == nil || fetch.Temporary(err) != want {
 			t.Errorf("gateway %s for an ftp: URL: %v, Temporary %v, want %v", code, err, fetch.Temporary(err), want)

@@ -1,0 +1,567 @@
+package http
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	nethttp "net/http"
+	"net/http/httptrace"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
+)
+
+// pipeline is a RoundTripper that sends GET requests on a keep-alive
+// connection without waiting for the answer to the one before (HTTP/1.1
+// pipelining, RFC 9112 §9.3.2): up to depth requests are outstanding on a
+// connection, and the server answers them in the order sent. For many
+// small documents from one server this spares most of the round trips and
+// system calls of one request at a time, which is all net/http's
+// Transport does (it never pipelines).
+//
+// The bytes on the wire are net/http's own: requests are written by
+// Request.Write (what its Transport writes) and answers read by
+// ReadResponse, under the Transport's bounds (a header of at most
+// wire.DefaultMaxLine bytes, within headerWait). What is here is the
+// bookkeeping of a connection: whose answer comes next, and what becomes
+// of the requests behind an answer that ends the connection (a server's
+// keep-alive limit, an idle close): they had no answer, so they are sent
+// again on another connection, as GETs may be (RFC 9110 §9.2.2).
+//
+// Requests it does not pipeline go to fallback: another method or scheme,
+// a host that is not plain ASCII, a host whose server has shown it does
+// not keep connections open (its first answer on a connection ends it:
+// "Connection: close", or HTTP/1.0 without keep-alive), and a request
+// that found no answer on maxTries connections.
+type pipeline struct {
+	depth      int
+	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
+	fallback   nethttp.RoundTripper
+	idle       time.Duration // an unused connection is closed after this
+	maxIdle    int           // unused connections kept to one host
+	headerWait time.Duration // an answer's header must come within this of its turn
+
+	mu    sync.Mutex
+	hosts map[string]*pipeHost
+}
+
+// maxTries bounds the connections one request is sent on before it goes
+// to fallback.
+const maxTries = 3
+
+type pipeHost struct {
+	conns []*pipeConn
+	off   bool // not pipelined: everything goes to fallback
+}
+
+// errUnanswered is a request's when its connection ended before its
+// answer began (or could not be dialled by another request): it is sent
+// again on another connection.
+var errUnanswered = errors.New("http: the connection ended before the answer")
+
+func newPipeline(depth int, dial func(context.Context, string, string) (net.Conn, error), fallback nethttp.RoundTripper, idle time.Duration, maxIdle int, headerWait time.Duration) *pipeline {
+	return &pipeline{depth: depth, dial: dial, fallback: fallback, idle: idle, maxIdle: maxIdle, headerWait: headerWait, hosts: map[string]*pipeHost{}}
+}
+
+// RoundTrip sends r on a pipelined connection to its host.
+func (p *pipeline) RoundTrip(r *nethttp.Request) (*nethttp.Response, error) {
+	addr, ok := pipeAddr(r)
+	if !ok {
+		return p.fallback.RoundTrip(r)
+	}
+	for try := 0; try < maxTries; try++ {
+		pc, fresh := p.get(addr)
+		if pc == nil {
+			break // the host is not pipelined
+		}
+		resp, err := pc.roundTrip(r, fresh)
+		if !errors.Is(err, errUnanswered) {
+			return resp, err
+		}
+		if r.Context().Err() != nil {
+			return nil, r.Context().Err()
+		}
+	}
+	return p.fallback.RoundTrip(r)
+}
+
+// pipeAddr is the host:port that r is sent to, if r is pipelined at all:
+// a GET without a body to an http URL whose host is plain ASCII (net/http
+// would dial another name for the others).
+func pipeAddr(r *nethttp.Request) (string, bool) {
+	if r.Method != nethttp.MethodGet || r.URL.Scheme != "http" || r.Body != nil && r.Body != nethttp.NoBody || r.Close {
+		return "", false
+	}
+	host := r.URL.Hostname()
+	if host == "" {
+		return "", false
+	}
+	for i := 0; i < len(host); i++ {
+		if host[i] >= 0x80 {
+			return "", false
+		}
+	}
+	port := r.URL.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(host, port), true
+}
+
+// get returns a connection to addr with room for one more request, which
+// is counted on it: the least busy one, or a new one (fresh) whose dial
+// the caller makes. It returns nil when addr is not pipelined.
+func (p *pipeline) get(addr string) (pc *pipeConn, fresh bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.hosts[addr]
+	if h == nil {
+		h = &pipeHost{}
+		p.hosts[addr] = h
+	}
+	if h.off {
+		return nil, false
+	}
+	now := time.Now()
+	kept := h.conns[:0]
+	for _, c := range h.conns {
+		if c.inflight == 0 && c.ready.Load() && now.Sub(c.lastUsed) > p.idle {
+			c.kill()
+		}
+		if c.dead.Load() && c.inflight == 0 {
+			continue
+		}
+		kept = append(kept, c)
+		if !c.dead.Load() && !c.closing.Load() && c.inflight < p.depth && (pc == nil || c.inflight < pc.inflight) {
+			pc = c
+		}
+	}
+	clear(h.conns[len(kept):])
+	h.conns = kept
+	if pc == nil {
+		pc = &pipeConn{p: p, addr: addr, dialed: make(chan struct{})}
+		h.conns = append(h.conns, pc)
+		fresh = true
+	}
+	pc.inflight++
+	return pc, fresh
+}
+
+// release uncounts a request that is done with pc. A connection left
+// with none is closed when it has been unused for the idle time, or at
+// once when its host already has maxIdle others unused.
+func (p *pipeline) release(pc *pipeConn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pc.inflight--
+	pc.lastUsed = time.Now()
+	if pc.inflight > 0 || pc.dead.Load() {
+		return
+	}
+	if h := p.hosts[pc.addr]; h != nil {
+		unused := 0
+		for _, c := range h.conns {
+			if c.inflight == 0 && !c.dead.Load() {
+				unused++
+			}
+		}
+		if unused > p.maxIdle {
+			pc.kill()
+			return
+		}
+	}
+	if pc.idleTimer == nil {
+		pc.idleTimer = time.AfterFunc(p.idle, func() { p.expire(pc) })
+	} else {
+		pc.idleTimer.Reset(p.idle)
+	}
+}
+
+// expire closes pc if it has been unused for the idle time, and forgets
+// its host once the host has no connection left.
+func (p *pipeline) expire(pc *pipeConn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pc.inflight == 0 && time.Since(pc.lastUsed) >= p.idle {
+		pc.kill()
+	}
+	p.sweep()
+}
+
+// sweep drops the dead connections no request holds, and the hosts left
+// with none that are pipelined (a host that is not stays known as such).
+func (p *pipeline) sweep() {
+	for addr, h := range p.hosts {
+		kept := h.conns[:0]
+		for _, c := range h.conns {
+			if c.dead.Load() && c.inflight == 0 {
+				continue
+			}
+			kept = append(kept, c)
+		}
+		clear(h.conns[len(kept):])
+		h.conns = kept
+		if len(kept) == 0 && !h.off {
+			delete(p.hosts, addr)
+		}
+	}
+}
+
+// keepsNoConnections turns pipelining to addr off: its server ended a
+// connection after its first answer.
+func (p *pipeline) keepsNoConnections(addr string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if h := p.hosts[addr]; h != nil {
+		h.off = true
+	}
+}
+
+// closeIdle closes the connections with no request on them.
+func (p *pipeline) closeIdle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, h := range p.hosts {
+		for _, c := range h.conns {
+			if c.inflight == 0 && c.ready.Load() {
+				c.kill()
+			}
+		}
+	}
+	p.sweep()
+}
+
+// A pipeConn is one connection and the requests sent on it, answered in
+// turn.
+type pipeConn struct {
+	p    *pipeline
+	addr string
+
+	dialed  chan struct{} // closed when the dial is over
+	ready   atomic.Bool   // dialled, c and br are set
+	dialErr error         // set before dialed is closed
+	c       net.Conn
+	lim     *headerLimit
+	br      *bufio.Reader
+
+	// under p.mu
+	inflight  int // requests counted on the connection
+	lastUsed  time.Time
+	idleTimer *time.Timer // closes it once unused for the idle time
+
+	answered atomic.Int64 // answers read
+	dead     atomic.Bool  // closed, or being closed
+	closing  atomic.Bool  // the server ends it after the answer being read
+	timedOut atomic.Bool  // killed by an answer's header wait
+
+	// The sending side: each request joins the queue of turns and the
+	// bytes to write in one step, so that turns are in the order of the
+	// bytes on the wire.
+	wmu        sync.Mutex
+	tail       chan struct{} // closed when the last request queued has had its turn
+	pending    bytes.Buffer  // requests not written yet
+	pendingLen int           // pending.Len() of the requests whole in it
+	spare      bytes.Buffer
+	queued     uint64 // requests queued, the last one's seq
+	written    uint64 // the seq of the last request written
+	flushing   bool   // a sender is writing
+}
+
+// kill closes the connection; the requests whose answers have not begun
+// are sent again by their callers.
+func (pc *pipeConn) kill() {
+	if pc.dead.Swap(true) {
+		return
+	}
+	if pc.ready.Load() {
+		pc.c.Close()
+	}
+}
+
+func (pc *pipeConn) connect(ctx context.Context) error {
+	c, err := pc.p.dial(ctx, "tcp", pc.addr)
+	if err != nil {
+		pc.dialErr = err
+		pc.dead.Store(true)
+		close(pc.dialed)
+		return err
+	}
+	pc.c = c
+	pc.lim = &headerLimit{r: c, n: math.MaxInt64}
+	pc.br = bufio.NewReader(pc.lim) // net/http's size, which bounds a trailer as its Transport does
+	pc.ready.Store(true)
+	if pc.dead.Load() {
+		c.Close() // closed (CloseIdle) while dialling
+	}
+	close(pc.dialed)
+	return nil
+}
+
+// roundTrip sends r on pc and reads its answer in its turn. An answer it
+// cannot have (pc ended before it began) is errUnanswered.
+func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh bool) (resp *nethttp.Response, err error) {
+	ctx := r.Context()
+	done := false
+	defer func() {
+		if !done {
+			pc.p.release(pc)
+		}
+	}()
+	if fresh {
+		if err := pc.connect(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		select {
+		case <-pc.dialed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if pc.dialErr != nil {
+			return nil, errUnanswered // the dialling request reports it
+		}
+	}
+	if s, ok := ctx.Value(sentKey{}).(*sentTrace); ok {
+		s.route(r, nil) // as the Transport's Proxy function does: no gateway
+	}
+	if t := httptrace.ContextClientTrace(ctx); t != nil && t.GotConn != nil {
+		t.GotConn(httptrace.GotConnInfo{Conn: pc.c, Reused: !fresh})
+	}
+
+	seq, prev, mine, err := pc.send(r)
+	if err != nil {
+		close(mine)
+		return nil, err
+	}
+	done = true
+	// finish ends the request's turn; the connection is closed unless the
+	// answer was read whole and the server keeps it open.
+	var stop func() bool
+	finish := func(ok bool) {
+		if stop != nil {
+			stop()
+		}
+		if !ok || pc.closing.Load() {
+			pc.kill()
+		}
+		close(mine)
+		pc.p.release(pc)
+	}
+	select {
+	case <-prev:
+	case <-ctx.Done():
+		// The answers before this one are for other requests: this
+		// request's is not read, and the connection ends in its turn.
+		go func() {
+			<-prev
+			finish(false)
+		}()
+		return nil, ctx.Err()
+	}
+	if pc.dead.Load() {
+		finish(false)
+		return nil, errUnanswered
+	}
+	// In its turn, cancelling the request ends the connection (the
+	// requests behind it are sent again elsewhere).
+	stop = context.AfterFunc(ctx, pc.kill)
+	pc.lead(seq)
+	resp, err = pc.readAnswer(r)
+	if err != nil {
+		finish(false)
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, err
+	}
+	if resp.Close {
+		// The server ends the connection after this answer: the requests
+		// behind it wait for none, and none are sent after it.
+		pc.closing.Store(true)
+		if pc.answered.Load() == 0 {
+			pc.p.keepsNoConnections(pc.addr)
+		}
+	}
+	pc.answered.Add(1)
+	if resp.Body == nethttp.NoBody {
+		finish(true)
+		return resp, nil
+	}
+	resp.Body = &pipeBody{rc: resp.Body, finish: finish}
+	return resp, nil
+}
+
+// send queues r's bytes and its turn, and returns r's place on the
+// connection: prev is closed when the answer before r's has been read,
+// and r's own turn ends when mine is closed. The bytes are written at
+// once when the server has no request of this connection to answer;
+// otherwise they wait to be written with those queued after them, by the
+// first request whose turn comes with few requests written behind it
+// (lead): one write for several requests, while the server still has
+// work.
+func (pc *pipeConn) send(r *nethttp.Request) (seq uint64, prev, mine chan struct{}, err error) {
+	mine = make(chan struct{})
+	pc.wmu.Lock()
+	defer pc.wmu.Unlock()
+	if pc.dead.Load() || pc.closing.Load() {
+		return 0, nil, mine, errUnanswered
+	}
+	if err := r.Write(&pc.pending); err != nil {
+		pc.pending.Truncate(pc.pendingLen)
+		return 0, nil, mine, err
+	}
+	pc.pendingLen = pc.pending.Len()
+	pc.queued++
+	seq = pc.queued
+	prev = pc.tail
+	if prev == nil {
+		prev = make(chan struct{})
+		close(prev)
+	}
+	pc.tail = mine
+	if pc.written == uint64(pc.answered.Load()) {
+		pc.flushLocked()
+	}
+	return seq, prev, mine, nil
+}
+
+// lead tells, in the turn of request seq, whether the requests queued
+// but not written are written now: when seq's own is among them, or when
+// fewer than half the pipeline's depth are written behind it (the server
+// would soon have nothing to do).
+func (pc *pipeConn) lead(seq uint64) {
+	pc.wmu.Lock()
+	defer pc.wmu.Unlock()
+	if pc.pendingLen > 0 && (pc.written < seq || pc.written-seq < uint64(max(1, pc.p.depth/2))) {
+		pc.flushLocked()
+	}
+}
+
+// flushLocked writes what is pending, with pc.wmu held; requests queued
+// while it writes are written after, by the same call. A failed write
+// ends the connection: every request queued finds it dead in its turn.
+func (pc *pipeConn) flushLocked() {
+	if pc.flushing {
+		return // the sender writing now writes these too
+	}
+	pc.flushing = true
+	for pc.pendingLen > 0 {
+		pc.pending, pc.spare = pc.spare, pc.pending
+		pc.pendingLen = 0
+		pc.written = pc.queued
+		pc.wmu.Unlock()
+		_, werr := pc.c.Write(pc.spare.Bytes())
+		pc.spare.Reset()
+		pc.wmu.Lock()
+		if werr != nil {
+			pc.pending.Reset()
+			pc.pendingLen = 0
+			pc.kill()
+			break
+		}
+	}
+	pc.flushing = false
+}
+
+// readAnswer reads the answer to r: interim answers (1xx but 101) are
+// skipped, as net/http's Transport skips them, at most five.
+func (pc *pipeConn) readAnswer(r *nethttp.Request) (*nethttp.Response, error) {
+	wait := time.AfterFunc(pc.p.headerWait, func() {
+		pc.timedOut.Store(true)
+		pc.kill()
+	})
+	defer wait.Stop()
+	for interim := 0; ; interim++ {
+		fresh := pc.br.Buffered() == 0
+		if fresh {
+			// Nothing of the answer yet: a connection that ends here
+			// leaves r unanswered.
+			if _, err := pc.br.Peek(1); err != nil {
+				if pc.timedOut.Load() {
+					return nil, fmt.Errorf("%w: no answer within %v", fetch.ErrTimeout, pc.p.headerWait)
+				}
+				if interim == 0 && !pc.timedOut.Load() && isEnded(err) {
+					return nil, errUnanswered
+				}
+				return nil, err
+			}
+		}
+		pc.lim.n = wire.DefaultMaxLine
+		resp, err := nethttp.ReadResponse(pc.br, r)
+		over := pc.lim.n <= 0
+		pc.lim.n = math.MaxInt64
+		switch {
+		case over:
+			return nil, headerTooLong("GET")
+		case err != nil && pc.timedOut.Load():
+			return nil, fmt.Errorf("%w: the header did not come within %v", fetch.ErrTimeout, pc.p.headerWait)
+		case err != nil:
+			return nil, err
+		case resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != nethttp.StatusSwitchingProtocols && interim < 5:
+			continue
+		}
+		return resp, nil
+	}
+}
+
+// isEnded tells whether err is the end of a connection the server closed.
+func isEnded(err error) bool {
+	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && !op.Timeout()
+}
+
+// headerLimit counts what the connection gives while a header is read, as
+// the Transport's own limit does (MaxResponseHeaderBytes): past n bytes it
+// gives none.
+type headerLimit struct {
+	r io.Reader
+	n int64
+}
+
+func (l *headerLimit) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// pipeBody is an answer's body: the next answer on the connection is read
+// once it has been read to its end, and a body closed before that ends
+// the connection (what was left of it would come first). A body read to
+// its last byte but not to io.EOF counts as unfinished: a reader learns
+// that a body is whole from io.EOF, as io.Copy does.
+type pipeBody struct {
+	rc     io.ReadCloser
+	finish func(ok bool)
+	once   sync.Once
+}
+
+func (b *pipeBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil {
+		ok := err == io.EOF
+		b.once.Do(func() { b.finish(ok) })
+	}
+	return n, err
+}
+
+func (b *pipeBody) Close() error {
+	b.once.Do(func() { b.finish(false) })
+	return b.rc.Close()
+}

@@ -1,0 +1,490 @@
+package http
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	nethttp "net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch"
+)
+
+// pipelined, when set, is the Pipeline of the drivers newDriver makes:
+// TestPipelinedSuite runs the driver's tests again with it.
+var pipelined int
+
+func newDriver(cfg Config) *Driver {
+	if cfg.Pipeline == 0 {
+		cfg.Pipeline = pipelined
+	}
+	return New(cfg)
+}
+
+// TestPipelinedSuite runs the driver's tests of plain http with four
+// requests pipelined on a connection: whatever one request at a time
+// does (bounds, timeouts, redirects, traces, resuming), a pipelined
+// request does too. (TestTraceDialGoesWithConnection is not among them:
+// it holds the first dial until a second request has dialled its own
+// connection, where a pipelined one waits for the first.)
+func TestPipelinedSuite(t *testing.T) {
+	tests := []func(*testing.T){
+		TestRequestURIAsWritten, TestStatusErrors, TestRedirectWithUserinfo, TestRedirects,
+		TestTruncatedBody, TestStallTimesOut, TestTrickledHeaderTimesOut, TestUnaskedPartialContent,
+		TestTrickledErrorPage, TestResumeRange, TestLineBounds, TestResumeRejectsWrongRange,
+		TestResumeRejectsShortRange, TestResumePartWithoutLength, TestResultURLWithoutRedirect,
+		TestHeadersNotForwardedAcrossHosts, TestCredentialsStayWithOrigin, TestSchemeRelativeRedirectHost,
+		TestTraceMasksCredentials, TestModTime, TestKeepAlive, TestKeepAliveOff, TestConcurrentRequests,
+		TestSwitchingProtocols, TestRedirectResultURL, TestResumePartStopsAtRange, TestResumeComplete,
+		TestRedirectPortNamesHop, TestRetryAfterHuge, TestTraceRefusedConnect,
+	}
+	pipelined = 4
+	defer func() { pipelined = 0 }()
+	for i, test := range tests {
+		t.Run(fmt.Sprint(i), test)
+	}
+}
+
+// pipeState is what d's pipeline holds for addr: its connections and the
+// requests counted on each, and whether the host is pipelined.
+func pipeState(d *Driver, addr string) (inflight []int, off bool) {
+	d.mu.Lock()
+	p := d.pipe
+	d.mu.Unlock()
+	if p == nil {
+		return nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := p.hosts[addr]
+	if h == nil {
+		return nil, false
+	}
+	for _, c := range h.conns {
+		inflight = append(inflight, c.inflight)
+	}
+	return inflight, h.off
+}
+
+// waitInflight waits until d has n requests on one connection to addr.
+func waitInflight(t *testing.T, d *Driver, addr string, n int) {
+	t.Helper()
+	for range 2000 {
+		in, _ := pipeState(d, addr)
+		if len(in) == 1 && in[0] == n {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	in, _ := pipeState(d, addr)
+	t.Fatalf("requests on the connections to %s: %v, want %d on one", addr, in, n)
+}
+
+// pipeServer serves each connection with serve, counting connections.
+func pipeServer(t *testing.T, serve func(c net.Conn, br *bufio.Reader)) (addr string, conns *atomic.Int32) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns = new(atomic.Int32)
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			wg.Go(func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(time.Minute)) // a broken test ends
+				serve(c, bufio.NewReader(c))
+			})
+		}
+	})
+	return ln.Addr().String(), conns
+}
+
+func answer(w io.Writer, path string, extra string) {
+	body := "body of " + path
+	fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n%s", len(body), extra, body)
+}
+
+// fetchAll fetches the paths from addr at once with c, and returns each
+// one's body or error.
+func fetchAll(c *fetch.Client, addr string, paths ...string) (bodies []string, errs []error) {
+	bodies, errs = make([]string, len(paths)), make([]error, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Go(func() {
+			res, err := c.Fetch(context.Background(), "http://"+addr+p)
+			if err == nil {
+				var b []byte
+				b, err = io.ReadAll(res.Document.Body)
+				res.Close()
+				bodies[i] = string(b)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	return bodies, errs
+}
+
+func pipeClient(depth int) (*fetch.Client, *Driver) {
+	c := fetch.NewClient(fetch.Options{})
+	d := New(Config{Pipeline: depth})
+	c.Register("http", d)
+	return c, d
+}
+
+// TestPipelineSendsBeforeAnswers: requests queued behind an answer go out
+// together, before the server has answered the one before them, all on
+// one connection. The server answers the second request only once the
+// third has come: one request at a time, it would wait for ever.
+func TestPipelineSendsBeforeAnswers(t *testing.T) {
+	release := make(chan struct{})
+	addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		r1, err := nethttp.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		<-release
+		answer(c, r1.URL.Path, "")
+		r2, err := nethttp.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		r3, err := nethttp.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		answer(c, r2.URL.Path, "")
+		answer(c, r3.URL.Path, "")
+	})
+	c, d := pipeClient(4)
+	defer c.Close()
+	done := make(chan struct{})
+	var bodies []string
+	var errs []error
+	go func() {
+		defer close(done)
+		bodies, errs = fetchAll(c, addr, "/a", "/b", "/c")
+	}()
+	waitInflight(t, d, addr, 3)
+	close(release)
+	<-done
+	got := map[string]bool{}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		got[bodies[i]] = true
+	}
+	for _, p := range []string{"/a", "/b", "/c"} {
+		if !got["body of "+p] {
+			t.Errorf("no request had %q: %q", "body of "+p, bodies)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections, want 1", n)
+	}
+}
+
+// TestPipelineResendsUnanswered: a server that ends each connection after
+// two answers (the second saying "Connection: close") leaves the requests
+// sent behind them unanswered; they are sent again on a new connection,
+// every request gets its own document once, and the host stays pipelined.
+func TestPipelineResendsUnanswered(t *testing.T) {
+	var mu sync.Mutex
+	answered := map[string]int{}
+	addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		for i := range 2 {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			answered[r.URL.Path]++
+			mu.Unlock()
+			extra := ""
+			if i == 1 {
+				extra = "Connection: close\r\n"
+			}
+			answer(c, r.URL.Path, extra)
+		}
+	})
+	c, d := pipeClient(4)
+	defer c.Close()
+	var paths []string
+	for i := range 24 {
+		paths = append(paths, fmt.Sprintf("/f%d", i))
+	}
+	bodies, errs := fetchAll(c, addr, paths...)
+	for i, p := range paths {
+		if errs[i] != nil || bodies[i] != "body of "+p {
+			t.Errorf("%s: %q, %v", p, bodies[i], errs[i])
+		}
+		if answered[p] != 1 {
+			t.Errorf("%s answered %d times", p, answered[p])
+		}
+	}
+	if n := conns.Load(); n < 12 {
+		t.Errorf("%d connections for 24 requests at two a connection", n)
+	}
+	if _, off := pipeState(d, addr); off {
+		t.Error("the host is no longer pipelined")
+	}
+}
+
+// TestPipelineOffWithoutKeepAlive: a server that answers in HTTP/1.0 and
+// closes each connection after one answer is asked one request at a time
+// from then on; every request still gets its document.
+func TestPipelineOffWithoutKeepAlive(t *testing.T) {
+	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		r, err := nethttp.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		body := "body of " + r.URL.Path
+		fmt.Fprintf(c, "HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	})
+	c, d := pipeClient(4)
+	defer c.Close()
+	paths := []string{"/a", "/b", "/c", "/d", "/e", "/f"}
+	bodies, errs := fetchAll(c, addr, paths...)
+	for i, p := range paths {
+		if errs[i] != nil || bodies[i] != "body of "+p {
+			t.Errorf("%s: %q, %v", p, bodies[i], errs[i])
+		}
+	}
+	if _, off := pipeState(d, addr); !off {
+		t.Error("the host is still pipelined")
+	}
+}
+
+// TestPipelineTruncatedAnswer: an answer cut short fails its own request
+// (truncated, exit 5); the request queued behind it is sent again and
+// gets its document.
+func TestPipelineTruncatedAnswer(t *testing.T) {
+	release := make(chan struct{})
+	var first atomic.Bool
+	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			if r.URL.Path == "/short" && !first.Swap(true) {
+				<-release
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this")
+				return
+			}
+			answer(c, r.URL.Path, "")
+		}
+	})
+	c, d := pipeClient(4)
+	defer c.Close()
+	short := make(chan *fetch.Result, 1)
+	go func() {
+		res, err := c.Fetch(context.Background(), "http://"+addr+"/short")
+		if err != nil {
+			t.Error(err)
+		}
+		short <- res
+	}()
+	waitInflight(t, d, addr, 1)
+	next := make(chan string, 1)
+	go func() {
+		bodies, errs := fetchAll(c, addr, "/next")
+		next <- fmt.Sprint(bodies[0], errs[0])
+	}()
+	waitInflight(t, d, addr, 2)
+	close(release)
+	res := <-short
+	if res == nil {
+		t.FailNow()
+	}
+	defer res.Close()
+	_, err := io.ReadAll(res.Document.Body)
+	if !errors.Is(err, fetch.ErrTruncated) {
+		t.Errorf("the short answer read with %v, want truncated", err)
+	}
+	if got := <-next; got != "body of /next<nil>" {
+		t.Errorf("the request behind it: %s", got)
+	}
+}
+
+// TestPipelineCancelWhileWaiting: a request cancelled while it waits for
+// the answers before its own returns at once, without cutting short the
+// answer being read; the connection then ends, and the next request gets
+// a new one.
+func TestPipelineCancelWhileWaiting(t *testing.T) {
+	release := make(chan struct{})
+	addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			if r.URL.Path == "/slow" {
+				<-release
+			}
+			answer(c, r.URL.Path, "")
+		}
+	})
+	c, d := pipeClient(4)
+	defer c.Close()
+	slow := make(chan string, 1)
+	go func() {
+		bodies, errs := fetchAll(c, addr, "/slow")
+		slow <- fmt.Sprint(bodies[0], errs[0])
+	}()
+	waitInflight(t, d, addr, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	behind := make(chan error, 1)
+	go func() {
+		_, err := c.Fetch(ctx, "http://"+addr+"/behind")
+		behind <- err
+	}()
+	waitInflight(t, d, addr, 2)
+	cancel()
+	// It returns while /slow's answer is still held.
+	if err := <-behind; err == nil {
+		t.Error("the cancelled request succeeded")
+	}
+	select {
+	case got := <-slow:
+		t.Fatalf("/slow ended before its answer was sent: %s", got)
+	default:
+	}
+	close(release)
+	if got := <-slow; got != "body of /slow<nil>" {
+		t.Errorf("/slow: %s", got)
+	}
+	bodies, errs := fetchAll(c, addr, "/after")
+	if errs[0] != nil || bodies[0] != "body of /after" {
+		t.Errorf("/after: %q, %v", bodies[0], errs[0])
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections, want 2 (the first ended with the cancelled request)", n)
+	}
+}
+
+// TestPipelineBodyClosedEarly: a body closed before its end ends its
+// connection (the rest of it would come before the next answer); the
+// request behind it gets its document on another.
+func TestPipelineBodyClosedEarly(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			if r.URL.Path == "/big" {
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(big), big)
+				continue
+			}
+			answer(c, r.URL.Path, "")
+		}
+	})
+	c, d := pipeClient(4)
+	defer c.Close()
+	res, err := c.Fetch(context.Background(), "http://"+addr+"/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := make(chan string, 1)
+	go func() {
+		bodies, errs := fetchAll(c, addr, "/next")
+		next <- fmt.Sprint(bodies[0], errs[0])
+	}()
+	waitInflight(t, d, addr, 2)
+	if _, err := io.ReadFull(res.Document.Body, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	if got := <-next; got != "body of /next<nil>" {
+		t.Errorf("the request behind it: %s", got)
+	}
+}
+
+// TestPipelineIdleConnections: connections left unused past the client's
+// MaxIdlePerHost are closed when their requests end, the rest once unused
+// for IdleSessionTimeout, and then the pipeline forgets the host.
+func TestPipelineIdleConnections(t *testing.T) {
+	release := make(chan struct{})
+	var open atomic.Int32
+	addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		open.Add(1)
+		defer open.Add(-1)
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			<-release
+			answer(c, r.URL.Path, "")
+		}
+	})
+	const idle = 200 * time.Millisecond
+	c := fetch.NewClient(fetch.Options{MaxIdlePerHost: 1, IdleSessionTimeout: idle})
+	defer c.Close()
+	d := New(Config{Pipeline: 2})
+	c.Register("http", d)
+	done := make(chan []error, 1)
+	go func() {
+		_, errs := fetchAll(c, addr, "/a", "/b", "/c", "/d")
+		done <- errs
+	}()
+	for range 2000 {
+		if in, _ := pipeState(d, addr); len(in) == 2 && in[0] == 2 && in[1] == 2 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if in, _ := pipeState(d, addr); len(in) != 2 {
+		t.Fatalf("connections: %v, want two with two requests each", in)
+	}
+	close(release)
+	for i, err := range <-done {
+		if err != nil {
+			t.Errorf("request %d: %v", i, err)
+		}
+	}
+	if n := conns.Load(); n != 2 {
+		t.Fatalf("%d connections, want 2", n)
+	}
+	// One is closed as its last request ends (one unused is kept), the
+	// other after the idle time: the server sees both end.
+	for range 2000 {
+		if open.Load() == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := open.Load(); n != 0 {
+		t.Errorf("%d connections still open after the idle time", n)
+	}
+	d.mu.Lock()
+	p := d.pipe
+	d.mu.Unlock()
+	p.mu.Lock()
+	hosts := len(p.hosts)
+	p.mu.Unlock()
+	if hosts != 0 {
+		t.Errorf("%d hosts still known with no connection", hosts)
+	}
+}
