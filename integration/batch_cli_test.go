@@ -389,3 +389,45 @@ func countLines(name string) int {
 	b, _ := os.ReadFile(name)
 	return strings.Count(string(b), "\n")
 }
+
+// TestBatchHTTPPipelined: nginx answers a batch whose GETs are pipelined
+// (--pipeline 4): eight transfers at once go over two connections, and
+// every file arrives whole. Under /keepalive3/ (the same files) nginx
+// closes each connection after its third answer with requests sent behind
+// it unanswered; those are sent again, and every file still arrives once.
+func TestBatchHTTPPipelined(t *testing.T) {
+	wantServer(t, "nginx")
+	for _, prefix := range []string{"batch", "keepalive3"} {
+		t.Run(prefix, func(t *testing.T) {
+			relay := newActiveRelay(t, serverAddr(t, "FETCH_HTTP_ADDR"))
+			var urls []string
+			for i := range batchFiles {
+				urls = append(urls, fmt.Sprintf("http://%s/%s/f%03d.txt", relay.addr(), prefix, i))
+			}
+			dir := t.TempDir()
+			args := append([]string{"-q", "-j", "8", "--per-host", "8", "--pipeline", "4", "-O", "--output-dir", dir}, urls...)
+			code, _, stderr := runCLI(t, "", args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			for i := range batchFiles {
+				name := fmt.Sprintf("f%03d.txt", i)
+				if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != fmt.Sprintf("batch file %03d\n", i) {
+					t.Errorf("%s: %q, %v", name, b, err)
+				}
+			}
+			most, total := relay.max.Load(), relay.total.Load()
+			t.Logf("at most %d connections at once, %d in all", most, total)
+			switch {
+			case prefix == "batch" && most > 2:
+				t.Errorf("%d connections at once for 8 transfers, 4 on each", most)
+			case prefix == "keepalive3" && most > 8:
+				// (connections that nginx is closing overlap the new
+				// ones, within --per-host)
+				t.Errorf("%d connections at once, --per-host 8", most)
+			case prefix == "keepalive3" && total < batchFiles/3:
+				t.Errorf("%d connections for %d requests at 3 a connection", total, batchFiles)
+			}
+		})
+	}
+}
