@@ -346,6 +346,20 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 			}
 			rows = append(rows, r)
 		}
+		if t.proto == "HTTP" {
+			// The same with HTTP/1.1 pipelining, which curl does not do:
+			// the 16 transfers share two connections.
+			argv := slices.Concat([]string{"sh", "-c", parallelScript, b.fetch}, fetchFlags, []string{"--pipeline", pipelineDepth}, us)
+			r := &row{
+				label: fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s --pipeline %s vs %s", t.proto, t.name, parallel, j, pipelineDepth, peerLabel(curlZ.name, pj)),
+				fetch: b.stdoutTool("fetch", argv, "fetch-pipelined", 1, checkSorted, pwant, true),
+				peer:  curlZ,
+			}
+			if !b.hasJ {
+				r.na = "n/a (no -j yet)"
+			}
+			rows = append(rows, r)
+		}
 	}
 
 	// Issue #17's FTP comparison: the one-process batch's documents with
@@ -386,6 +400,9 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 	}
 	return rows, nil
 }
+
+// pipelineDepth is the --pipeline of the pipelined HTTP row.
+const pipelineDepth = "8"
 
 // parallelScript runs "fetch -O" into a temporary directory ($0 is fetch,
 // "$@" its flags and URLs) and prints the files it wrote.

@@ -382,9 +382,10 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh bool) (resp *nethttp.Res
 		}
 		return nil, err
 	}
-	if resp.Close {
-		// The server ends the connection after this answer: the requests
-		// behind it wait for none, and none are sent after it.
+	if resp.Close || resp.StatusCode == nethttp.StatusSwitchingProtocols {
+		// The server ends the connection after this answer (or speaks
+		// another protocol on it): the requests behind it wait for
+		// none, and none are sent after it.
 		pc.closing.Store(true)
 		if pc.answered.Load() == 0 {
 			pc.p.keepsNoConnections(pc.addr)

@@ -488,3 +488,50 @@ func TestPipelineIdleConnections(t *testing.T) {
 		t.Errorf("%d hosts still known with no connection", hosts)
 	}
 }
+
+// TestPipelineSwitchingProtocols: after a 101 the connection carries
+// another protocol, so the request queued behind it is sent again on a
+// new connection rather than read from what follows.
+func TestPipelineSwitchingProtocols(t *testing.T) {
+	release := make(chan struct{})
+	addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			if r.URL.Path == "/up" {
+				<-release
+				io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: other\r\nConnection: upgrade\r\n\r\n")
+				answer(c, "/not-for-next", "") // the other protocol's bytes
+				io.Copy(io.Discard, br)
+				return
+			}
+			answer(c, r.URL.Path, "")
+		}
+	})
+	c, d := pipeClient(4)
+	defer c.Close()
+	up := make(chan error, 1)
+	go func() {
+		_, err := c.Fetch(context.Background(), "http://"+addr+"/up")
+		up <- err
+	}()
+	waitInflight(t, d, addr, 1)
+	next := make(chan string, 1)
+	go func() {
+		bodies, errs := fetchAll(c, addr, "/next")
+		next <- fmt.Sprint(bodies[0], errs[0])
+	}()
+	waitInflight(t, d, addr, 2)
+	close(release)
+	if err := <-up; err == nil {
+		t.Error("a 101 gave a document")
+	}
+	if got := <-next; got != "body of /next<nil>" {
+		t.Errorf("the request behind the 101: %s", got)
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections, want 2", n)
+	}
+}
