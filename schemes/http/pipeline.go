@@ -11,12 +11,14 @@ import (
 	"net"
 	nethttp "net/http"
 	"net/http/httptrace"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/wire"
+	"golang.org/x/net/http/httpguts"
 )
 
 // pipeline is a RoundTripper that sends GET requests on a keep-alive
@@ -51,6 +53,7 @@ type pipeline struct {
 
 	mu    sync.Mutex
 	hosts map[string]*pipeHost
+	off   int // hosts not pipelined
 }
 
 // maxTries bounds the connections one request is sent on before it goes
@@ -78,11 +81,11 @@ func (p *pipeline) RoundTrip(r *nethttp.Request) (*nethttp.Response, error) {
 		return p.fallback.RoundTrip(r)
 	}
 	for try := 0; try < maxTries; try++ {
-		pc, fresh := p.get(addr)
+		pc, fresh, afterIdle := p.get(addr)
 		if pc == nil {
 			break // the host is not pipelined
 		}
-		resp, err := pc.roundTrip(r, fresh)
+		resp, err := pc.roundTrip(r, fresh, afterIdle)
 		if !errors.Is(err, errUnanswered) {
 			return resp, err
 		}
@@ -109,6 +112,17 @@ func pipeAddr(r *nethttp.Request) (string, bool) {
 			return "", false
 		}
 	}
+	for k, vs := range r.Header {
+		// Request.Write would drop or mend what the Transport refuses
+		if !httpguts.ValidHeaderFieldName(k) {
+			return "", false
+		}
+		for _, v := range vs {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return "", false
+			}
+		}
+	}
 	port := r.URL.Port()
 	if port == "" {
 		port = "80"
@@ -118,8 +132,9 @@ func pipeAddr(r *nethttp.Request) (string, bool) {
 
 // get returns a connection to addr with room for one more request, which
 // is counted on it: the least busy one, or a new one (fresh) whose dial
-// the caller makes. It returns nil when addr is not pipelined.
-func (p *pipeline) get(addr string) (pc *pipeConn, fresh bool) {
+// the caller makes; afterIdle tells that it had answered and then had
+// nothing to do. It returns nil when addr is not pipelined.
+func (p *pipeline) get(addr string) (pc *pipeConn, fresh, afterIdle bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.hosts[addr]
@@ -128,7 +143,7 @@ func (p *pipeline) get(addr string) (pc *pipeConn, fresh bool) {
 		p.hosts[addr] = h
 	}
 	if h.off {
-		return nil, false
+		return nil, false, false
 	}
 	now := time.Now()
 	kept := h.conns[:0]
@@ -147,12 +162,13 @@ func (p *pipeline) get(addr string) (pc *pipeConn, fresh bool) {
 	clear(h.conns[len(kept):])
 	h.conns = kept
 	if pc == nil {
-		pc = &pipeConn{p: p, addr: addr, dialed: make(chan struct{})}
+		pc = &pipeConn{p: p, addr: addr, dialed: make(chan struct{}), ended: make(chan struct{})}
 		h.conns = append(h.conns, pc)
 		fresh = true
 	}
+	afterIdle = pc.inflight == 0 && pc.answered.Load() > 0
 	pc.inflight++
-	return pc, fresh
+	return pc, fresh, afterIdle
 }
 
 // release uncounts a request that is done with pc. A connection left
@@ -163,7 +179,11 @@ func (p *pipeline) release(pc *pipeConn) {
 	defer p.mu.Unlock()
 	pc.inflight--
 	pc.lastUsed = time.Now()
-	if pc.inflight > 0 || pc.dead.Load() {
+	if pc.inflight > 0 {
+		return
+	}
+	if pc.dead.Load() {
+		p.forget(pc)
 		return
 	}
 	if h := p.hosts[pc.addr]; h != nil {
@@ -175,6 +195,7 @@ func (p *pipeline) release(pc *pipeConn) {
 		}
 		if unused > p.maxIdle {
 			pc.kill()
+			p.forget(pc)
 			return
 		}
 	}
@@ -186,15 +207,35 @@ func (p *pipeline) release(pc *pipeConn) {
 }
 
 // expire closes pc if it has been unused for the idle time, and forgets
-// its host once the host has no connection left.
+// it.
 func (p *pipeline) expire(pc *pipeConn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pc.inflight == 0 && time.Since(pc.lastUsed) >= p.idle {
 		pc.kill()
+		p.forget(pc)
 	}
-	p.sweep()
 }
+
+// forget drops pc, dead and unused, from its host, and the host once it
+// has no connection left and is pipelined (a host that is not stays
+// known as such, up to maxOffHosts of them).
+func (p *pipeline) forget(pc *pipeConn) {
+	h := p.hosts[pc.addr]
+	if h == nil {
+		return
+	}
+	if i := slices.Index(h.conns, pc); i >= 0 {
+		h.conns = slices.Delete(h.conns, i, i+1)
+	}
+	if len(h.conns) == 0 && !h.off {
+		delete(p.hosts, pc.addr)
+	}
+}
+
+// maxOffHosts bounds the hosts remembered as not pipelined: past it, those
+// with no connection are forgotten (and tried again when next asked).
+const maxOffHosts = 4096
 
 // sweep drops the dead connections no request holds, and the hosts left
 // with none that are pipelined (a host that is not stays known as such).
@@ -215,13 +256,26 @@ func (p *pipeline) sweep() {
 	}
 }
 
-// keepsNoConnections turns pipelining to addr off: its server ended a
-// connection after its first answer.
-func (p *pipeline) keepsNoConnections(addr string) {
+// errSilent is readAnswer's when no byte of the answer came in time.
+var errSilent = errors.New("http: no answer")
+
+// turnOff stops pipelining to addr: its server ended a connection after
+// its first answer, or left a request written behind another unanswered.
+func (p *pipeline) turnOff(addr string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if h := p.hosts[addr]; h != nil {
-		h.off = true
+	h := p.hosts[addr]
+	if h == nil || h.off {
+		return
+	}
+	h.off = true
+	if p.off++; p.off > maxOffHosts {
+		for a, o := range p.hosts {
+			if o.off && len(o.conns) == 0 {
+				delete(p.hosts, a)
+				p.off--
+			}
+		}
 	}
 }
 
@@ -245,22 +299,25 @@ type pipeConn struct {
 	p    *pipeline
 	addr string
 
-	dialed  chan struct{} // closed when the dial is over
-	ready   atomic.Bool   // dialled, c and br are set
-	dialErr error         // set before dialed is closed
-	c       net.Conn
-	lim     *headerLimit
-	br      *bufio.Reader
+	dialed     chan struct{} // closed when the dial is over
+	ready      atomic.Bool   // dialled, c and br are set
+	dialErr    error         // set before dialed is closed
+	dialCancel bool          // the dial ended with its request's context
+	c          net.Conn
+	lim        *headerLimit
+	br         *bufio.Reader
 
 	// under p.mu
 	inflight  int // requests counted on the connection
 	lastUsed  time.Time
 	idleTimer *time.Timer // closes it once unused for the idle time
 
-	answered atomic.Int64 // answers read
-	dead     atomic.Bool  // closed, or being closed
-	closing  atomic.Bool  // the server ends it after the answer being read
-	timedOut atomic.Bool  // killed by an answer's header wait
+	answered atomic.Int64  // answers read
+	dead     atomic.Bool   // closed, or being closed
+	closing  atomic.Bool   // the server ends it after the answer being read
+	timedOut atomic.Bool   // killed by an answer's header wait
+	ended    chan struct{} // closed once dead or closing: no answer comes to the requests waiting
+	endOnce  sync.Once
 
 	// The sending side: each request joins the queue of turns and the
 	// bytes to write in one step, so that turns are in the order of the
@@ -281,16 +338,21 @@ func (pc *pipeConn) kill() {
 	if pc.dead.Swap(true) {
 		return
 	}
+	pc.end()
 	if pc.ready.Load() {
 		pc.c.Close()
 	}
 }
 
+// end tells the requests waiting for their turn that none comes.
+func (pc *pipeConn) end() { pc.endOnce.Do(func() { close(pc.ended) }) }
+
 func (pc *pipeConn) connect(ctx context.Context) error {
 	c, err := pc.p.dial(ctx, "tcp", pc.addr)
 	if err != nil {
-		pc.dialErr = err
+		pc.dialErr, pc.dialCancel = err, ctx.Err() != nil
 		pc.dead.Store(true)
+		pc.end()
 		close(pc.dialed)
 		return err
 	}
@@ -307,11 +369,11 @@ func (pc *pipeConn) connect(ctx context.Context) error {
 
 // roundTrip sends r on pc and reads its answer in its turn. An answer it
 // cannot have (pc ended before it began) is errUnanswered.
-func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh bool) (resp *nethttp.Response, err error) {
+func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *nethttp.Response, err error) {
 	ctx := r.Context()
-	done := false
+	queued := false
 	defer func() {
-		if !done {
+		if !queued {
 			pc.p.release(pc)
 		}
 	}()
@@ -326,7 +388,7 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh bool) (resp *nethttp.Res
 			return nil, ctx.Err()
 		}
 		if pc.dialErr != nil {
-			return nil, errUnanswered // the dialling request reports it
+			return nil, pc.sharedDialErr(ctx)
 		}
 	}
 	if s, ok := ctx.Value(sentKey{}).(*sentTrace); ok {
@@ -336,37 +398,50 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh bool) (resp *nethttp.Res
 		t.GotConn(httptrace.GotConnInfo{Conn: pc.c, Reused: !fresh})
 	}
 
-	seq, prev, mine, err := pc.send(r)
+	seq, behind, prev, mine, err := pc.send(r)
 	if err != nil {
 		close(mine)
 		return nil, err
 	}
-	done = true
-	// finish ends the request's turn; the connection is closed unless the
-	// answer was read whole and the server keeps it open.
+	queued = true
+	// leave ends the request's place in the queue with no answer read;
+	// finish ends its turn, the connection closed unless the answer was
+	// read whole and the server keeps it open.
+	leave := func() {
+		close(mine)
+		pc.p.release(pc)
+	}
 	var stop func() bool
 	finish := func(ok bool) {
-		if stop != nil {
-			stop()
+		if stop != nil && !stop() {
+			pc.kill() // the cancellation came: the connection ends before the next turn
 		}
 		if !ok || pc.closing.Load() {
 			pc.kill()
 		}
-		close(mine)
-		pc.p.release(pc)
+		leave()
 	}
 	select {
 	case <-prev:
+	case <-pc.ended:
+		// The answer being read ends the connection (or it has ended):
+		// none comes to this request, which goes elsewhere at once.
+		leave()
+		return nil, errUnanswered
 	case <-ctx.Done():
 		// The answers before this one are for other requests: this
 		// request's is not read, and the connection ends in its turn.
 		go func() {
-			<-prev
-			finish(false)
+			select {
+			case <-prev:
+				finish(false)
+			case <-pc.ended:
+				leave()
+			}
 		}()
 		return nil, ctx.Err()
 	}
-	if pc.dead.Load() {
+	if pc.dead.Load() || pc.closing.Load() {
 		finish(false)
 		return nil, errUnanswered
 	}
@@ -380,15 +455,33 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh bool) (resp *nethttp.Res
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
 		}
+		if errors.Is(err, errSilent) {
+			if behind {
+				// Written behind another request and never answered:
+				// a server that drops pipelined requests. It is asked
+				// one request at a time from now on, this one again.
+				pc.p.turnOff(pc.addr)
+				return nil, errUnanswered
+			}
+			err = fmt.Errorf("%w: no answer within %v", fetch.ErrTimeout, pc.p.headerWait)
+		}
 		return nil, err
 	}
-	if resp.Close || resp.StatusCode == nethttp.StatusSwitchingProtocols {
+	if afterIdle && resp.StatusCode == nethttp.StatusRequestTimeout {
+		// A server that timed out the idle connection may have written
+		// its 408 before the request came (net/http's Transport drops
+		// such a connection too): sent again on another.
+		finish(false)
+		return nil, errUnanswered
+	}
+	if resp.Close || resp.StatusCode < 200 {
 		// The server ends the connection after this answer (or speaks
-		// another protocol on it): the requests behind it wait for
-		// none, and none are sent after it.
+		// another protocol on it, 101): the requests behind it wait
+		// for none, and none are sent after it.
 		pc.closing.Store(true)
+		pc.end()
 		if pc.answered.Load() == 0 {
-			pc.p.keepsNoConnections(pc.addr)
+			pc.p.turnOff(pc.addr)
 		}
 	}
 	pc.answered.Add(1)
@@ -400,26 +493,50 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh bool) (resp *nethttp.Res
 	return resp, nil
 }
 
+// sharedDialErr is the error of a request that waited for another's dial
+// of pc, which failed: that dial's error, naming this request's URL, or
+// errUnanswered (dial again) when the dial ended only because the request
+// that made it was cancelled.
+func (pc *pipeConn) sharedDialErr(ctx context.Context) error {
+	if pc.dialCancel {
+		return errUnanswered
+	}
+	var fe *fetch.Error
+	if errors.As(pc.dialErr, &fe) {
+		e := *fe
+		if req := requestOf(ctx); req != nil {
+			e.URL = req.URL.Redacted()
+		}
+		return &e
+	}
+	return pc.dialErr
+}
+
 // send queues r's bytes and its turn, and returns r's place on the
-// connection: prev is closed when the answer before r's has been read,
-// and r's own turn ends when mine is closed. The bytes are written at
-// once when the server has no request of this connection to answer;
-// otherwise they wait to be written with those queued after them, by the
-// first request whose turn comes with few requests written behind it
-// (lead): one write for several requests, while the server still has
-// work.
-func (pc *pipeConn) send(r *nethttp.Request) (seq uint64, prev, mine chan struct{}, err error) {
+// connection: seq, whether a request before it is still unanswered
+// (behind), prev, closed when the answer before r's has been read, and
+// mine, which ends r's own turn. Until the connection's first answer has
+// shown that the server keeps it open, only its first request is
+// written (a server that closes at once could lose that answer to the
+// requests it never read). After that, a request's bytes are written at
+// once when the server has no request of the connection to answer, and
+// otherwise wait to be written with those queued after them by the first
+// request whose turn comes with few requests written behind it (lead):
+// one write for several requests, while the server still has work.
+func (pc *pipeConn) send(r *nethttp.Request) (seq uint64, behind bool, prev, mine chan struct{}, err error) {
 	mine = make(chan struct{})
 	pc.wmu.Lock()
 	defer pc.wmu.Unlock()
 	if pc.dead.Load() || pc.closing.Load() {
-		return 0, nil, mine, errUnanswered
+		return 0, false, nil, mine, errUnanswered
 	}
 	if err := r.Write(&pc.pending); err != nil {
 		pc.pending.Truncate(pc.pendingLen)
-		return 0, nil, mine, err
+		return 0, false, nil, mine, err
 	}
 	pc.pendingLen = pc.pending.Len()
+	answered := uint64(pc.answered.Load())
+	behind = pc.queued > answered
 	pc.queued++
 	seq = pc.queued
 	prev = pc.tail
@@ -428,27 +545,28 @@ func (pc *pipeConn) send(r *nethttp.Request) (seq uint64, prev, mine chan struct
 		close(prev)
 	}
 	pc.tail = mine
-	if pc.written == uint64(pc.answered.Load()) {
+	if pc.written == answered {
 		pc.flushLocked()
 	}
-	return seq, prev, mine, nil
+	return seq, behind, prev, mine, nil
 }
 
-// lead tells, in the turn of request seq, whether the requests queued
-// but not written are written now: when seq's own is among them, or when
-// fewer than half the pipeline's depth are written behind it (the server
-// would soon have nothing to do).
+// lead writes, in the turn of request seq, the requests queued but not
+// written: when seq's own is among them, or when fewer than half the
+// pipeline's depth are written behind it (the server would soon have
+// nothing to do) on a connection the server keeps open.
 func (pc *pipeConn) lead(seq uint64) {
 	pc.wmu.Lock()
 	defer pc.wmu.Unlock()
-	if pc.pendingLen > 0 && (pc.written < seq || pc.written-seq < uint64(max(1, pc.p.depth/2))) {
+	if pc.pendingLen > 0 && (pc.written < seq || pc.answered.Load() > 0 && pc.written-seq < uint64(max(1, pc.p.depth/2))) {
 		pc.flushLocked()
 	}
 }
 
 // flushLocked writes what is pending, with pc.wmu held; requests queued
-// while it writes are written after, by the same call. A failed write
-// ends the connection: every request queued finds it dead in its turn.
+// while it writes are written after, by the same call, once the server
+// has answered one request on the connection. A failed write ends the
+// connection: every request queued finds it dead in its turn.
 func (pc *pipeConn) flushLocked() {
 	if pc.flushing {
 		return // the sender writing now writes these too
@@ -468,49 +586,72 @@ func (pc *pipeConn) flushLocked() {
 			pc.kill()
 			break
 		}
+		if pc.answered.Load() == 0 {
+			break // not kept open yet: the rest waits for their turn
+		}
 	}
 	pc.flushing = false
 }
 
 // readAnswer reads the answer to r: interim answers (1xx but 101) are
-// skipped, as net/http's Transport skips them, at most five.
+// skipped, as net/http's Transport skips them, at most five, all within
+// one header's bounds. errSilent is no byte of an answer within the
+// header wait or the idle time.
 func (pc *pipeConn) readAnswer(r *nethttp.Request) (*nethttp.Response, error) {
 	wait := time.AfterFunc(pc.p.headerWait, func() {
 		pc.timedOut.Store(true)
 		pc.kill()
 	})
-	defer wait.Stop()
+	pc.lim.n = wire.DefaultMaxLine
+	defer func() { pc.lim.n = math.MaxInt64 }()
 	for interim := 0; ; interim++ {
-		fresh := pc.br.Buffered() == 0
-		if fresh {
+		if pc.br.Buffered() == 0 {
 			// Nothing of the answer yet: a connection that ends here
 			// leaves r unanswered.
 			if _, err := pc.br.Peek(1); err != nil {
-				if pc.timedOut.Load() {
-					return nil, fmt.Errorf("%w: no answer within %v", fetch.ErrTimeout, pc.p.headerWait)
-				}
-				if interim == 0 && !pc.timedOut.Load() && isEnded(err) {
+				wait.Stop()
+				switch {
+				case interim == 0 && (pc.timedOut.Load() || isTimeout(err)):
+					return nil, errSilent
+				case pc.timedOut.Load():
+					return nil, fmt.Errorf("%w: the header did not come within %v", fetch.ErrTimeout, pc.p.headerWait)
+				case interim == 0 && isEnded(err):
 					return nil, errUnanswered
 				}
 				return nil, err
 			}
 		}
-		pc.lim.n = wire.DefaultMaxLine
 		resp, err := nethttp.ReadResponse(pc.br, r)
-		over := pc.lim.n <= 0
-		pc.lim.n = math.MaxInt64
 		switch {
-		case over:
+		case err != nil && pc.lim.n <= 0:
+			wait.Stop()
 			return nil, headerTooLong("GET")
 		case err != nil && pc.timedOut.Load():
 			return nil, fmt.Errorf("%w: the header did not come within %v", fetch.ErrTimeout, pc.p.headerWait)
 		case err != nil:
+			wait.Stop()
 			return nil, err
-		case resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != nethttp.StatusSwitchingProtocols && interim < 5:
-			continue
+		case resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != nethttp.StatusSwitchingProtocols:
+			if interim < 5 {
+				continue
+			}
+			wait.Stop()
+			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", Offset: -1, Protocol: "http", Code: resp.StatusCode,
+				Err: errors.New("more than five interim answers")}
+		}
+		if !wait.Stop() {
+			// the header came as the wait ended, which has closed the
+			// connection under the body
+			return nil, fmt.Errorf("%w: the header did not come within %v", fetch.ErrTimeout, pc.p.headerWait)
 		}
 		return resp, nil
 	}
+}
+
+// isTimeout tells whether err is a read that waited past its deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, fetch.ErrTimeout) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // isEnded tells whether err is the end of a connection the server closed.

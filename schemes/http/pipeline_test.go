@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/wire"
 )
 
 // pipelined, when set, is the Pipeline of the drivers newDriver makes:
@@ -533,5 +534,230 @@ func TestPipelineSwitchingProtocols(t *testing.T) {
 	}
 	if n := conns.Load(); n != 2 {
 		t.Errorf("%d connections, want 2", n)
+	}
+}
+
+// TestPipelineTooManyInterim: a sixth interim answer fails its request
+// and ends the connection; the request behind it gets its own document,
+// not the answer that followed the interim ones.
+func TestPipelineTooManyInterim(t *testing.T) {
+	release := make(chan struct{})
+	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			if r.URL.Path == "/hints" {
+				<-release
+				for range 6 {
+					io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n")
+				}
+			}
+			answer(c, r.URL.Path, "")
+		}
+	})
+	c, d := pipeClient(4)
+	defer c.Close()
+	hints := make(chan error, 1)
+	go func() {
+		_, err := c.Fetch(context.Background(), "http://"+addr+"/hints")
+		hints <- err
+	}()
+	waitInflight(t, d, addr, 1)
+	next := make(chan string, 1)
+	go func() {
+		bodies, errs := fetchAll(c, addr, "/next")
+		next <- fmt.Sprint(bodies[0], errs[0])
+	}()
+	waitInflight(t, d, addr, 2)
+	close(release)
+	if err := <-hints; err == nil || !strings.Contains(err.Error(), "interim") {
+		t.Errorf("six interim answers: %v", err)
+	}
+	if got := <-next; got != "body of /next<nil>" {
+		t.Errorf("the request behind: %s", got)
+	}
+}
+
+// TestPipeline408OnIdle: a 408 a server wrote on a connection left idle
+// is not the next request's answer: that request goes on a new
+// connection.
+func TestPipeline408OnIdle(t *testing.T) {
+	addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		r, err := nethttp.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		answer(c, r.URL.Path, "")
+		if r.URL.Path == "/first" {
+			io.WriteString(c, "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+			return
+		}
+	})
+	c, _ := pipeClient(4)
+	defer c.Close()
+	for _, p := range []string{"/first", "/second"} {
+		bodies, errs := fetchAll(c, addr, p)
+		if errs[0] != nil || bodies[0] != "body of "+p {
+			t.Errorf("%s: %q, %v", p, bodies[0], errs[0])
+		}
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections, want 2", n)
+	}
+}
+
+// TestPipelineLargeHeader: a header of exactly the bound (64 KiB), its
+// body after it, is accepted, as net/http's Transport accepts it (a
+// header that ends where the bound stops the reads is whole).
+func TestPipelineLargeHeader(t *testing.T) {
+	head := len("HTTP/1.1 200 OK\r\nContent-Length: 10\r\nX-Pad: \r\n\r\n")
+	pad := strings.Repeat("p", wire.DefaultMaxLine-head)
+	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			answer(c, r.URL.Path, "X-Pad: "+pad+"\r\n")
+		}
+	})
+	c, _ := pipeClient(4)
+	defer c.Close()
+	bodies, errs := fetchAll(c, addr, "/a", "/b")
+	for i, p := range []string{"/a", "/b"} {
+		if errs[i] != nil || bodies[i] != "body of "+p {
+			t.Errorf("%s: %q, %v", p, bodies[i], errs[i])
+		}
+	}
+}
+
+// TestPipelineLeavesClosingConnection: the requests queued behind an
+// answer that ends the connection go elsewhere at once, without waiting
+// for that answer's body to be read.
+func TestPipelineLeavesClosingConnection(t *testing.T) {
+	big := strings.Repeat("x", 4<<20)
+	release := make(chan struct{})
+	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			if r.URL.Path == "/big" {
+				<-release
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(big), big)
+				return
+			}
+			answer(c, r.URL.Path, "")
+		}
+	})
+	c, d := pipeClient(4)
+	defer c.Close()
+	bigRes := make(chan *fetch.Result, 1)
+	go func() {
+		res, err := c.Fetch(context.Background(), "http://"+addr+"/big")
+		if err != nil {
+			t.Error(err)
+		}
+		bigRes <- res
+	}()
+	waitInflight(t, d, addr, 1)
+	next := make(chan string, 1)
+	go func() {
+		bodies, errs := fetchAll(c, addr, "/next")
+		next <- fmt.Sprint(bodies[0], errs[0])
+	}()
+	waitInflight(t, d, addr, 2)
+	close(release)
+	res := <-bigRes
+	if res == nil {
+		t.FailNow()
+	}
+	defer res.Close()
+	// /big's body is not read until /next has its document.
+	if got := <-next; got != "body of /next<nil>" {
+		t.Errorf("the request behind: %s", got)
+	}
+	if b, err := io.ReadAll(res.Document.Body); err != nil || len(b) != len(big) {
+		t.Errorf("/big: %d bytes, %v", len(b), err)
+	}
+}
+
+// TestPipelineDroppedRequests: a server that answers the first request
+// of a connection and ignores the ones written behind it leaves them
+// without an answer for the idle time; they are asked again one at a
+// time, and the host is pipelined no more.
+func TestPipelineDroppedRequests(t *testing.T) {
+	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		r, err := nethttp.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		answer(c, r.URL.Path, "")
+		io.Copy(io.Discard, br) // the rest is never answered
+	})
+	c := fetch.NewClient(fetch.Options{IdleTimeout: 300 * time.Millisecond})
+	defer c.Close()
+	d := New(Config{Pipeline: 4})
+	c.Register("http", d)
+	paths := []string{"/a", "/b", "/c", "/d"}
+	bodies, errs := fetchAll(c, addr, paths...)
+	for i, p := range paths {
+		if errs[i] != nil || bodies[i] != "body of "+p {
+			t.Errorf("%s: %q, %v", p, bodies[i], errs[i])
+		}
+	}
+	if _, off := pipeState(d, addr); !off {
+		t.Error("the host is still pipelined")
+	}
+}
+
+// gateDialer fails every dial once n requests wait on the pipeline's
+// dial, counting the dials.
+type gateDialer struct {
+	ready chan struct{}
+	dials atomic.Int32
+}
+
+func (g *gateDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	g.dials.Add(1)
+	<-g.ready
+	return nil, errors.New("no route to the test's host")
+}
+
+// TestPipelineSharedDialError: requests that waited for one dial get its
+// error at once, each naming its own URL, and no dial of their own.
+func TestPipelineSharedDialError(t *testing.T) {
+	g := &gateDialer{ready: make(chan struct{})}
+	c := fetch.NewClient(fetch.Options{Dialer: g})
+	defer c.Close()
+	d := New(Config{Pipeline: 4})
+	c.Register("http", d)
+	const addr = "127.0.0.1:45123" // never dialled: the dialer fails
+	errs := make(chan error, 3)
+	for _, p := range []string{"/a", "/b", "/c"} {
+		go func() {
+			_, err := c.Fetch(context.Background(), "http://"+addr+p)
+			errs <- err
+		}()
+	}
+	waitInflight(t, d, addr, 3)
+	close(g.ready)
+	seen := map[string]bool{}
+	for range 3 {
+		err := <-errs
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), "no route") {
+			t.Fatalf("error %v", err)
+		}
+		seen[fe.URL] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("the errors name %v, want each request's URL", seen)
+	}
+	if n := g.dials.Load(); n != 1 {
+		t.Errorf("%d dials, want 1", n)
 	}
 }
