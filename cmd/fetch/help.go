@@ -122,7 +122,7 @@ Flags: --query, --form NAME=VALUE, --raw, --fail-empty, --max-size
   http://host[:port]/path[?search]
   Redirects are followed to http and https only, each hop checked by the port policy.
 
-Flags: -H, --user-agent, --max-redirs, --insecure, -C, --proxy
+Flags: -H, --user-agent, --max-redirs, --insecure, -C, --proxy, --pipeline (batches)
 
   fetch http://127.0.0.1:18080/hello.txt
   fetch --info http://127.0.0.1:18080/hello.txt

@@ -304,7 +304,7 @@ type pipeConn struct {
 	dialErr    error         // set before dialed is closed
 	dialCancel bool          // the dial ended with its request's context
 	c          net.Conn
-	lim        *headerLimit
+	lim        *io.LimitedReader // bounds a header, as the Transport's MaxResponseHeaderBytes does
 	br         *bufio.Reader
 
 	// under p.mu
@@ -357,7 +357,7 @@ func (pc *pipeConn) connect(ctx context.Context) error {
 		return err
 	}
 	pc.c = c
-	pc.lim = &headerLimit{r: c, n: math.MaxInt64}
+	pc.lim = &io.LimitedReader{R: c, N: math.MaxInt64}
 	pc.br = bufio.NewReader(pc.lim) // net/http's size, which bounds a trailer as its Transport does
 	pc.ready.Store(true)
 	if pc.dead.Load() {
@@ -602,8 +602,8 @@ func (pc *pipeConn) readAnswer(r *nethttp.Request) (*nethttp.Response, error) {
 		pc.timedOut.Store(true)
 		pc.kill()
 	})
-	pc.lim.n = wire.DefaultMaxLine
-	defer func() { pc.lim.n = math.MaxInt64 }()
+	pc.lim.N = wire.DefaultMaxLine
+	defer func() { pc.lim.N = math.MaxInt64 }()
 	for interim := 0; ; interim++ {
 		if pc.br.Buffered() == 0 {
 			// Nothing of the answer yet: a connection that ends here
@@ -623,7 +623,7 @@ func (pc *pipeConn) readAnswer(r *nethttp.Request) (*nethttp.Response, error) {
 		}
 		resp, err := nethttp.ReadResponse(pc.br, r)
 		switch {
-		case err != nil && pc.lim.n <= 0:
+		case err != nil && pc.lim.N <= 0:
 			wait.Stop()
 			return nil, headerTooLong("GET")
 		case err != nil && pc.timedOut.Load():
@@ -661,26 +661,6 @@ func isEnded(err error) bool {
 	}
 	var op *net.OpError
 	return errors.As(err, &op) && !op.Timeout()
-}
-
-// headerLimit counts what the connection gives while a header is read, as
-// the Transport's own limit does (MaxResponseHeaderBytes): past n bytes it
-// gives none.
-type headerLimit struct {
-	r io.Reader
-	n int64
-}
-
-func (l *headerLimit) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.r.Read(p)
-	l.n -= int64(n)
-	return n, err
 }
 
 // pipeBody is an answer's body: the next answer on the connection is read

@@ -88,6 +88,33 @@ func waitInflight(t *testing.T, d *Driver, addr string, n int) {
 	t.Fatalf("requests on the connections to %s: %v, want %d on one", addr, in, n)
 }
 
+// queueBehind fetches first, whose answer the server holds until release
+// is closed, and /next queued behind it on the same connection; once both
+// wait there it closes release. It returns first's result and a channel
+// with /next's body and error.
+func queueBehind(t *testing.T, c *fetch.Client, d *Driver, addr, first string, release chan struct{}) (next <-chan string, res *fetch.Result, err error) {
+	t.Helper()
+	type result struct {
+		res *fetch.Result
+		err error
+	}
+	firstc := make(chan result, 1)
+	go func() {
+		res, err := c.Fetch(context.Background(), "http://"+addr+first)
+		firstc <- result{res, err}
+	}()
+	waitInflight(t, d, addr, 1)
+	nextc := make(chan string, 1)
+	go func() {
+		bodies, errs := fetchAll(c, addr, "/next")
+		nextc <- fmt.Sprint(bodies[0], errs[0])
+	}()
+	waitInflight(t, d, addr, 2)
+	close(release)
+	r := <-firstc
+	return nextc, r.res, r.err
+}
+
 // pipeServer serves each connection with serve, counting connections.
 func pipeServer(t *testing.T, serve func(c net.Conn, br *bufio.Reader)) (addr string, conns *atomic.Int32) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -297,28 +324,12 @@ func TestPipelineTruncatedAnswer(t *testing.T) {
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
-	short := make(chan *fetch.Result, 1)
-	go func() {
-		res, err := c.Fetch(context.Background(), "http://"+addr+"/short")
-		if err != nil {
-			t.Error(err)
-		}
-		short <- res
-	}()
-	waitInflight(t, d, addr, 1)
-	next := make(chan string, 1)
-	go func() {
-		bodies, errs := fetchAll(c, addr, "/next")
-		next <- fmt.Sprint(bodies[0], errs[0])
-	}()
-	waitInflight(t, d, addr, 2)
-	close(release)
-	res := <-short
-	if res == nil {
-		t.FailNow()
+	next, res, err := queueBehind(t, c, d, addr, "/short", release)
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer res.Close()
-	_, err := io.ReadAll(res.Document.Body)
+	_, err = io.ReadAll(res.Document.Body)
 	if !errors.Is(err, fetch.ErrTruncated) {
 		t.Errorf("the short answer read with %v, want truncated", err)
 	}
@@ -513,20 +524,8 @@ func TestPipelineSwitchingProtocols(t *testing.T) {
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
-	up := make(chan error, 1)
-	go func() {
-		_, err := c.Fetch(context.Background(), "http://"+addr+"/up")
-		up <- err
-	}()
-	waitInflight(t, d, addr, 1)
-	next := make(chan string, 1)
-	go func() {
-		bodies, errs := fetchAll(c, addr, "/next")
-		next <- fmt.Sprint(bodies[0], errs[0])
-	}()
-	waitInflight(t, d, addr, 2)
-	close(release)
-	if err := <-up; err == nil {
+	next, _, err := queueBehind(t, c, d, addr, "/up", release)
+	if err == nil {
 		t.Error("a 101 gave a document")
 	}
 	if got := <-next; got != "body of /next<nil>" {
@@ -559,20 +558,8 @@ func TestPipelineTooManyInterim(t *testing.T) {
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
-	hints := make(chan error, 1)
-	go func() {
-		_, err := c.Fetch(context.Background(), "http://"+addr+"/hints")
-		hints <- err
-	}()
-	waitInflight(t, d, addr, 1)
-	next := make(chan string, 1)
-	go func() {
-		bodies, errs := fetchAll(c, addr, "/next")
-		next <- fmt.Sprint(bodies[0], errs[0])
-	}()
-	waitInflight(t, d, addr, 2)
-	close(release)
-	if err := <-hints; err == nil || !strings.Contains(err.Error(), "interim") {
+	next, _, err := queueBehind(t, c, d, addr, "/hints", release)
+	if err == nil || !strings.Contains(err.Error(), "interim") {
 		t.Errorf("six interim answers: %v", err)
 	}
 	if got := <-next; got != "body of /next<nil>" {
@@ -655,25 +642,9 @@ func TestPipelineLeavesClosingConnection(t *testing.T) {
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
-	bigRes := make(chan *fetch.Result, 1)
-	go func() {
-		res, err := c.Fetch(context.Background(), "http://"+addr+"/big")
-		if err != nil {
-			t.Error(err)
-		}
-		bigRes <- res
-	}()
-	waitInflight(t, d, addr, 1)
-	next := make(chan string, 1)
-	go func() {
-		bodies, errs := fetchAll(c, addr, "/next")
-		next <- fmt.Sprint(bodies[0], errs[0])
-	}()
-	waitInflight(t, d, addr, 2)
-	close(release)
-	res := <-bigRes
-	if res == nil {
-		t.FailNow()
+	next, res, err := queueBehind(t, c, d, addr, "/big", release)
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer res.Close()
 	// /big's body is not read until /next has its document.
