@@ -1087,7 +1087,12 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n i
 		w = io.MultiWriter(append([]io.Writer{f}, ws...)...)
 	}
 	n, err = fill(w)
-	if cw == nil {
+	switch {
+	case err != nil && cw != nil:
+		// A failed attempt's bytes leave the count (its retry counts
+		// the document's again).
+		b.bytesDone.Add(-cw.own)
+	case err == nil && cw == nil:
 		b.bytesDone.Add(n) // what the progress line would have counted
 	}
 	if err != nil {
@@ -1170,10 +1175,14 @@ func (b *batch) forgetDir(dir string) {
 }
 
 // countWriter counts bytes for the progress line.
-type countWriter struct{ n *atomic.Int64 }
+type countWriter struct {
+	n   *atomic.Int64
+	own int64 // what this writer added to n
+}
 
 func (c *countWriter) Write(p []byte) (int, error) {
 	c.n.Add(int64(len(p)))
+	c.own += int64(len(p))
 	return len(p), nil
 }
 

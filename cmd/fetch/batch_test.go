@@ -99,7 +99,7 @@ func TestBatchRetriesTransientFailures(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		case r.URL.Path == "/drop" && n == 1:
 			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
-			w.Write(body[:10])
+			w.Write(body[:900])
 			w.(http.Flusher).Flush()
 			c, _, err := w.(http.Hijacker).Hijack()
 			if err == nil {
@@ -145,6 +145,11 @@ func TestBatchRetriesTransientFailures(t *testing.T) {
 	}
 	if l := by[srv.URL+"/missing"]; l.Outcome != "failed" || l.Attempts != 1 || l.Exit != 6 {
 		t.Errorf("404: %+v", l)
+	}
+	// The summary counts the three documents, not the 900 bytes of the
+	// attempt that was cut short.
+	if want := "; " + sizeText(3*int64(len(body))) + " in "; !strings.Contains(stderr, want) {
+		t.Errorf("summary without %q: %q", want, stderr)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -1234,5 +1239,35 @@ func TestSummaryCountsJournalURLs(t *testing.T) {
 	b.read.Store(300) // a list read whole, some not yet handled (interrupted)
 	if got := b.summary(time.Second, true); !strings.HasPrefix(got, "fetch: 300 URLs: 0 ok, 200 failed") {
 		t.Errorf("summary %q", got)
+	}
+}
+
+// TestBatchProgressDropsFailedAttempt: with a progress line, the bytes of
+// an attempt cut short leave the count when it fails, so the summary
+// counts the document once.
+func TestBatchProgressDropsFailedAttempt(t *testing.T) {
+	fastRetries(t)
+	body := bytes.Repeat([]byte("0123456789"), 1000)
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.Write(body[:9000])
+			w.(http.Flusher).Flush()
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				c.Close()
+			}
+			return
+		}
+		w.Write(body)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	code, _, stderr := runFetch(t, "", "--progress", "--retry", "1", "-O", "--output-dir", dir, srv.URL+"/doc")
+	if code != 0 || hits.Load() != 2 {
+		t.Fatalf("exit %d after %d requests: %q", code, hits.Load(), stderr)
+	}
+	if want := "; " + sizeText(int64(len(body))) + " in "; !strings.Contains(stderr, want) {
+		t.Errorf("summary without %q: %q", want, stderr)
 	}
 }
