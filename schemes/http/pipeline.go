@@ -63,6 +63,10 @@ const maxTries = 3
 type pipeHost struct {
 	conns []*pipeConn
 	off   bool // not pipelined: everything goes to fallback
+	// proven: a write of several requests was answered whole. Until
+	// then a connection writes nothing more while such a write is
+	// unanswered (see pipeConn.probeEnd).
+	proven atomic.Bool
 }
 
 // errUnanswered is a request's when its connection ended before its
@@ -162,7 +166,7 @@ func (p *pipeline) get(addr string) (pc *pipeConn, fresh, afterIdle bool) {
 	clear(h.conns[len(kept):])
 	h.conns = kept
 	if pc == nil {
-		pc = &pipeConn{p: p, addr: addr, dialed: make(chan struct{}), ended: make(chan struct{})}
+		pc = &pipeConn{p: p, addr: addr, host: h, dialed: make(chan struct{}), ended: make(chan struct{})}
 		h.conns = append(h.conns, pc)
 		fresh = true
 	}
@@ -265,7 +269,11 @@ func (p *pipeline) turnOff(addr string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	h := p.hosts[addr]
-	if h == nil || h.off {
+	if h == nil {
+		h = &pipeHost{} // its last connection has just been forgotten
+		p.hosts[addr] = h
+	}
+	if h.off {
 		return
 	}
 	h.off = true
@@ -298,6 +306,7 @@ func (p *pipeline) closeIdle() {
 type pipeConn struct {
 	p    *pipeline
 	addr string
+	host *pipeHost
 
 	dialed     chan struct{} // closed when the dial is over
 	ready      atomic.Bool   // dialled, c and br are set
@@ -329,7 +338,15 @@ type pipeConn struct {
 	spare      bytes.Buffer
 	queued     uint64 // requests queued, the last one's seq
 	written    uint64 // the seq of the last request written
-	flushing   bool   // a sender is writing
+	// probeEnd is the last seq of a write of several requests made while
+	// the host was not proven: until it is answered nothing more is
+	// written. A server that drops the requests it read ahead (reading
+	// one request a read, say) then leaves them unanswered, which turns
+	// pipelining off, rather than answering a later request in the
+	// turn of a dropped one, which would give that request another
+	// document.
+	probeEnd uint64
+	flushing bool // a sender is writing
 }
 
 // kill closes the connection; the requests whose answers have not begun
@@ -434,7 +451,11 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 		go func() {
 			select {
 			case <-prev:
-				finish(false)
+				if pc.dead.Load() || pc.closing.Load() {
+					leave() // as below
+				} else {
+					finish(false)
+				}
 			case <-pc.ended:
 				leave()
 			}
@@ -442,27 +463,35 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 		return nil, ctx.Err()
 	}
 	if pc.dead.Load() || pc.closing.Load() {
-		finish(false)
+		// The turn came from a request that left a closing connection,
+		// whose last answer may still be being read: that reader closes
+		// the connection, not this request.
+		leave()
 		return nil, errUnanswered
 	}
 	// In its turn, cancelling the request ends the connection (the
 	// requests behind it are sent again elsewhere).
 	stop = context.AfterFunc(ctx, pc.kill)
-	pc.lead(seq)
+	if pc.lead(seq) {
+		behind = false // written in its own turn, with nothing before it
+	}
 	resp, err = pc.readAnswer(r)
 	if err != nil {
+		if errors.Is(err, errSilent) && behind && ctx.Err() == nil {
+			// Written behind another request and never answered: a
+			// server that drops pipelined requests. It is asked one
+			// request at a time from now on (turned off before the
+			// requests behind learn that the connection ended), this
+			// one again.
+			pc.p.turnOff(pc.addr)
+			finish(false)
+			return nil, errUnanswered
+		}
 		finish(false)
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
 		}
 		if errors.Is(err, errSilent) {
-			if behind {
-				// Written behind another request and never answered:
-				// a server that drops pipelined requests. It is asked
-				// one request at a time from now on, this one again.
-				pc.p.turnOff(pc.addr)
-				return nil, errUnanswered
-			}
 			err = fmt.Errorf("%w: no answer within %v", fetch.ErrTimeout, pc.p.headerWait)
 		}
 		return nil, err
@@ -478,13 +507,14 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 		// The server ends the connection after this answer (or speaks
 		// another protocol on it, 101): the requests behind it wait
 		// for none, and none are sent after it.
+		if pc.answered.Load() == 0 {
+			pc.p.turnOff(pc.addr) // before the requests behind go elsewhere
+		}
 		pc.closing.Store(true)
 		pc.end()
-		if pc.answered.Load() == 0 {
-			pc.p.turnOff(pc.addr)
-		}
 	}
 	pc.answered.Add(1)
+	pc.answeredWhole(seq)
 	if resp.Body == nethttp.NoBody {
 		finish(true)
 		return resp, nil
@@ -554,12 +584,30 @@ func (pc *pipeConn) send(r *nethttp.Request) (seq uint64, behind bool, prev, min
 // lead writes, in the turn of request seq, the requests queued but not
 // written: when seq's own is among them, or when fewer than half the
 // pipeline's depth are written behind it (the server would soon have
-// nothing to do) on a connection the server keeps open.
-func (pc *pipeConn) lead(seq uint64) {
+// nothing to do) on a connection the server keeps open. own tells that
+// seq's own bytes were among them.
+func (pc *pipeConn) lead(seq uint64) (own bool) {
 	pc.wmu.Lock()
 	defer pc.wmu.Unlock()
-	if pc.pendingLen > 0 && (pc.written < seq || pc.answered.Load() > 0 && pc.written-seq < uint64(max(1, pc.p.depth/2))) {
+	own = pc.written < seq
+	busy := pc.answered.Load() > 0 && pc.written-seq < uint64(max(1, pc.p.depth/2)) &&
+		(pc.host.proven.Load() || pc.probeEnd < seq)
+	if pc.pendingLen > 0 && (own || busy) {
 		pc.flushLocked()
+	}
+	return own
+}
+
+// answeredWhole records that request seq's answer was read: the end of
+// a write of several requests proves the host.
+func (pc *pipeConn) answeredWhole(seq uint64) {
+	if pc.host.proven.Load() {
+		return
+	}
+	pc.wmu.Lock()
+	defer pc.wmu.Unlock()
+	if pc.probeEnd != 0 && seq >= pc.probeEnd {
+		pc.host.proven.Store(true)
 	}
 }
 
@@ -573,6 +621,10 @@ func (pc *pipeConn) flushLocked() {
 	}
 	pc.flushing = true
 	for pc.pendingLen > 0 {
+		proven := pc.host.proven.Load()
+		if !proven && pc.queued-pc.written > 1 {
+			pc.probeEnd = pc.queued
+		}
 		pc.pending, pc.spare = pc.spare, pc.pending
 		pc.pendingLen = 0
 		pc.written = pc.queued
@@ -586,8 +638,10 @@ func (pc *pipeConn) flushLocked() {
 			pc.kill()
 			break
 		}
-		if pc.answered.Load() == 0 {
-			break // not kept open yet: the rest waits for their turn
+		if pc.answered.Load() == 0 || !proven {
+			// not kept open yet, or not proven: the rest waits for
+			// their turn (or a lead)
+			break
 		}
 	}
 	pc.flushing = false
@@ -611,6 +665,8 @@ func (pc *pipeConn) readAnswer(r *nethttp.Request) (*nethttp.Response, error) {
 			if _, err := pc.br.Peek(1); err != nil {
 				wait.Stop()
 				switch {
+				case pc.lim.N <= 0:
+					return nil, headerTooLong("GET") // the interim answers took the bound
 				case interim == 0 && (pc.timedOut.Load() || isTimeout(err)):
 					return nil, errSilent
 				case pc.timedOut.Load():
