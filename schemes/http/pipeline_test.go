@@ -144,6 +144,25 @@ func pipeServer(t *testing.T, serve func(c net.Conn, br *bufio.Reader)) (addr st
 	return ln.Addr().String(), conns
 }
 
+// pathServer answers every request as answer does, but those for path,
+// which special answers itself (or holds, or cuts short), telling whether
+// the connection goes on.
+func pathServer(t *testing.T, path string, special func(c net.Conn, br *bufio.Reader) bool) (addr string, conns *atomic.Int32) {
+	return pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			if r.URL.Path != path {
+				answer(c, r.URL.Path, "")
+			} else if !special(c, br) {
+				return
+			}
+		}
+	})
+}
+
 func answer(w io.Writer, path string, extra string) {
 	body := "body of " + path
 	fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n%s", len(body), extra, body)
@@ -308,19 +327,14 @@ func TestPipelineOffWithoutKeepAlive(t *testing.T) {
 func TestPipelineTruncatedAnswer(t *testing.T) {
 	release := make(chan struct{})
 	var first atomic.Bool
-	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
-		for {
-			r, err := nethttp.ReadRequest(br)
-			if err != nil {
-				return
-			}
-			if r.URL.Path == "/short" && !first.Swap(true) {
-				<-release
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this")
-				return
-			}
-			answer(c, r.URL.Path, "")
+	addr, _ := pathServer(t, "/short", func(c net.Conn, _ *bufio.Reader) bool {
+		if first.Swap(true) {
+			answer(c, "/short", "")
+			return true
 		}
+		<-release
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this")
+		return false
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
@@ -344,17 +358,10 @@ func TestPipelineTruncatedAnswer(t *testing.T) {
 // a new one.
 func TestPipelineCancelWhileWaiting(t *testing.T) {
 	release := make(chan struct{})
-	addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
-		for {
-			r, err := nethttp.ReadRequest(br)
-			if err != nil {
-				return
-			}
-			if r.URL.Path == "/slow" {
-				<-release
-			}
-			answer(c, r.URL.Path, "")
-		}
+	addr, conns := pathServer(t, "/slow", func(c net.Conn, _ *bufio.Reader) bool {
+		<-release
+		answer(c, "/slow", "")
+		return true
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
@@ -399,18 +406,9 @@ func TestPipelineCancelWhileWaiting(t *testing.T) {
 // request behind it gets its document on another.
 func TestPipelineBodyClosedEarly(t *testing.T) {
 	big := strings.Repeat("x", 1<<20)
-	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
-		for {
-			r, err := nethttp.ReadRequest(br)
-			if err != nil {
-				return
-			}
-			if r.URL.Path == "/big" {
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(big), big)
-				continue
-			}
-			answer(c, r.URL.Path, "")
-		}
+	addr, _ := pathServer(t, "/big", func(c net.Conn, _ *bufio.Reader) bool {
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(big), big)
+		return true
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
@@ -506,21 +504,12 @@ func TestPipelineIdleConnections(t *testing.T) {
 // new connection rather than read from what follows.
 func TestPipelineSwitchingProtocols(t *testing.T) {
 	release := make(chan struct{})
-	addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
-		for {
-			r, err := nethttp.ReadRequest(br)
-			if err != nil {
-				return
-			}
-			if r.URL.Path == "/up" {
-				<-release
-				io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: other\r\nConnection: upgrade\r\n\r\n")
-				answer(c, "/not-for-next", "") // the other protocol's bytes
-				io.Copy(io.Discard, br)
-				return
-			}
-			answer(c, r.URL.Path, "")
-		}
+	addr, conns := pathServer(t, "/up", func(c net.Conn, br *bufio.Reader) bool {
+		<-release
+		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: other\r\nConnection: upgrade\r\n\r\n")
+		answer(c, "/not-for-next", "") // the other protocol's bytes
+		io.Copy(io.Discard, br)
+		return false
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
@@ -541,20 +530,13 @@ func TestPipelineSwitchingProtocols(t *testing.T) {
 // not the answer that followed the interim ones.
 func TestPipelineTooManyInterim(t *testing.T) {
 	release := make(chan struct{})
-	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
-		for {
-			r, err := nethttp.ReadRequest(br)
-			if err != nil {
-				return
-			}
-			if r.URL.Path == "/hints" {
-				<-release
-				for range 6 {
-					io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n")
-				}
-			}
-			answer(c, r.URL.Path, "")
+	addr, _ := pathServer(t, "/hints", func(c net.Conn, _ *bufio.Reader) bool {
+		<-release
+		for range 6 {
+			io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n")
 		}
+		answer(c, "/hints", "")
+		return true
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
@@ -626,19 +608,10 @@ func TestPipelineLargeHeader(t *testing.T) {
 func TestPipelineLeavesClosingConnection(t *testing.T) {
 	big := strings.Repeat("x", 4<<20)
 	release := make(chan struct{})
-	addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
-		for {
-			r, err := nethttp.ReadRequest(br)
-			if err != nil {
-				return
-			}
-			if r.URL.Path == "/big" {
-				<-release
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(big), big)
-				return
-			}
-			answer(c, r.URL.Path, "")
-		}
+	addr, _ := pathServer(t, "/big", func(c net.Conn, _ *bufio.Reader) bool {
+		<-release
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(big), big)
+		return false
 	})
 	c, d := pipeClient(4)
 	defer c.Close()
