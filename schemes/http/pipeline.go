@@ -63,9 +63,9 @@ const maxTries = 3
 type pipeHost struct {
 	conns []*pipeConn
 	off   bool // not pipelined: everything goes to fallback
-	// proven: a write of several requests was answered whole. Until
-	// then a connection writes nothing more while such a write is
-	// unanswered (see pipeConn.probeEnd).
+	// proven: a pipelined write was answered whole. Until then a
+	// connection writes nothing more while such a write is unanswered
+	// (see pipeConn.probeEnd).
 	proven atomic.Bool
 }
 
@@ -338,9 +338,9 @@ type pipeConn struct {
 	spare      bytes.Buffer
 	queued     uint64 // requests queued, the last one's seq
 	written    uint64 // the seq of the last request written
-	// probeEnd is the last seq of a write of several requests made while
-	// the host was not proven: until it is answered nothing more is
-	// written. A server that drops the requests it read ahead (reading
+	// probeEnd is the last seq of a pipelined write (several requests,
+	// or one behind a request unanswered) made while the host was not
+	// proven: until it is answered nothing more is written. A server that drops the requests it read ahead (reading
 	// one request a read, say) then leaves them unanswered, which turns
 	// pipelining off, rather than answering a later request in the
 	// turn of a dropped one, which would give that request another
@@ -599,7 +599,7 @@ func (pc *pipeConn) lead(seq uint64) (own bool) {
 }
 
 // answeredWhole records that request seq's answer was read: the end of
-// a write of several requests proves the host.
+// a pipelined write proves the host.
 func (pc *pipeConn) answeredWhole(seq uint64) {
 	if pc.host.proven.Load() {
 		return
@@ -622,7 +622,9 @@ func (pc *pipeConn) flushLocked() {
 	pc.flushing = true
 	for pc.pendingLen > 0 {
 		proven := pc.host.proven.Load()
-		if !proven && pc.queued-pc.written > 1 {
+		if !proven && (pc.queued-pc.written > 1 || pc.written > uint64(pc.answered.Load())) {
+			// several requests, or one behind a request unanswered:
+			// either is pipelined
 			pc.probeEnd = pc.queued
 		}
 		pc.pending, pc.spare = pc.spare, pc.pending

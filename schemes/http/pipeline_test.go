@@ -731,11 +731,12 @@ func TestPipelineSharedDialError(t *testing.T) {
 
 // TestPipelineDropsNeverMisattributed: against a server that drops the
 // requests it has read ahead and answers those written later, no request
-// is ever given another's document, whatever the timing (30 runs): the
-// first write of several requests to a host is answered whole before
-// anything more is written behind it.
+// is ever given another's document, whatever the timing (50 runs): the
+// first pipelined write to a host (several requests, or one behind a
+// request unanswered) is answered whole before anything more is written
+// behind it.
 func TestPipelineDropsNeverMisattributed(t *testing.T) {
-	for run := range 30 {
+	for run := range 50 {
 		addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
 			for {
 				r, err := nethttp.ReadRequest(br)
