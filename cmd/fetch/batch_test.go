@@ -233,23 +233,30 @@ func TestBatchPerHostCap(t *testing.T) {
 	}
 }
 
-// TestBatchPipeline: with --pipeline 4, -j 8 --per-host 8 sends its
-// requests on two connections, four on each (eight, one a connection,
-// without it), and every file is whole; --pipeline out of its range is a
-// usage error naming it.
-func TestBatchPipeline(t *testing.T) {
-	var conns atomic.Int32
+// pathServer answers each request with its path, after delay, and counts
+// the connections it accepts.
+func pathServer(t *testing.T, delay time.Duration) (*httptest.Server, *atomic.Int32) {
+	conns := new(atomic.Int32)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(5 * time.Millisecond) // the requests pile up behind one another
+		time.Sleep(delay)
 		io.WriteString(w, r.URL.Path)
 	}))
-	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			conns.Add(1)
 		}
 	}
 	srv.Start()
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv, conns
+}
+
+// TestBatchPipeline: with --pipeline 4, -j 8 --per-host 8 sends its
+// requests on two connections, four on each (eight, one a connection,
+// without it), and every file is whole; --pipeline out of its range is a
+// usage error naming it.
+func TestBatchPipeline(t *testing.T) {
+	srv, conns := pathServer(t, 5*time.Millisecond) // the requests pile up behind one another
 	var list strings.Builder
 	for i := range 80 {
 		fmt.Fprintf(&list, "%s/f%d\n", srv.URL, i)
@@ -846,17 +853,7 @@ func TestBatchDelay(t *testing.T) {
 // connections are kept for the next URLs, not closed because the pool
 // keeps fewer idle than -j (it kept 2, and 200 URLs opened ~100).
 func TestBatchKeepsSessionsPerJob(t *testing.T) {
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, r.URL.Path)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
+	srv, conns := pathServer(t, 0)
 	var urls []string
 	for i := range 200 {
 		urls = append(urls, fmt.Sprintf("%s/d%03d", srv.URL, i))
