@@ -336,29 +336,14 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 		xargs := b.stdoutTool("xargs curl", append([]string{"sh", "-c", filesScript, "xargs", "-P", pj, "-n", "1"}, b.curlArgv("--remote-name-all")...), "xargs-parallel", 1, checkSorted, pwant, false)
 		xargs.stdin = list
 		for _, peer := range []*tool{curlZ, xargs} {
-			r := &row{
-				label: fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s vs %s", t.proto, t.name, parallel, j, peerLabel(peer.name, pj)),
-				fetch: fetchPar(),
-				peer:  peer,
-			}
-			if !b.hasJ {
-				r.na = "n/a (no -j yet)"
-			}
-			rows = append(rows, r)
+			rows = append(rows, b.jobsRow(fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s vs %s", t.proto, t.name, parallel, j, peerLabel(peer.name, pj)), fetchPar(), peer))
 		}
 		if t.proto == "HTTP" {
 			// The same with HTTP/1.1 pipelining, which curl does not do:
 			// the 16 transfers share two connections.
 			argv := slices.Concat([]string{"sh", "-c", parallelScript, b.fetch}, fetchFlags, []string{"--pipeline", pipelineDepth}, us)
-			r := &row{
-				label: fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s --pipeline %s vs %s", t.proto, t.name, parallel, j, pipelineDepth, peerLabel(curlZ.name, pj)),
-				fetch: b.stdoutTool("fetch", argv, "fetch-pipelined", 1, checkSorted, pwant, true),
-				peer:  curlZ,
-			}
-			if !b.hasJ {
-				r.na = "n/a (no -j yet)"
-			}
-			rows = append(rows, r)
+			rows = append(rows, b.jobsRow(fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s --pipeline %s vs %s", t.proto, t.name, parallel, j, pipelineDepth, peerLabel(curlZ.name, pj)),
+				b.stdoutTool("fetch", argv, "fetch-pipelined", 1, checkSorted, pwant, true), curlZ))
 		}
 	}
 
@@ -387,18 +372,21 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 			if peer.name == "curl -Z" {
 				label = peerLabel(peer.name, "4")
 			}
-			r := &row{
-				label: fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j 4 vs %s", t.proto, t.name, batch, label),
-				fetch: b.stdoutTool("fetch", append(append([]string{"sh", "-c", parallelScript, b.fetch}, "-j", "4", "--per-host", "4"), us...), "fetch-ftp4", 1, checkSorted, want, true),
-				peer:  peer,
-			}
-			if !b.hasJ {
-				r.na = "n/a (no -j yet)"
-			}
-			rows = append(rows, r)
+			rows = append(rows, b.jobsRow(fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j 4 vs %s", t.proto, t.name, batch, label),
+				b.stdoutTool("fetch", append(append([]string{"sh", "-c", parallelScript, b.fetch}, "-j", "4", "--per-host", "4"), us...), "fetch-ftp4", 1, checkSorted, want, true), peer))
 		}
 	}
 	return rows, nil
+}
+
+// jobsRow is a row whose fetch runs transfers at once (-j): not
+// applicable to a fetch without -j.
+func (b *bench) jobsRow(label string, fetch, peer *tool) *row {
+	r := &row{label: label, fetch: fetch, peer: peer}
+	if !b.hasJ {
+		r.na = "n/a (no -j yet)"
+	}
+	return r
 }
 
 // pipelineDepth is the --pipeline of the pipelined HTTP row.
