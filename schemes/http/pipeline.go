@@ -150,21 +150,17 @@ func (p *pipeline) get(addr string) (pc *pipeConn, fresh, afterIdle bool) {
 		return nil, false, false
 	}
 	now := time.Now()
-	kept := h.conns[:0]
 	for _, c := range h.conns {
 		if c.inflight == 0 && c.ready.Load() && now.Sub(c.lastUsed) > p.idle {
 			c.kill()
 		}
-		if c.dead.Load() && c.inflight == 0 {
-			continue
-		}
-		kept = append(kept, c)
+	}
+	h.prune()
+	for _, c := range h.conns {
 		if !c.dead.Load() && !c.closing.Load() && c.inflight < p.depth && (pc == nil || c.inflight < pc.inflight) {
 			pc = c
 		}
 	}
-	clear(h.conns[len(kept):])
-	h.conns = kept
 	if pc == nil {
 		pc = &pipeConn{p: p, addr: addr, host: h, dialed: make(chan struct{}), ended: make(chan struct{})}
 		h.conns = append(h.conns, pc)
@@ -241,20 +237,23 @@ func (p *pipeline) forget(pc *pipeConn) {
 // with no connection are forgotten (and tried again when next asked).
 const maxOffHosts = 4096
 
-// sweep drops the dead connections no request holds, and the hosts left
-// with none that are pipelined (a host that is not stays known as such).
-func (p *pipeline) sweep() {
-	for addr, h := range p.hosts {
-		kept := h.conns[:0]
-		for _, c := range h.conns {
-			if c.dead.Load() && c.inflight == 0 {
-				continue
-			}
+// prune drops h's dead connections that no request holds.
+func (h *pipeHost) prune() {
+	kept := h.conns[:0]
+	for _, c := range h.conns {
+		if !c.dead.Load() || c.inflight > 0 {
 			kept = append(kept, c)
 		}
-		clear(h.conns[len(kept):])
-		h.conns = kept
-		if len(kept) == 0 && !h.off {
+	}
+	clear(h.conns[len(kept):])
+	h.conns = kept
+}
+
+// sweep prunes every host and drops those left with no connection that
+// are pipelined (a host that is not stays known as such).
+func (p *pipeline) sweep() {
+	for addr, h := range p.hosts {
+		if h.prune(); len(h.conns) == 0 && !h.off {
 			delete(p.hosts, addr)
 		}
 	}
