@@ -138,7 +138,7 @@ type batch struct {
 	list       *frontier.Memory // a plain list, fed as it is read; nil for a crawl or a queue
 	shared     bool             // a queue shared with other workers (--queue)
 	backlog    int              // tasks fed or set aside ahead of the workers
-	queuedNow  func() int       // the frontier's queue length, when it knows it
+	held       heldQueue        // the crawl's queue when this process holds it (a Memory or Journal), else nil
 	warnedFull atomic.Bool      // the queue's bound was reached and said so (queueFull)
 	// queuedBefore is how many URLs the crawl's journal held when it was
 	// opened (a resumed crawl's earlier runs): --max-urls counts them.
@@ -1361,8 +1361,8 @@ func (b *batch) statusLine(elapsed time.Duration) string {
 	finished := b.ok.Load() + b.failed.Load()
 	queued := "?"
 	eta := "?"
-	if b.queuedNow != nil {
-		queued = strconv.Itoa(b.queuedNow())
+	if b.held != nil {
+		queued = strconv.Itoa(b.held.Len())
 	} else if total := b.total.Load(); total >= 0 {
 		// Queued: not yet transferring (waiting for a worker, for a
 		// place at its host, or between retries).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestQueueBoundSeenLinksNotOver(t *testing.T) {
 			key := func(s string) string { return s }
 			var fr interface {
 				frontier.Adder
-				Len() int
+				heldQueue
 			}
 			if kind == "memory" {
 				fr = frontier.NewMemory(key)
@@ -42,7 +43,7 @@ func TestQueueBoundSeenLinksNotOver(t *testing.T) {
 				defer j.Close()
 				fr = j
 			}
-			b := &batch{o: o, s: stdio{err: &stderr}, adder: fr, queuedNow: fr.Len, scope: newScope(&o.crawl, schemes.Registry())}
+			b := &batch{o: o, s: stdio{err: &stderr}, adder: fr, held: fr, scope: newScope(&o.crawl, schemes.Registry())}
 			// the seeds fill the queue (and --max-urls 2) exactly
 			n, err := fr.Add(t.Context(), task("a"), task("b"))
 			if err != nil || n != 2 {
@@ -71,6 +72,103 @@ func TestQueueBoundSeenLinksNotOver(t *testing.T) {
 			if got != want {
 				t.Errorf("%s: one new link past the bound: %d counted, want %d (summary %q)", name, got, want, b.crawlSummary())
 			}
+		}
+	}
+}
+
+// lowQueueBytes lowers the bytes bound of the crawl's queue for a test.
+func lowQueueBytes(t *testing.T, n int64) {
+	old := queueBytesCap
+	queueBytesCap = n
+	t.Cleanup(func() { queueBytesCap = old })
+}
+
+// TestCrawlQueueBytesBound: the queue's bound counts the bytes of its URLs
+// too. A server writing links as long as a listing's line allows filled a
+// queue bounded by its number of tasks alone with a million 64 KiB URLs.
+func TestCrawlQueueBytesBound(t *testing.T) {
+	lowQueueBytes(t, 1000)
+	var stderr strings.Builder
+	o := &options{}
+	m := frontier.NewMemory(func(s string) string { return s })
+	b := &batch{o: o, s: stdio{err: &stderr}, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+	link := func(i int) frontier.Task {
+		u := fmt.Sprintf("gopher://example.org/0/%03d/", i)
+		return frontier.Task{URL: u + strings.Repeat("x", 300-len(u)), Depth: 1}
+	}
+	var found []frontier.Task
+	for i := range 20 {
+		found = append(found, link(i))
+	}
+	if err := b.addFound(t.Context(), found); err != nil {
+		t.Fatal(err)
+	}
+	if m.Len() != 3 || m.Size() != 900 || b.scope.overQueue.Load() != 17 {
+		t.Errorf("20 links of 300 bytes into 1000: %d queued (%d bytes), %d left out; want 3 (900), 17",
+			m.Len(), m.Size(), b.scope.overQueue.Load())
+	}
+	if !strings.Contains(stderr.String(), "queue is full (its bound: 1000000 URLs or 1000 B of them)") {
+		t.Errorf("the warning: %q", stderr.String())
+	}
+	// a fetched task makes room for as many bytes as its URL's
+	if _, err := m.Next(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.addFound(t.Context(), []frontier.Task{link(20), link(21)}); err != nil {
+		t.Fatal(err)
+	}
+	if m.Len() != 3 || b.scope.overQueue.Load() != 18 {
+		t.Errorf("after one is fetched: %d queued, %d left out; want 3, 18", m.Len(), b.scope.overQueue.Load())
+	}
+	if s := b.crawlSummary(); !strings.Contains(s, "18 over the queue's bound of 1000000 URLs or 1000 B of them") {
+		t.Errorf("the summary says %q", s)
+	}
+}
+
+// TestCrawlSeedsWaitForRoom: a crawl's seeds are added as its queue makes
+// room, half its bound at most, not all at once: a list of millions of
+// seeds was held whole in memory, whatever the queue's bound.
+func TestCrawlSeedsWaitForRoom(t *testing.T) {
+	const seeds = 100
+	lowQueueCap(t, 8) // seeds wait below 4 and come 2 at a time
+	o := &options{}
+	o.crawl.recursive = true
+	for i := range seeds {
+		o.urls = append(o.urls, fmt.Sprintf("gopher://example.org/0/seed%d", i))
+	}
+	m := frontier.NewMemory(func(s string) string { return s })
+	b := &batch{o: o, fr: m, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+	fed := make(chan error, 1)
+	release := m.Hold() // as runBatch holds it, before the feed starts
+	go func() { fed <- b.feed(t.Context(), nil, release) }()
+	got := map[string]int{}
+	most := 0
+	for {
+		l, err := m.Next(t.Context())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, m.Len()+1)
+		got[l.Task().URL]++
+		if err := l.Done(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-fed; err != nil {
+		t.Fatal(err)
+	}
+	if most > 5 {
+		t.Errorf("%d seeds queued at once, want at most 5 (below 4, then 2 more)", most)
+	}
+	if len(got) != seeds {
+		t.Errorf("%d seeds fetched, want %d", len(got), seeds)
+	}
+	for u, n := range got {
+		if n != 1 {
+			t.Errorf("%s fetched %d times", u, n)
 		}
 	}
 }

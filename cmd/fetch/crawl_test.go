@@ -216,7 +216,7 @@ func TestCrawlQueueBoundHolds(t *testing.T) {
 		var stderr strings.Builder
 		o := &options{quiet: quiet}
 		m := frontier.NewMemory(func(s string) string { return s })
-		b := &batch{o: o, s: stdio{err: &stderr}, adder: m, queuedNow: m.Len, scope: newScope(&o.crawl, schemes.Registry())}
+		b := &batch{o: o, s: stdio{err: &stderr}, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
 		offer := func(from, n int) {
 			var found []frontier.Task
 			for i := range n {
@@ -232,7 +232,7 @@ func TestCrawlQueueBoundHolds(t *testing.T) {
 		if m.Len() != 5 || b.scope.overQueue.Load() != 38 {
 			t.Errorf("quiet %v: %d queued and %d left out, want 5 and 38", quiet, m.Len(), b.scope.overQueue.Load())
 		}
-		warned := strings.Count(stderr.String(), "queue holds 5 URLs")
+		warned := strings.Count(stderr.String(), "queue is full (its bound: 5 URLs or 128.0 MiB of them)")
 		if b.worst.Load() != int64(fetch.KindPolicy.ExitCode()) || quiet && warned != 0 || !quiet && warned != 1 {
 			t.Errorf("quiet %v: status %d and %d warnings: %q", quiet, b.worst.Load(), warned, stderr.String())
 		}
@@ -246,10 +246,25 @@ func TestCrawlQueueBoundHolds(t *testing.T) {
 // (each of its menus links menuLinks menus never seen) grew the crawl's
 // queue without bound when no --max-urls was given. The queue stops at its
 // bound: the links past it are not fetched, the run says so once and in
-// its summary, and exits 4, as for a size bound passed.
+// its summary, and exits 4, as for a size bound passed. The bound is in
+// tasks and in the bytes of their URLs: with links 4 KB long, the second
+// is met first.
 func TestCrawlQueueBoundServer(t *testing.T) {
-	const menuLinks, jobs = 500, 1
-	lowQueueCap(t, 5)
+	const menuLinks, jobs, pad = 500, 1, 4000
+	for _, long := range []bool{false, true} {
+		t.Run(fmt.Sprintf("long=%v", long), func(t *testing.T) {
+			testCrawlQueueBoundServer(t, menuLinks, jobs, long, pad)
+		})
+	}
+}
+
+func testCrawlQueueBoundServer(t *testing.T, menuLinks, jobs int, long bool, pad int) {
+	bound := 5
+	if long {
+		lowQueueBytes(t, int64(bound*pad+pad/2)) // five links, not six
+	} else {
+		lowQueueCap(t, bound)
+	}
 	addr := serveTCP(t, func(c net.Conn) {
 		line, err := bufio.NewReader(c).ReadString('\n')
 		if err != nil {
@@ -257,9 +272,13 @@ func TestCrawlQueueBoundServer(t *testing.T) {
 		}
 		sel := strings.TrimRight(line, "\r\n")
 		host, port, _ := net.SplitHostPort(c.LocalAddr().String())
+		tail := ""
+		if long {
+			tail = "/" + strings.Repeat("x", pad)
+		}
 		w := bufio.NewWriter(c)
 		for i := range menuLinks {
-			fmt.Fprintf(w, "1Menu %d\t%s/%d\t%s\t%s\r\n", i, sel, i, host, port)
+			fmt.Fprintf(w, "1Menu %d\t%s/%d%s\t%s\t%s\r\n", i, sel, i, tail, host, port)
 		}
 		w.WriteString(".\r\n")
 		w.Flush()
@@ -279,14 +298,14 @@ func TestCrawlQueueBoundServer(t *testing.T) {
 		queued := len(all) - 1 // the seed's menu aside
 		// The dispatcher leases up to its backlog (64 + 4 a job) ahead of
 		// the workers: those are out of the queue, and room is made.
-		if bound := queueCap + 64 + 4*jobs + jobs; queued > bound {
-			t.Errorf("quiet %v: %d links queued, want at most %d", quiet, queued, bound)
+		if most := bound + 64 + 4*jobs + jobs; queued > most {
+			t.Errorf("quiet %v: %d links queued, want at most %d", quiet, queued, most)
 		}
-		want := fmt.Sprintf("%d over the queue's bound of 5", menuLinks-queued)
+		want := fmt.Sprintf("%d over the queue's bound of %s", menuLinks-queued, queueBound())
 		if !strings.Contains(stderr, want) {
 			t.Errorf("quiet %v: the summary does not say %q: %s", quiet, want, stderr)
 		}
-		warned := strings.Count(stderr, "warning: the crawl's queue holds 5 URLs")
+		warned := strings.Count(stderr, "warning: the crawl's queue is full (its bound: "+queueBound()+")")
 		if quiet && warned != 0 || !quiet && warned != 1 {
 			t.Errorf("quiet %v: %d warnings: %s", quiet, warned, stderr)
 		}

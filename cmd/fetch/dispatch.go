@@ -43,13 +43,11 @@ func (b *batch) openFrontier(ctx context.Context, s stdio) error {
 		if err != nil {
 			return &fetch.Error{Kind: fetch.KindLocal, Op: "--log", Offset: -1, Err: err}
 		}
-		b.fr, b.adder = j, j
-		b.queuedNow = j.Len
+		b.fr, b.adder, b.held = j, j, j
 		b.queuedBefore = int64(j.Seen())
 	case o.crawl.recursive:
 		m := frontier.NewMemory(key)
-		b.fr, b.adder = m, m
-		b.queuedNow = m.Len
+		b.fr, b.adder, b.held = m, m, m
 	default:
 		m := frontier.NewMemory(nil)
 		b.fr, b.adder, b.list = m, m, m
@@ -90,6 +88,14 @@ func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error
 		if len(pending) == 0 {
 			return true
 		}
+		if b.held != nil {
+			// A crawl's seeds fill at most half its queue's bounds,
+			// leaving the rest to the links found: a list of millions
+			// is read as the crawl goes, not held whole.
+			if b.held.WaitRoom(ctx, max(1, queueCap/2), max(1, queueBytesCap/2)) != nil {
+				return false // interrupted
+			}
+		}
 		// Counted under addFound's lock: a worker that lists a seed
 		// before the seeds are counted would find room that is theirs.
 		b.addMu.Lock()
@@ -118,7 +124,7 @@ func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error
 			return ctx.Err() == nil
 		}
 		pending = append(pending, frontier.Task{URL: raw})
-		if len(pending) == 256 {
+		if len(pending) >= seedBatch() {
 			return flush()
 		}
 		return ctx.Err() == nil
@@ -154,6 +160,11 @@ func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error
 	}
 	return err
 }
+
+// seedBatch is how many seeds of a crawl or a queue are added at once: a
+// quarter of the crawl's queue bound at most, so that seeds waiting for
+// room never fill it.
+func seedBatch() int { return max(1, min(256, queueCap/4)) }
 
 // dispatch hands the frontier's tasks to b.o.batch.jobs workers, never
 // more than --per-host at once to one host, and returns when the frontier
@@ -383,22 +394,45 @@ func revoked(ctx context.Context, l frontier.Lease) (context.Context, func() boo
 // took it over.
 var errTakenOver = errors.New("taken over by another worker")
 
-// maxQueued bounds a crawl's queue in memory, the URLs found and not yet
-// fetched, whatever --max-urls says: a server that makes up new links
-// without end (a calendar, a trap) would otherwise grow it until the
-// process is killed. A task with a URL of common length costs 100 to 200
-// bytes (its text, its place in the queue, its digest in the seen set),
-// so the bound is 100 to 200 MB; listings' lines allow URLs of up to
-// 64 KiB, and a server that writes such long ones fills it sooner.
-// Links found while it is full are counted, not queued. A queue shared
+// maxQueued and maxQueuedBytes bound a crawl's queue in memory, the URLs
+// found and not yet fetched, whatever --max-urls says: a server that makes
+// up new links without end (a calendar, a trap) would otherwise grow it
+// until the process is killed. A task with a URL of common length costs
+// 100 to 200 bytes (its text, its place in the queue, its digest in the
+// seen set), so a million of them take 100 to 200 MB; listings' lines
+// allow URLs of up to 64 KiB, and the bytes bound keeps a server that
+// writes such long ones to 128 MiB of their text (2,048 of them). Links
+// found while the queue is full are counted, not queued. A queue shared
 // through Redis is not in this process's memory and has no such bound.
-const maxQueued = 1_000_000
+const (
+	maxQueued      = 1_000_000
+	maxQueuedBytes = 128 << 20
+)
 
-// queueCap is the bound a crawl applies: maxQueued, lowered by tests.
-var queueCap = maxQueued
+// queueCap and queueBytesCap are the bounds a crawl applies: maxQueued and
+// maxQueuedBytes, lowered by tests.
+var (
+	queueCap      = maxQueued
+	queueBytesCap = int64(maxQueuedBytes)
+)
 
-// addFound queues a listing's links, within --max-urls and within
-// queueCap tasks waiting in the frontier's memory. A shared queue's
+// heldQueue is a crawl's frontier whose queue this process holds (a
+// Memory, or a Journal over one): the queue's bounds are the process's to
+// keep.
+type heldQueue interface {
+	Len() int
+	Size() int64
+	WaitRoom(ctx context.Context, n int, size int64) error
+}
+
+// queueBound names the queue's bounds for messages.
+func queueBound() string {
+	return fmt.Sprintf("%d URLs or %s of them", queueCap, sizeText(queueBytesCap))
+}
+
+// addFound queues a listing's links, within --max-urls and within the
+// queue's bounds (queueCap tasks and queueBytesCap bytes of their URLs
+// waiting in the frontier's memory). A shared queue's
 // --max-urls is the queue's: the URLs every worker has queued count.
 func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 	if q, ok := b.adder.(*redisq.Queue); ok && b.o.crawl.maxURLs > 0 {
@@ -432,8 +466,9 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 			}
 			take = min(take, room)
 		}
-		if b.queuedNow != nil {
-			room := int64(max(queueCap-b.queuedNow(), 0))
+		if b.held != nil {
+			room := int64(max(queueCap-b.held.Len(), 0))
+			room = min(room, fitting(found[:take], queueBytesCap-b.held.Size()))
 			if room == 0 {
 				// Links to URLs queued already take no room: only
 				// new ones are left out (and make the exit status).
@@ -454,6 +489,18 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 	return nil
 }
 
+// fitting is how many of the tasks, from the first, have URLs that take
+// at most size bytes together.
+func fitting(tasks []frontier.Task, size int64) int64 {
+	for i, t := range tasks {
+		size -= int64(len(t.URL))
+		if size < 0 {
+			return int64(i)
+		}
+	}
+	return int64(len(tasks))
+}
+
 // queueLinksErr is a failure to queue a listing's links (the journal's
 // disk, Redis): the run's own, exit 7.
 func queueLinksErr(err error) error {
@@ -470,8 +517,7 @@ func (b *batch) unseen(found []frontier.Task) int {
 	return len(found)
 }
 
-// queueFull counts n links left out because the queue holds queueCap
-// tasks. The crawl is then incomplete in a way the user did not ask for
+// queueFull counts n links left out because the queue is at its bounds. The crawl is then incomplete in a way the user did not ask for
 // (unlike --max-urls): it is a policy refusal, as a size bound passed is
 // (exit 4), so the summary is printed and a script sees the status, and
 // the first time a warning says why.
@@ -491,7 +537,7 @@ func (b *batch) queueFull(n int) error {
 	}
 	b.noteFailure(fetch.KindPolicy.ExitCode())
 	if !b.o.quiet {
-		b.printErr(fmt.Sprintf("fetch: warning: the crawl's queue holds %d URLs, its bound: links found while it is full are not queued (the summary counts them)", queueCap))
+		b.printErr(fmt.Sprintf("fetch: warning: the crawl's queue is full (its bound: %s): links found while it is full are not queued (the summary counts them)", queueBound()))
 	}
 	return nil
 }
@@ -509,7 +555,7 @@ func (b *batch) crawlSummary() string {
 		{b.scope.outOfScope.Load(), "links out of scope"},
 		{b.scope.tooDeep.Load(), "beyond --depth " + strconv.Itoa(b.o.crawl.depth)},
 		{b.scope.overMax.Load(), "over --max-urls"},
-		{b.scope.overQueue.Load(), "over the queue's bound of " + strconv.Itoa(queueCap)},
+		{b.scope.overQueue.Load(), "over the queue's bound of " + queueBound()},
 	} {
 		if c.n > 0 {
 			s += fmt.Sprintf(", %d %s", c.n, c.what)

@@ -394,8 +394,8 @@ Crawling (follow what listings link to; see README, "Crawling")
                         fetches only those)
   --max-urls N          queue at most N URLs in all (default 0: no limit); with --queue,
                         the URLs the queue ever held, every worker's and --enqueue's
-                        together; whatever N, a link found while 1,000,000 URLs wait is
-                        not queued: exit 4
+                        together; whatever N, a link found while 1,000,000 URLs (or
+                        128 MiB of them) wait is not queued: exit 4
   --follow-types T      gopher item types to follow besides the default ones (0 1 4 5 6 9
                         g I h s d p P M ; : < c e x), e.g. 7,8: never by default 7
                         (search: fetched with --query), 2 (CSO), 8 and T (sessions)

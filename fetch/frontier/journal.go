@@ -175,6 +175,9 @@ func replay(r io.Reader, m *Memory) (good, left int64, err error) {
 		clear(m.queue[len(kept):])
 		m.queue = kept
 	}
+	for _, t := range m.queue {
+		m.size += int64(len(t.URL))
+	}
 	return good, left, nil
 }
 
@@ -212,6 +215,14 @@ func (j *Journal) Len() int { return j.m.Len() }
 
 // Hold is Memory.Hold: Next does not report the end until release.
 func (j *Journal) Hold() (release func()) { return j.m.Hold() }
+
+// Size is Memory.Size: the bytes of the URLs queued and not leased.
+func (j *Journal) Size() int64 { return j.m.Size() }
+
+// WaitRoom is Memory.WaitRoom.
+func (j *Journal) WaitRoom(ctx context.Context, n int, size int64) error {
+	return j.m.WaitRoom(ctx, n, size)
+}
 
 // Seen is the number of distinct URLs the journal has queued, ever.
 func (j *Journal) Seen() int {

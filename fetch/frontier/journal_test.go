@@ -71,6 +71,10 @@ func TestJournalResume(t *testing.T) {
 
 	j2 := openJournal(t, path)
 	defer j2.Close()
+	// queued again: b's seed, seeds 2 and 3 and the link found
+	if want := int64(3*len(seeds[0].URL) + len("gopher://h.test/1/found")); j2.Size() != want {
+		t.Errorf("resumed: the queue's URLs take %d bytes, want %d", j2.Size(), want)
+	}
 	if n, _ := j2.Add(ctx, seeds...); n != 0 {
 		t.Errorf("re-adding the seeds queued %d, want 0 (seen)", n)
 	}
@@ -116,15 +120,26 @@ func FuzzJournal(f *testing.F) {
 		if err != nil {
 			return
 		}
-		n, seen := j.Len(), j.Seen()
+		n, seen, size := j.Len(), j.Seen(), j.Size()
 		j.Close()
 		j2, err := frontier.OpenJournal(path, nil)
 		if err != nil {
 			t.Fatalf("reopening: %v", err)
 		}
 		defer j2.Close()
-		if j2.Len() != n || j2.Seen() != seen {
-			t.Fatalf("reopened: %d queued, %d seen; first %d, %d", j2.Len(), j2.Seen(), n, seen)
+		if j2.Len() != n || j2.Seen() != seen || j2.Size() != size {
+			t.Fatalf("reopened: %d queued (%d bytes), %d seen; first %d (%d bytes), %d", j2.Len(), j2.Size(), j2.Seen(), n, size, seen)
+		}
+		var sum int64
+		for range n {
+			l, err := j2.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += int64(len(l.Task().URL))
+		}
+		if sum != size || j2.Size() != 0 {
+			t.Fatalf("the queue's URLs take %d bytes, Size said %d (%d once leased, want 0)", sum, size, j2.Size())
 		}
 	})
 }

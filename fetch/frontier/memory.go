@@ -37,7 +37,8 @@ type Memory struct {
 	wake    chan struct{} // closed and replaced at a change of the queue or the lease count, when armed
 	armed   bool          // someone waits on wake: a change must close it
 	queue   []Task
-	head    int // queue[head:] is waiting
+	head    int   // queue[head:] is waiting
+	size    int64 // the bytes of the URLs in queue[head:]
 	seen    map[digest]struct{}
 	leased  int
 	closed  bool
@@ -73,6 +74,7 @@ func (m *Memory) addLocked(tasks []Task) int {
 			m.seen[d] = struct{}{}
 		}
 		m.queue = append(m.queue, t)
+		m.size += int64(len(t.URL))
 		n++
 	}
 	if n > 0 {
@@ -126,12 +128,26 @@ func (m *Memory) Len() int {
 	return len(m.queue) - m.head
 }
 
+// Size is the number of bytes of the URLs of the tasks queued and not
+// leased: what the queue holds, whatever the length of its URLs.
+func (m *Memory) Size() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.size
+}
+
 // WaitBelow blocks until fewer than n tasks are queued: a producer reading
 // a long list keeps only a little of it in memory.
 func (m *Memory) WaitBelow(ctx context.Context, n int) error {
+	return m.WaitRoom(ctx, n, -1)
+}
+
+// WaitRoom blocks until fewer than n tasks are queued and, unless size is
+// negative, their URLs take fewer than size bytes.
+func (m *Memory) WaitRoom(ctx context.Context, n int, size int64) error {
 	for {
 		m.mu.Lock()
-		if len(m.queue)-m.head < n || m.closed {
+		if len(m.queue)-m.head < n && (size < 0 || m.size < size) || m.closed {
 			m.mu.Unlock()
 			return nil
 		}
@@ -173,6 +189,7 @@ func (m *Memory) Next(ctx context.Context) (Lease, error) {
 			t := m.queue[m.head]
 			m.queue[m.head] = Task{}
 			m.head++
+			m.size -= int64(len(t.URL))
 			if m.head == len(m.queue) {
 				m.queue, m.head = m.queue[:0], 0
 			} else if m.head > 1024 && m.head > len(m.queue)/2 {

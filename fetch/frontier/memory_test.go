@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +81,51 @@ func TestMemoryWakes(t *testing.T) {
 	}
 	if _, err := m.Next(ctx); err != frontier.ErrClosed {
 		t.Fatalf("Next after Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestMemorySize: Size is the bytes of the URLs queued and not leased,
+// and WaitRoom waits for room in tasks and in bytes (a queue of a few long
+// URLs is as full as one of many short ones).
+func TestMemorySize(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m := frontier.NewMemory(func(s string) string { return s })
+	long := strings.Repeat("x", 1000)
+	m.Add(ctx, frontier.Task{URL: "a" + long}, frontier.Task{URL: "b" + long}, frontier.Task{URL: "a" + long})
+	if m.Size() != 2002 || m.Len() != 2 {
+		t.Fatalf("%d queued in %d bytes, want 2 in 2002 (a duplicate takes none)", m.Len(), m.Size())
+	}
+	room := make(chan error, 1)
+	go func() { room <- m.WaitRoom(ctx, 100, 1500) }() // room for tasks, not for bytes
+	select {
+	case err := <-room:
+		t.Fatalf("WaitRoom returned (%v) with 2002 bytes queued, bound 1500", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	l, err := m.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-room; err != nil {
+		t.Fatalf("WaitRoom after Next: %v", err)
+	}
+	if m.Size() != 1001 {
+		t.Errorf("after a Next: %d bytes, want 1001", m.Size())
+	}
+	l.Done(ctx, []frontier.Task{{URL: "c"}})
+	if m.Size() != 1002 {
+		t.Errorf("after a lease's links: %d bytes, want 1002", m.Size())
+	}
+	if err := m.WaitRoom(ctx, 3, -1); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := m.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m.Size() != 0 {
+		t.Errorf("empty: %d bytes, want 0", m.Size())
 	}
 }
