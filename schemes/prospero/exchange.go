@@ -136,22 +136,38 @@ func (s *session) do(ctx context.Context, request []byte) (reply []byte, err err
 		}
 		s.server = home
 	}()
-	cid := cidSource()
-	ra := newReassembly(s.max)
 	send := func(b []byte) error {
 		_, err := s.conn.WriteToUDP(b, s.server)
 		return err
 	}
-	if err := send(EncodeRequest(cid, 0, request)); err != nil {
-		return nil, s.netErr(ctx, err)
+	var (
+		cid                  uint16
+		ra                   *reassembly
+		rto                  time.Duration
+		lastHeard, nextRetry time.Time
+		lastBad              error
+		bad, waits           int
+		lastWait             uint16 // the server's last request to wait, seconds
+		heard                bool
+	)
+	// start sends the request as a new exchange, a new connection id with
+	// nothing received yet: to the session's server first, then to each
+	// server a redirect names.
+	start := func() error {
+		cid, ra = cidSource(), newReassembly(s.max)
+		heard, lastWait, waits, bad, lastBad = false, 0, 0, 0, nil
+		rto = s.rto
+		now := time.Now()
+		lastHeard, nextRetry = now, now.Add(rto)
+		if err := send(EncodeRequest(cid, 0, request)); err != nil {
+			return s.netErr(ctx, err)
+		}
+		return nil
 	}
-	rto := s.rto
-	now := time.Now()
-	lastHeard, nextRetry := now, now.Add(rto)
-	var lastBad error
-	bad, waits := 0, 0
-	var lastWait uint16 // the server's last request to wait, seconds
-	heard, redirects := false, 0
+	if err := start(); err != nil {
+		return nil, err
+	}
+	redirects := 0
 	buf := make([]byte, maxDatagram)
 	for !ra.complete() {
 		limit := s.idle
@@ -219,8 +235,7 @@ func (s *session) do(ctx context.Context, request []byte) (reply []byte, err err
 		case optRefused:
 			return nil, exchangeError(fetch.KindServer, "the server refused the request (ARDP option 1)")
 		case optRedirect:
-			// The request goes to the server named instead, as a new
-			// exchange: a new connection id, nothing received yet.
+			// The request goes to the server named instead.
 			to := &net.UDPAddr{IP: net.IP(p.Redirect[:4]).To16(), Port: int(binary.BigEndian.Uint16(p.Redirect[4:]))}
 			if redirects++; redirects > maxRedirects {
 				return nil, exchangeError(fetch.KindServer, "more than %d redirects (the last to %v)", maxRedirects, to)
@@ -228,12 +243,8 @@ func (s *session) do(ctx context.Context, request []byte) (reply []byte, err err
 			if err := s.redirect(to); err != nil {
 				return nil, err
 			}
-			cid, ra = cidSource(), newReassembly(s.max)
-			heard, lastWait, waits, bad, lastBad = false, 0, 0, 0, nil
-			rto = s.rto
-			lastHeard, nextRetry = now, now.Add(rto)
-			if err := send(EncodeRequest(cid, 0, request)); err != nil {
-				return nil, s.netErr(ctx, err)
+			if err := start(); err != nil {
+				return nil, err
 			}
 			continue
 		}
