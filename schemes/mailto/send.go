@@ -74,9 +74,9 @@ func (d *Driver) send(ctx context.Context, req *fetch.Request, m *draft, msg []b
 		}
 		// go-smtp expects a greeting first; the server's own came before
 		// STARTTLS, so it is replayed, untraced, above the TLS layer.
-		conn = &greetedConn{Conn: wire.TraceConn(guardReplies(tc, req.Options.Idle()), req.Options.Tracer, mask), greeting: "220 " + greeting + "\r\n"}
+		conn = &greetedConn{Conn: wire.TraceConn(guardReplies(tc, req.Options.Idle(), true), req.Options.Tracer, mask), greeting: "220 " + greeting + "\r\n"}
 	} else {
-		conn = wire.TraceConn(guardReplies(raw, req.Options.Idle()), req.Options.Tracer, mask)
+		conn = wire.TraceConn(guardReplies(raw, req.Options.Idle(), true), req.Options.Tracer, mask)
 	}
 
 	c := smtp.NewClient(conn)
@@ -244,7 +244,7 @@ func authMask() func(string) string {
 // (the STARTTLS injection of CVE-2011-0411), so they end the session.
 func startTLS(ctx context.Context, raw net.Conn, t fetch.Tracer, hello string, limit time.Duration, cfg *tls.Config) (net.Conn, string, error) {
 	// The clear-text replies are guarded in time too; TLS reads raw.
-	wc := wire.NewConn(guardReplies(raw, limit), smtpMaxLine, t)
+	wc := wire.NewConn(guardReplies(raw, limit, false), smtpMaxLine, t)
 	code, greeting, err := readReply(wc.R)
 	if err != nil {
 		return nil, "", err
@@ -383,22 +383,50 @@ func (c *errConn) readErr() error {
 // replyGuard bounds the replies read through it, whoever reads them: it
 // sits under go-smtp, whose reader takes a reply of any number of lines
 // and, behind an idle timeout that each byte renews, for any time. It
-// follows the reply grammar (RFC 5321 §4.2: "xyz-" continues a reply,
-// "xyz " ends it) and fails the read that passes a bound: smtpMaxLine
-// bytes a line, smtpMaxReplyLines lines a reply, and limit from a reply's
-// first byte to its last.
+// fails the read that passes a bound: smtpMaxLine bytes a line,
+// smtpMaxReplyLines lines a reply, and limit from a reply's first byte to
+// its last. Where a reply ends is where its reader ends it (see ends),
+// since a guard that saw an end the reader did not see would start its
+// count and its clock again on every line.
 type replyGuard struct {
 	net.Conn
-	limit   time.Duration
-	start   time.Time // of the reply being read; zero between replies
-	lineLen int       // bytes of the current line so far
-	lines   int       // complete lines of the current reply
-	cont    bool      // the current line's fourth byte is "-"
-	err     error
+	limit     time.Duration
+	textproto bool      // the reader is net/textproto's (go-smtp's), not readReply
+	start     time.Time // of the reply being read; zero between replies
+	lineLen   int       // bytes of the current line so far
+	lines     int       // complete lines of the current reply
+	head      [4]byte   // the current line's first bytes
+	code      [3]byte   // the reply's code, once its first line continues it
+	multi     bool      // the reply's first line continued it ("xyz-")
+	err       error
 }
 
-func guardReplies(c net.Conn, limit time.Duration) *replyGuard {
-	return &replyGuard{Conn: c, limit: limit}
+// guardReplies guards the replies read from c by readReply, or with
+// textproto by go-smtp's reader.
+func guardReplies(c net.Conn, limit time.Duration, textproto bool) *replyGuard {
+	return &replyGuard{Conn: c, limit: limit, textproto: textproto}
+}
+
+// ends tells whether the line just read (its lineLen bytes, newline
+// included) ends the reply, as the guard's reader sees it (RFC 5321 §4.2:
+// "xyz-" continues a reply, "xyz " or "xyz" ends it). readReply fails a
+// reply whose lines change code or are malformed, so for it any line but
+// "xyz-..." ends one. net/textproto continues a reply past such lines:
+// once the first line is "xyz-", only "xyz " with the same code ends it,
+// and a line of another code, a short one or one of any other shape is
+// more of it.
+func (g *replyGuard) ends() bool {
+	cont := g.lineLen >= 5 && g.head[3] == '-'
+	if !g.multi {
+		if cont {
+			g.multi, g.code = true, [3]byte(g.head[:3])
+		}
+		return !cont
+	}
+	if !g.textproto {
+		return !cont
+	}
+	return g.lineLen >= 5 && g.head[3] == ' ' && [3]byte(g.head[:3]) == g.code
 }
 
 func (g *replyGuard) Read(p []byte) (int, error) {
@@ -410,18 +438,18 @@ func (g *replyGuard) Read(p []byte) (int, error) {
 		if g.start.IsZero() {
 			g.start = time.Now()
 		}
-		if g.lineLen == 3 {
-			g.cont = b == '-'
+		if g.lineLen < len(g.head) {
+			g.head[g.lineLen] = b
 		}
 		g.lineLen++
 		if b == '\n' {
 			g.lines++
-			if !g.cont || g.lineLen < 5 {
-				g.start, g.lines = time.Time{}, 0 // the reply is complete
+			if g.ends() {
+				g.start, g.lines, g.multi = time.Time{}, 0, false // the reply is complete
 			} else if g.lines >= smtpMaxReplyLines {
 				g.err = replyTooLong()
 			}
-			g.lineLen, g.cont = 0, false
+			g.lineLen, g.head = 0, [4]byte{}
 		} else if g.lineLen > smtpMaxLine {
 			g.err = lineTooLong()
 		}

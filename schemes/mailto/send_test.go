@@ -272,16 +272,19 @@ func TestStartTLSInjection(t *testing.T) {
 // growing without bound (issue #12, findings 1 and 2).
 func TestEndlessMultilineReply(t *testing.T) {
 	const giveUp = 4 * 4096 // lines; far past the client's bound
-	endless := func(c net.Conn, code string) {
-		chunk := []byte(strings.Repeat(code+"-more\r\n", 256))
+	// after first, line without end
+	endlessAfter := func(c net.Conn, first, line string) {
+		io.WriteString(c, first)
+		chunk := []byte(strings.Repeat(line, 256))
 		for sent := 0; sent < giveUp; sent += 256 {
 			if _, err := c.Write(chunk); err != nil {
 				return // the client hung up
 			}
 		}
-		io.WriteString(c, code+" end\r\n")
+		io.WriteString(c, first[:3]+" end\r\n")
 		bufio.NewReader(c).ReadString('\n')
 	}
+	endless := func(c net.Conn, code string) { endlessAfter(c, code+"-hi\r\n", code+"-more\r\n") }
 	tenThousand := func(c net.Conn) { // a whole reply, but too long
 		io.WriteString(c, "220 hi\r\n")
 		bufio.NewReader(c).ReadString('\n')
@@ -306,6 +309,11 @@ func TestEndlessMultilineReply(t *testing.T) {
 			endless(c, "250")
 		}, false},
 		{"10000-line EHLO under go-smtp", tenThousand, false},
+		// net/textproto takes a line of another code, or a short one,
+		// after "xyz-" as more of the reply: the guard must too, or it
+		// counts each as a reply of its own and never stops them.
+		{"other codes under go-smtp", func(c net.Conn) { endlessAfter(c, "554-hi\r\n", "221 more\r\n") }, false},
+		{"short lines under go-smtp", func(c net.Conn) { endlessAfter(c, "220-hi\r\n", "x\r\n") }, false},
 		{"10000-line EHLO", tenThousand, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -337,16 +345,37 @@ func TestTricklingReply(t *testing.T) {
 			}
 			io.WriteString(c, "250 done\r\n")
 		})
-		d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test", StartTLS: startTLS, TLSInsecure: true})
-		start := time.Now()
-		_, err := sendVia(t, d, fetch.Options{IdleTimeout: idle}, "mailto:a@fetch.test", "x\n")
-		took := time.Since(start)
-		if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork || !strings.Contains(err.Error(), "one reply took more than") {
-			t.Errorf("StartTLS %v: err = %v (kind %v), want the reply's timeout", startTLS, err, fetch.KindOf(err))
+		trickled(t, addr, startTLS, idle, lines)
+	}
+	// lines of another code after "220-": more of the greeting for
+	// go-smtp's reader, so one reply, and timed as one
+	addr := rawServer(t, func(c net.Conn) {
+		io.WriteString(c, "220-hi\r\n")
+		for range lines {
+			if _, err := io.WriteString(c, "221 slow\r\n"); err != nil {
+				return
+			}
+			time.Sleep(idle / 6)
 		}
-		if took > lines*idle/6/2 {
-			t.Errorf("StartTLS %v: gave up after %v, half the trickle", startTLS, took)
-		}
+		io.WriteString(c, "220 done\r\n")
+	})
+	trickled(t, addr, false, idle, lines)
+}
+
+// trickled sends a message through the server at addr, which trickles a
+// reply of lines lines at idle/6 each, and checks that the reply's
+// timeout ends it, well before the trickle does.
+func trickled(t *testing.T, addr string, startTLS bool, idle time.Duration, lines int) {
+	t.Helper()
+	d := testDriver(Config{SMTPServer: addr, From: "me@fetch.test", StartTLS: startTLS, TLSInsecure: true})
+	start := time.Now()
+	_, err := sendVia(t, d, fetch.Options{IdleTimeout: idle}, "mailto:a@fetch.test", "x\n")
+	took := time.Since(start)
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork || !strings.Contains(err.Error(), "one reply took more than") {
+		t.Errorf("StartTLS %v: err = %v (kind %v), want the reply's timeout", startTLS, err, fetch.KindOf(err))
+	}
+	if took > time.Duration(lines)*idle/6/2 {
+		t.Errorf("StartTLS %v: gave up after %v, half the trickle", startTLS, took)
 	}
 }
 
