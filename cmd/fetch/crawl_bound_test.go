@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fetchproject/fetch/fetch/frontier"
 	"github.com/fetchproject/fetch/schemes"
@@ -151,7 +152,7 @@ func TestCrawlSeedsWaitForRoom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		most = max(most, m.Len()+1)
+		most = max(most, m.Len()) // the queue at any moment: at most 5
 		got[l.Task().URL]++
 		if err := l.Done(t.Context(), nil); err != nil {
 			t.Fatal(err)
@@ -170,5 +171,86 @@ func TestCrawlSeedsWaitForRoom(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s fetched %d times", u, n)
 		}
+	}
+}
+
+// TestCrawlSeedsTakeMaxURLsFirst: with --max-urls the seeds do not wait
+// for room in the queue, so that they take the limit's room before the
+// links found. Seeds that waited let the links found meanwhile take it,
+// and the seeds read after were queued past the limit (1,488 URLs for
+// --max-urls 1000).
+func TestCrawlSeedsTakeMaxURLsFirst(t *testing.T) {
+	lowQueueCap(t, 1024) // without --max-urls, seeds would wait below 512
+	const seeds, maxURLs = 1000, 1000
+	o := &options{}
+	o.crawl.recursive = true
+	o.crawl.maxURLs = maxURLs
+	for i := range seeds {
+		o.urls = append(o.urls, fmt.Sprintf("gopher://example.org/0/seed%d", i))
+	}
+	m := frontier.NewMemory(func(s string) string { return s })
+	b := &batch{o: o, fr: m, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+	release := m.Hold()
+	fed := make(chan error, 1)
+	go func() { fed <- b.feed(t.Context(), nil, release) }()
+	// nothing is fetched yet: the seeds must not wait for room
+	select {
+	case err := <-fed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("the seeds wait for room in the queue (%d queued): with --max-urls they take its room first", m.Len())
+	}
+	fetched := 0
+	for i := 0; ; i++ {
+		l, err := m.Next(t.Context())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fetched++
+		var found []frontier.Task
+		for k := range 5 {
+			found = append(found, frontier.Task{URL: fmt.Sprintf("gopher://example.org/1/link%d-%d", i, k), Depth: 1})
+		}
+		if err := b.addFound(t.Context(), found); err != nil {
+			t.Fatal(err)
+		}
+		l.Done(t.Context(), nil)
+	}
+	if fetched != maxURLs {
+		t.Errorf("--max-urls %d with %d seeds: %d URLs fetched, want the %d seeds", maxURLs, seeds, fetched, seeds)
+	}
+}
+
+// TestCrawlSeenLinkTakesNoBytes: a link to a URL the crawl has seen takes
+// no room in bytes either. A long one first (a menu's link back to its
+// parent) left out a short new link that fitted.
+func TestCrawlSeenLinkTakesNoBytes(t *testing.T) {
+	lowQueueBytes(t, 1000)
+	var stderr strings.Builder
+	o := &options{}
+	m := frontier.NewMemory(func(s string) string { return s })
+	b := &batch{o: o, s: stdio{err: &stderr}, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+	long := func(name string) frontier.Task {
+		u := "gopher://example.org/1/" + name
+		return frontier.Task{URL: u + strings.Repeat("x", 300-len(u)), Depth: 1}
+	}
+	parent := long("parent")
+	m.Add(t.Context(), parent)
+	if _, err := m.Next(t.Context()); err != nil { // the parent is being fetched: seen, not queued
+		t.Fatal(err)
+	}
+	m.Add(t.Context(), long("a"), long("b"), long("c")) // 900 of 1000 bytes
+	short := frontier.Task{URL: "gopher://example.org/0/s", Depth: 1}
+	if err := b.addFound(t.Context(), []frontier.Task{parent, short}); err != nil {
+		t.Fatal(err)
+	}
+	if m.Len() != 4 || b.scope.overQueue.Load() != 0 || b.worst.Load() != 0 {
+		t.Errorf("%d queued (%d bytes), %d left out, status %d: want the short link queued (the parent takes no room)",
+			m.Len(), m.Size(), b.scope.overQueue.Load(), b.worst.Load())
 	}
 }

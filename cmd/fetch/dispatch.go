@@ -88,12 +88,14 @@ func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error
 		if len(pending) == 0 {
 			return true
 		}
-		if b.held != nil {
+		if b.held != nil && b.o.crawl.maxURLs == 0 {
 			// A crawl's seeds fill at most half its queue's bounds,
 			// leaving the rest to the links found: a list of millions
-			// is read as the crawl goes, not held whole.
-			if b.held.WaitRoom(ctx, max(1, queueCap/2), max(1, queueBytesCap/2)) != nil {
-				return false // interrupted
+			// is read as the crawl goes, not held whole. Not with
+			// --max-urls, whose room the seeds take before any link
+			// (links found while they waited would take theirs).
+			if b.held.WaitRoom(ctx, max(1, queueCap/2), max(1, queueBytesCap/2)) != nil || ctx.Err() != nil {
+				return false // interrupted (the frontier may be closed)
 			}
 		}
 		// Counted under addFound's lock: a worker that lists a seed
@@ -468,7 +470,7 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 		}
 		if b.held != nil {
 			room := int64(max(queueCap-b.held.Len(), 0))
-			room = min(room, fitting(found[:take], queueBytesCap-b.held.Size()))
+			room = min(room, b.fitting(found[:take], queueBytesCap-b.held.Size()))
 			if room == 0 {
 				// Links to URLs queued already take no room: only
 				// new ones are left out (and make the exit status).
@@ -489,12 +491,22 @@ func (b *batch) addFound(ctx context.Context, found []frontier.Task) error {
 	return nil
 }
 
-// fitting is how many of the tasks, from the first, have URLs that take
-// at most size bytes together.
-func fitting(tasks []frontier.Task, size int64) int64 {
+// fitting is how many of the tasks, from the first, fit in size bytes of
+// the queue: the URL of a task the frontier has not seen takes its
+// length, one it has seen none (it is not queued again).
+func (b *batch) fitting(tasks []frontier.Task, size int64) int64 {
+	all := int64(0)
+	for _, t := range tasks {
+		all += int64(len(t.URL))
+	}
+	if all <= size {
+		return int64(len(tasks))
+	}
 	for i, t := range tasks {
-		size -= int64(len(t.URL))
-		if size < 0 {
+		if b.unseen(tasks[i:i+1]) == 0 {
+			continue
+		}
+		if size -= int64(len(t.URL)); size < 0 {
 			return int64(i)
 		}
 	}
