@@ -110,6 +110,11 @@ const (
 	// freeWAIS header (document id, headline, types, source, date) is a
 	// few hundred bytes.
 	maxRecordBytes = 4 << 10
+	// maxSliceRecords bounds the records of a retrieval's response: a
+	// slice comes as one text and perhaps a diagnostic ("out of range"),
+	// and a flood of empty records (3 bytes each on the wire, some 150 in
+	// memory) within the slice's byte bound is refused.
+	maxSliceRecords = 64
 )
 
 // DefaultPort is WAIS's port (RFC 1738 §3.9).
@@ -638,6 +643,7 @@ func (b *body) slice(start, end int64) (text []byte, last bool, err error) {
 	// A slice's response holds the slice and a little framing: anything
 	// much larger is refused before it is read.
 	b.s.max = min(b.s.max, int(b.chunk)*2+64<<10)
+	b.s.records = maxSliceRecords
 	// An empty wtype ("db//id") is sent as TEXT, as the historical
 	// client library does: freeWAIS-sf's server reads the type of every
 	// retrieval and fails on a query without one.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -633,5 +634,35 @@ func TestLongDatabaseName(t *testing.T) {
 	}
 	if n := len(f.requests()); n != 0 {
 		t.Errorf("%d requests sent", n)
+	}
+}
+
+// TestRetrievalRecordBound: a retrieval's response is refused once it
+// holds more records than a slice needs. A flood of empty header groups
+// within the slice's byte bound was decoded whole: 28,000 headers and
+// some 22 MiB from an 85 KB answer.
+func TestRetrievalRecordBound(t *testing.T) {
+	docid := []byte("0 5 /doc")
+	flood := func(n int) []byte {
+		hs := make([]apdu.DocHeader, n)
+		for i := range hs {
+			hs[i] = apdu.DocHeader{Version: apdu.Unused, Score: apdu.Unused, BestMatch: apdu.Unused, Length: apdu.Unused, Lines: apdu.Unused}
+		}
+		return message(&apdu.SearchResponse{ResultSetStatus: apdu.Unused, PresentStatus: 0,
+			Info: &apdu.ResponseInfo{Headers: hs, Texts: []apdu.DocText{{DocID: docid, Text: []byte("hello")}}}})
+	}
+	for _, tt := range []struct {
+		headers int
+		ok      bool
+	}{{0, true}, {63, true}, {64, false}, {10000, false}} {
+		f := newFake(t, func(int, *apdu.Search) []byte { return flood(tt.headers) })
+		_, body, err := fetchBody(t, client(fetch.Options{IdleTimeout: 5 * time.Second}), "wais://"+f.srv.Addr+"/db/TEXT/"+url.PathEscape(string(docid)))
+		f.srv.Close()
+		if tt.ok && (err != nil || string(body) != "hello") {
+			t.Errorf("a slice with %d header records besides its text: %q, %v", tt.headers, body, err)
+		}
+		if !tt.ok && (!errors.Is(err, apdu.ErrTooManyRecords) || fetch.KindOf(err) != fetch.KindServer) {
+			t.Errorf("a slice with %d header records besides its text: error %v (kind %v), want too many records", tt.headers, err, fetch.KindOf(err))
+		}
 	}
 }
