@@ -318,6 +318,7 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 	if !whole {
 		timer.End()
 	}
+	rep.timer = timer
 	rep.body = req.CapturePayload(rep.body, conn.RemoteAddr()) // the item as sent, before conversion or parsing
 	return conn, rep, nil
 }
@@ -382,8 +383,18 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		// ends or the result is closed.
 		m := newMenuStream(rep.body, conn, req.URL.Host, req.URL.PortOr(DefaultPort), limit, req.Options.Tracer)
 		m.annot = func(err error) error { return annotate(req, err) }
-		if err := m.prime(); err != nil {
+		// The items read ahead (the title, leading text and error
+		// items) are read before the fetch returns: timed as a whole
+		// too, since blank lines, which are no items, could otherwise
+		// trickle for as long as the menu's size allows.
+		rep.timer.Begin(req.Options.Idle())
+		err := m.prime()
+		rep.timer.End()
+		if err != nil {
 			m.Close()
+			if terr := rep.timer.Err(); terr != nil {
+				err = terr
+			}
 			return nil, annotate(req, err)
 		}
 		if m.end {
@@ -471,6 +482,7 @@ type reply struct {
 	plus   bool  // a Gopher+ length line came first
 	length int64 // N, -1 or -2 from that line
 	body   io.Reader
+	timer  *wire.ReplyTimer // under body: Begin and End time a read of more of the reply's head
 }
 
 // readReply reads the head of a reply from b. For a Gopher+ request a

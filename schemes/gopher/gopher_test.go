@@ -552,6 +552,28 @@ func TestAttributeReplyTime(t *testing.T) {
 	}
 }
 
+// TestMenuHeadTime: the items of a menu read ahead before the fetch
+// returns (its title, leading text and error items) are timed as a whole.
+// Blank lines are no items, so a menu of nothing but blank lines,
+// trickled, held the fetch for as long as the menu's 32 MiB allowed. The
+// fake trickles until the client gives up (or its own 10 s deadline).
+func TestMenuHeadTime(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	f := newFake(t, func(_ int, _ string, c net.Conn) {
+		for {
+			if _, err := io.WriteString(c, "\r\n"); err != nil {
+				return
+			}
+			time.Sleep(idle / 6)
+		}
+	})
+	start := time.Now()
+	_, _, err := getWith(t, client(fetch.Options{IdleTimeout: idle}), f.url("1/"), fetch.Request{})
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork {
+		t.Errorf("a trickle of blank lines: %v after %v; want a timeout", err, time.Since(start))
+	}
+}
+
 // TestAttributeViewURLs: each view's URL repeats its item's selector, so
 // a long selector with many views cost their product: a reply of 140 KB
 // (a 128 KiB selector and 1,000 views) took over a GiB and 20 s to parse.
