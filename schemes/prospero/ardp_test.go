@@ -3,6 +3,7 @@ package prospero
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -374,6 +375,43 @@ func TestRepeatedWait(t *testing.T) {
 	_, err := testSession(t, f, idle).do(ctx, []byte("X\n"))
 	if !errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "within "+idle.String()) {
 		t.Errorf("error %v, want the idle timeout of %v", err, idle)
+	}
+}
+
+// TestTrickledReply: a server sending new packets of nothing (sequenced,
+// no data, no total), each within the idle timeout, renewed the timeout
+// with each and held the exchange for up to 65,535 of them. A reply is
+// bounded by the idle timeout as a whole, from its first packet; the test's
+// deadline, far past it, is what ended the exchange before.
+func TestTrickledReply(t *testing.T) {
+	fixedCID(t, 0x0f0f)
+	f := newFake(t, nil)
+	f.silent = true
+	f.start()
+	const idle = 300 * time.Millisecond
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		<-f.heard
+		f.mu.Lock()
+		to := f.from
+		f.mu.Unlock()
+		for seq := uint16(1); ; seq++ {
+			select {
+			case <-done:
+				return
+			case <-time.After(idle / 3):
+			}
+			p := []byte{7, 0x0f, 0x0f, 0, 0, 0, 0} // a header alone: no data, no total
+			binary.BigEndian.PutUint16(p[3:], seq)
+			f.out.WriteToUDP(p, to)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*idle)
+	defer cancel()
+	_, err := testSession(t, f, idle).do(ctx, []byte("X\n"))
+	if !errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "from its first packet") {
+		t.Errorf("error %v, want the reply's timeout of %v", err, idle)
 	}
 }
 

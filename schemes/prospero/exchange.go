@@ -149,13 +149,14 @@ func (s *session) do(ctx context.Context, request []byte) (reply []byte, err err
 		bad, waits           int
 		lastWait             uint16 // the server's last request to wait, seconds
 		heard                bool
+		began                time.Time // the reply's first new packet; zero before it
 	)
 	// start sends the request as a new exchange, a new connection id with
 	// nothing received yet: to the session's server first, then to each
 	// server a redirect names.
 	start := func() error {
 		cid, ra = cidSource(), newReassembly(s.max)
-		heard, lastWait, waits, bad, lastBad = false, 0, 0, 0, nil
+		heard, lastWait, waits, bad, lastBad, began = false, 0, 0, 0, nil, time.Time{}
 		rto = s.rto
 		now := time.Now()
 		lastHeard, nextRetry = now, now.Add(rto)
@@ -274,6 +275,17 @@ func (s *session) do(ctx context.Context, request []byte) (reply []byte, err err
 		if progress {
 			// only new packets count as life: a server repeating itself
 			// cannot hold the exchange open
+			if began.IsZero() {
+				began = now
+			} else if now.Sub(began) > s.idle {
+				// Each new packet renews the idle timeout, so a
+				// server sending empty ones, each just in time,
+				// would hold the exchange for 65,535 of them: a reply
+				// still coming when the timeout has passed since its
+				// first packet is given up, as the TCP drivers'
+				// replies are (one that stalls meets the idle timeout).
+				return nil, exchangeError(fetch.KindNetwork, "%w: one reply from %s took more than %v from its first packet (%d received)", fetch.ErrTimeout, s.server, s.idle, ra.thru)
+			}
 			lastHeard = now
 			waits = 0
 			rto = s.rto
