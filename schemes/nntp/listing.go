@@ -209,6 +209,10 @@ func (s *session) heads(ctx context.Context, first, last, page int64) ([]overvie
 const (
 	maxGroupNames        = 8 << 20
 	maxGroupDescriptions = 8 << 20
+	// groupListTime is how many idle timeouts each of the two lists
+	// may take from its first byte to its last: some 5 MB for a full
+	// server's, a minute at 100 KB/s.
+	groupListTime = 4
 )
 
 // listGroups lists the groups matching wildmat ("" for all) from LIST
@@ -246,6 +250,12 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 		return nil, s.replyErr("LIST ACTIVE", "group", code, text)
 	}
 	var names, bad packed
+	// Both lists are read whole before the listing returns, so each is
+	// timed as a whole: a line every so often within the idle timeout
+	// would otherwise hold the fetch for a million of them. They are
+	// data of up to 8 MiB, not replies, and get groupListTime idle
+	// timeouts.
+	s.timer.Begin(groupListTime * s.req.Options.Idle())
 	err = s.readFrom(s.captured(s.block("LIST ACTIVE")), func(line string) error {
 		g, err := parseActive(line)
 		switch {
@@ -261,6 +271,7 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 		}
 		return nil
 	})
+	s.timer.End()
 	if err != nil {
 		return nil, err
 	}
@@ -273,6 +284,7 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 	}
 	if code == 215 {
 		dropped := 0
+		s.timer.Begin(groupListTime * s.req.Options.Idle())
 		err = s.readBlock(ctx, "LIST NEWSGROUPS", func(line string) error {
 			if name, d, ok := parseNewsgroups(line); ok && (local == "" || wildmatMatch(local, name)) {
 				if desc.size+len(name)+len(d)+2 > maxGroupDescriptions {
@@ -283,6 +295,7 @@ func (s *session) listGroups(ctx context.Context, wildmat string, url func(group
 			}
 			return nil
 		})
+		s.timer.End()
 		if err != nil {
 			return nil, err
 		}

@@ -817,7 +817,8 @@ func TestHostileBounds(t *testing.T) {
 // TestTrickledReplies: what is read whole before the fetch returns (an
 // article's header, read for its metadata; the headers a listing reads
 // where the server keeps no overview; the capabilities) takes at
-// most the idle timeout from its first byte to its last. A server that
+// most the idle timeout from its first byte to its last (the lists of all
+// groups groupListTime of them). A server that
 // trickled it, each line well within the idle timeout, held the fetch for
 // as long as the 256 KiB of a header or the 64 MiB of a block allowed.
 func TestTrickledReplies(t *testing.T) {
@@ -859,6 +860,30 @@ func TestTrickledReplies(t *testing.T) {
 			trickle(c, "X-PAD")
 			return true
 		}},
+		// The lists of all groups are read whole too (news:*), each
+		// within groupListTime idle timeouts.
+		{"group list", func(c *fakeConn, line string) bool {
+			if !strings.HasPrefix(line, "LIST ACTIVE") {
+				return false
+			}
+			c.printf("215 list follows")
+			trickle(c, "fetch.test.a 1 1 y")
+			return true
+		}},
+		{"group descriptions", func(c *fakeConn, line string) bool {
+			switch {
+			case strings.HasPrefix(line, "LIST ACTIVE"):
+				c.printf("215 list follows")
+				c.w.WriteString("fetch.test.a 1 1 y\r\n.\r\n")
+				c.flush()
+				return true
+			case strings.HasPrefix(line, "LIST NEWSGROUPS"):
+				c.printf("215 descriptions follow")
+				trickle(c, "fetch.test.a\tA group")
+				return true
+			}
+			return false
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: tc.handle})
@@ -868,8 +893,11 @@ func TestTrickledReplies(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			u := "news:hello.1@fetch.test"
-			if strings.HasPrefix(tc.name, "HEAD") {
+			switch {
+			case strings.HasPrefix(tc.name, "HEAD"):
 				u = "news:fetch.test.alpha"
+			case strings.HasPrefix(tc.name, "group"):
+				u = "news:*"
 			}
 			res, err := c.Fetch(ctx, u)
 			if err == nil {
