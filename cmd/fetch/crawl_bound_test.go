@@ -77,22 +77,12 @@ func TestQueueBoundSeenLinksNotOver(t *testing.T) {
 	}
 }
 
-// lowQueueBytes lowers the bytes bound of the crawl's queue for a test.
-func lowQueueBytes(t *testing.T, n int64) {
-	old := queueBytesCap
-	queueBytesCap = n
-	t.Cleanup(func() { queueBytesCap = old })
-}
-
 // TestCrawlQueueBytesBound: the queue's bound counts the bytes of its URLs
 // too. A server writing links as long as a listing's line allows filled a
 // queue bounded by its number of tasks alone with a million 64 KiB URLs.
 func TestCrawlQueueBytesBound(t *testing.T) {
 	lowQueueBytes(t, 1000)
-	var stderr strings.Builder
-	o := &options{}
-	m := frontier.NewMemory(func(s string) string { return s })
-	b := &batch{o: o, s: stdio{err: &stderr}, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+	b, m, stderr := crawlBatch(&options{})
 	link := func(i int) frontier.Task {
 		u := fmt.Sprintf("gopher://example.org/0/%03d/", i)
 		return frontier.Task{URL: u + strings.Repeat("x", 300-len(u)), Depth: 1}
@@ -137,8 +127,7 @@ func TestCrawlSeedsWaitForRoom(t *testing.T) {
 	for i := range seeds {
 		o.urls = append(o.urls, fmt.Sprintf("gopher://example.org/0/seed%d", i))
 	}
-	m := frontier.NewMemory(func(s string) string { return s })
-	b := &batch{o: o, fr: m, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+	b, m, _ := crawlBatch(o)
 	fed := make(chan error, 1)
 	release := m.Hold() // as runBatch holds it, before the feed starts
 	go func() { fed <- b.feed(t.Context(), nil, release) }()
@@ -188,8 +177,7 @@ func TestCrawlSeedsTakeMaxURLsFirst(t *testing.T) {
 	for i := range seeds {
 		o.urls = append(o.urls, fmt.Sprintf("gopher://example.org/0/seed%d", i))
 	}
-	m := frontier.NewMemory(func(s string) string { return s })
-	b := &batch{o: o, fr: m, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+	b, m, _ := crawlBatch(o)
 	release := m.Hold()
 	fed := make(chan error, 1)
 	go func() { fed <- b.feed(t.Context(), nil, release) }()
@@ -231,10 +219,7 @@ func TestCrawlSeedsTakeMaxURLsFirst(t *testing.T) {
 // parent) left out a short new link that fitted.
 func TestCrawlSeenLinkTakesNoBytes(t *testing.T) {
 	lowQueueBytes(t, 1000)
-	var stderr strings.Builder
-	o := &options{}
-	m := frontier.NewMemory(func(s string) string { return s })
-	b := &batch{o: o, s: stdio{err: &stderr}, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+	b, m, _ := crawlBatch(&options{})
 	long := func(name string) frontier.Task {
 		u := "gopher://example.org/1/" + name
 		return frontier.Task{URL: u + strings.Repeat("x", 300-len(u)), Depth: 1}

@@ -201,10 +201,25 @@ func TestCrawlFlagsNeedRecursive(t *testing.T) {
 }
 
 // lowQueueCap lowers the crawl's queue bound for a test.
-func lowQueueCap(t *testing.T, n int) {
-	old := queueCap
-	queueCap = n
-	t.Cleanup(func() { queueCap = old })
+func lowQueueCap(t *testing.T, n int) { setForTest(t, &queueCap, n) }
+
+// lowQueueBytes lowers the bytes bound of the crawl's queue for a test.
+func lowQueueBytes(t *testing.T, n int64) { setForTest(t, &queueBytesCap, n) }
+
+// setForTest sets *v to x until the test ends.
+func setForTest[T any](t *testing.T, v *T, x T) {
+	old := *v
+	*v = x
+	t.Cleanup(func() { *v = old })
+}
+
+// crawlBatch is a batch of a crawl whose frontier is a Memory, its
+// standard error kept, for tests of how links are queued.
+func crawlBatch(o *options) (*batch, *frontier.Memory, *strings.Builder) {
+	var stderr strings.Builder
+	m := frontier.NewMemory(func(s string) string { return s })
+	b := &batch{o: o, s: stdio{err: &stderr}, fr: m, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+	return b, m, &stderr
 }
 
 // TestCrawlQueueBoundHolds: links found while the queue holds queueCap
@@ -213,10 +228,7 @@ func lowQueueCap(t *testing.T, n int) {
 func TestCrawlQueueBoundHolds(t *testing.T) {
 	lowQueueCap(t, 5)
 	for _, quiet := range []bool{false, true} {
-		var stderr strings.Builder
-		o := &options{quiet: quiet}
-		m := frontier.NewMemory(func(s string) string { return s })
-		b := &batch{o: o, s: stdio{err: &stderr}, adder: m, held: m, scope: newScope(&o.crawl, schemes.Registry())}
+		b, m, stderr := crawlBatch(&options{quiet: quiet})
 		offer := func(from, n int) {
 			var found []frontier.Task
 			for i := range n {
