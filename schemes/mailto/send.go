@@ -398,6 +398,7 @@ type replyGuard struct {
 	head      [4]byte   // the current line's first bytes
 	code      [3]byte   // the reply's code, once its first line continues it
 	multi     bool      // the reply's first line continued it ("xyz-")
+	endless   bool      // ... with no valid code: net/textproto ends it at no line
 	err       error
 }
 
@@ -420,13 +421,27 @@ func (g *replyGuard) ends() bool {
 	if !g.multi {
 		if cont {
 			g.multi, g.code = true, [3]byte(g.head[:3])
+			g.endless = !validCode(g.code)
 		}
 		return !cont
 	}
 	if !g.textproto {
 		return !cont
 	}
-	return g.lineLen >= 5 && g.head[3] == ' ' && [3]byte(g.head[:3]) == g.code
+	// A first line "abc-" or "099-" continues the reply with code 0
+	// for net/textproto, which no line then has.
+	return !g.endless && g.lineLen >= 5 && g.head[3] == ' ' && [3]byte(g.head[:3]) == g.code
+}
+
+// validCode tells whether c is a reply code net/textproto reads as one:
+// three digits, 100 or more.
+func validCode(c [3]byte) bool {
+	for _, b := range c {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return c[0] >= '1'
 }
 
 func (g *replyGuard) Read(p []byte) (int, error) {
@@ -445,7 +460,7 @@ func (g *replyGuard) Read(p []byte) (int, error) {
 		if b == '\n' {
 			g.lines++
 			if g.ends() {
-				g.start, g.lines, g.multi = time.Time{}, 0, false // the reply is complete
+				g.start, g.lines, g.multi, g.endless = time.Time{}, 0, false, false // the reply is complete
 			} else if g.lines >= smtpMaxReplyLines {
 				g.err = replyTooLong()
 			}

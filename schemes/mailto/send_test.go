@@ -314,6 +314,10 @@ func TestEndlessMultilineReply(t *testing.T) {
 		// counts each as a reply of its own and never stops them.
 		{"other codes under go-smtp", func(c net.Conn) { endlessAfter(c, "554-hi\r\n", "221 more\r\n") }, false},
 		{"short lines under go-smtp", func(c net.Conn) { endlessAfter(c, "220-hi\r\n", "x\r\n") }, false},
+		// A first line with no valid code continues the reply with
+		// code 0 for net/textproto: no line ends it, "abc x" neither.
+		{"no valid code under go-smtp", func(c net.Conn) { endlessAfter(c, "abc-hi\r\nabc x\r\n", "x\r\n") }, false},
+		{"code under 100 under go-smtp", func(c net.Conn) { endlessAfter(c, "099-hi\r\n099 x\r\n", "x\r\n") }, false},
 		{"10000-line EHLO", tenThousand, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -380,9 +380,10 @@ func TestRepeatedWait(t *testing.T) {
 
 // TestTrickledReply: a server sending new packets of nothing (sequenced,
 // no data, no total), each within the idle timeout, renewed the timeout
-// with each and held the exchange for up to 65,535 of them. A reply is
-// bounded by the idle timeout as a whole, from its first packet; the test's
-// deadline, far past it, is what ended the exchange before.
+// with each and held the exchange for up to 65,535 of them. A reply gets
+// the idle timeout from its first packet, and one more for every 64 KiB it
+// brings; the test's deadline, far past it, is what ended the exchange
+// before.
 func TestTrickledReply(t *testing.T) {
 	fixedCID(t, 0x0f0f)
 	f := newFake(t, nil)
@@ -410,8 +411,32 @@ func TestTrickledReply(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*idle)
 	defer cancel()
 	_, err := testSession(t, f, idle).do(ctx, []byte("X\n"))
-	if !errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "from its first packet") {
+	if !errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "the idle timeout, and one more every 64 KiB") {
 		t.Errorf("error %v, want the reply's timeout of %v", err, idle)
+	}
+}
+
+// TestSlowSteadyReply: a large reply over a lossy path, slower as a whole
+// than the idle timeout but always moving, still arrives: one packet of
+// every window of 16 is lost once and waits a retransmission (100 ms), so
+// the reply comes at some 160 KB/s, above the pace a reply must keep (64
+// KiB an idle timeout, here a second). Bounded by the idle timeout as a
+// whole, it was cut short.
+func TestSlowSteadyReply(t *testing.T) {
+	big := strings.Repeat("LINK L DIRECTORY x ASCII 0 /x\n", 400_000/31)
+	f := newFake(t, func(string) string { return big })
+	f.drop = func(seq, try int) bool { return seq%16 == 0 && try == 0 }
+	f.start()
+	const idle = time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 60*idle)
+	defer cancel()
+	start := time.Now()
+	got, err := testSession(t, f, idle, 100*time.Millisecond).do(ctx, []byte("X\n"))
+	if err != nil {
+		t.Fatalf("after %v: %v", time.Since(start), err)
+	}
+	if len(got) != len(big) {
+		t.Errorf("%d bytes, want %d", len(got), len(big))
 	}
 }
 

@@ -33,6 +33,10 @@ const (
 	// naming each other would otherwise pass the request back and forth
 	// for ever.
 	maxRedirects = 4
+	// replyPace is how many octets of a reply earn it one more idle
+	// timeout past the first: a reply must come at 64 KiB an idle
+	// timeout on average (about 1 KB/s at the 60 s default).
+	replyPace = 64 << 10
 )
 
 // session is one client UDP socket, on which a fetch sends its requests
@@ -277,14 +281,16 @@ func (s *session) do(ctx context.Context, request []byte) (reply []byte, err err
 			// cannot hold the exchange open
 			if began.IsZero() {
 				began = now
-			} else if now.Sub(began) > s.idle {
+			} else if allowed := s.idle * time.Duration(1+ra.size/replyPace); now.Sub(began) > allowed {
 				// Each new packet renews the idle timeout, so a
-				// server sending empty ones, each just in time,
-				// would hold the exchange for 65,535 of them: a reply
-				// still coming when the timeout has passed since its
-				// first packet is given up, as the TCP drivers'
-				// replies are (one that stalls meets the idle timeout).
-				return nil, exchangeError(fetch.KindNetwork, "%w: one reply from %s took more than %v from its first packet (%d received)", fetch.ErrTimeout, s.server, s.idle, ra.thru)
+				// server sending empty or tiny ones, each just in
+				// time, would hold the exchange for 65,535 of them.
+				// A reply that keeps coming is given the idle timeout
+				// from its first packet and one more for every
+				// replyPace octets (a large reply on a slow or lossy
+				// path still arrives; one that stalls meets the idle
+				// timeout's own message).
+				return nil, exchangeError(fetch.KindNetwork, "%w: one reply from %s took more than %v for its first %d octets (the idle timeout, and one more every %d KiB)", fetch.ErrTimeout, s.server, allowed, ra.size, replyPace>>10)
 			}
 			lastHeard = now
 			waits = 0
