@@ -1385,6 +1385,8 @@ type hostLimiter struct {
 	delay   time.Duration
 	mu      sync.Mutex
 	hosts   map[string]*hostSlot
+	sweepAt int       // the number of hosts at which a new one sweeps (see sweepLocked)
+	swept   time.Time // the last sweep
 }
 
 type hostSlot struct {
@@ -1404,6 +1406,7 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 	h.mu.Lock()
 	s := h.hosts[key]
 	if s == nil {
+		h.sweepLocked()
 		s = &hostSlot{}
 		if h.perHost > 0 {
 			s.sem = make(chan struct{}, h.perHost)
@@ -1459,6 +1462,25 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 		}
 	}
 	return release, nil
+}
+
+// sweepLocked forgets the hosts neither in use nor within their --delay,
+// when the map has doubled since the last sweep or a delay has passed
+// since it. A host is dropped when its last transfer ends, unless its
+// delay has not passed: then it stays until it is used again or swept, so
+// that a list of many hosts, each with transfers shorter than the delay,
+// does not keep them all.
+func (h *hostLimiter) sweepLocked() {
+	now := time.Now()
+	if len(h.hosts) < 64 || len(h.hosts) < h.sweepAt && now.Sub(h.swept) < h.delay {
+		return
+	}
+	for k, s := range h.hosts {
+		if s.users == 0 && !now.Before(s.next) {
+			delete(h.hosts, k)
+		}
+	}
+	h.sweepAt, h.swept = 2*len(h.hosts), now
 }
 
 // keepTail tells a resumed batch's WARC which records a killed run left at

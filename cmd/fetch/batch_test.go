@@ -904,6 +904,48 @@ func TestHostLimiterReleaseOnce(t *testing.T) {
 	}
 }
 
+// TestHostLimiterForgetsDelayedHosts: with --delay, a host whose
+// transfer ended within its delay stayed in the limiter until it was used
+// again, so a list of many hosts kept every one (10,000 here; 20 MiB for
+// 100,000). Hosts neither in use nor within their delay are swept as new
+// ones come.
+func TestHostLimiterForgetsDelayedHosts(t *testing.T) {
+	const delay = 200 * time.Millisecond
+	h := newHostLimiter(2, delay)
+	ctx := context.Background()
+	for i := range 10000 {
+		r, err := h.acquire(ctx, fmt.Sprintf("h%d:80", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r()
+	}
+	time.Sleep(2 * delay)
+	for i := range 100 { // new hosts after every delay has passed
+		r, err := h.acquire(ctx, fmt.Sprintf("new%d:80", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r()
+	}
+	if n := len(h.hosts); n > 1000 {
+		t.Errorf("%d hosts kept, all of them done and past their delay", n)
+	}
+	// a host within its delay is kept, and spaces its next start
+	r, _ := h.acquire(ctx, "again:80")
+	r()
+	for i := range 200 {
+		r, _ := h.acquire(ctx, fmt.Sprintf("more%d:80", i))
+		r()
+	}
+	start := time.Now()
+	r, _ = h.acquire(ctx, "again:80")
+	r()
+	if waited := time.Since(start); waited < delay/2 {
+		t.Errorf("a host within its delay started again after %v, want about %v", waited, delay)
+	}
+}
+
 // lateFrontier hands out one task only once its Next's context has ended,
 // as frontier.Memory can when a task and the cancellation come together.
 type lateFrontier struct{ served bool }
