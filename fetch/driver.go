@@ -87,7 +87,8 @@ type Options struct {
 	// Session pools (HTTP keep-alive connections, FTP control connections,
 	// NNTP sessions) keep at most MaxIdlePerHost unused sessions per
 	// server (2 when zero, none when negative), each for at most
-	// IdleSessionTimeout (90 s when zero, none kept when negative).
+	// IdleSessionTimeout (90 s when zero, none kept when negative), and
+	// at most DefaultMaxIdle in all (IdleTotal).
 	MaxIdlePerHost     int
 	IdleSessionTimeout time.Duration
 }
@@ -96,6 +97,11 @@ type Options struct {
 const (
 	DefaultMaxIdlePerHost     = 2
 	DefaultIdleSessionTimeout = 90 * time.Second
+	// DefaultMaxIdle bounds the unused sessions a pool keeps in all,
+	// whatever their servers, as net/http's DefaultTransport bounds its
+	// idle connections: a list naming many servers would otherwise keep
+	// one for each, each for IdleSessionTimeout.
+	DefaultMaxIdle = 100
 )
 
 // IdlePerHost is the number of unused sessions a pool may keep per server.
@@ -107,6 +113,16 @@ func (o *Options) IdlePerHost() int {
 		return DefaultMaxIdlePerHost
 	}
 	return o.MaxIdlePerHost
+}
+
+// IdleTotal is the number of unused sessions a pool may keep in all:
+// DefaultMaxIdle, or IdlePerHost when that is more (0 when none is kept).
+func (o *Options) IdleTotal() int {
+	n := o.IdlePerHost()
+	if n == 0 {
+		return 0
+	}
+	return max(DefaultMaxIdle, n)
 }
 
 // SessionIdle is how long a pool keeps an unused session (0: none kept).

@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -10,16 +11,53 @@ import (
 func TestPutHostCap(t *testing.T) {
 	var p Pool[*session]
 	a1, a2, b := &session{id: 1}, &session{id: 2}, &session{id: 3}
-	p.PutHost("h:21", "h:21 a", a1, 2, time.Minute)
-	p.PutHost("h:21", "h:21 a", a2, 2, time.Minute)
-	p.PutHost("h:21", "h:21 b", b, 2, time.Minute)
+	p.PutHost("h:21", "h:21 a", a1, 2, 0, time.Minute)
+	p.PutHost("h:21", "h:21 a", a2, 2, 0, time.Minute)
+	p.PutHost("h:21", "h:21 b", b, 2, 0, time.Minute)
 	if p.Len() != 2 || a1.closed.Load() != 1 || a2.closed.Load() != 0 || b.closed.Load() != 0 {
 		t.Fatalf("Len %d, closes %d %d %d; want 2 kept, the oldest closed", p.Len(), a1.closed.Load(), a2.closed.Load(), b.closed.Load())
 	}
 	other := &session{id: 4}
-	p.PutHost("g:21", "g:21 a", other, 2, time.Minute)
+	p.PutHost("g:21", "g:21 a", other, 2, 0, time.Minute)
 	if p.Len() != 3 || other.closed.Load() != 0 {
 		t.Fatalf("another server's session: Len %d, closed %d", p.Len(), other.closed.Load())
 	}
 	p.CloseIdle()
+}
+
+// TestPutHostTotal: total bounds the idle sessions of every server
+// together; the oldest of any server makes room. Bounded per server
+// alone, a list naming many servers kept one for each.
+func TestPutHostTotal(t *testing.T) {
+	var p Pool[*session]
+	var ss []*session
+	for i := range 10 {
+		s := &session{id: i}
+		ss = append(ss, s)
+		host := fmt.Sprintf("h%d:21", i)
+		p.PutHost(host, host+" a", s, 2, 4, time.Minute)
+	}
+	if p.Len() != 4 {
+		t.Errorf("%d sessions of 10 servers kept, want the total, 4", p.Len())
+	}
+	for i, s := range ss {
+		if want := int32(0); i < 6 {
+			want = 1
+			if s.closed.Load() != want {
+				t.Errorf("session %d (of the 6 oldest): closed %d times, want once", i, s.closed.Load())
+			}
+		} else if s.closed.Load() != want {
+			t.Errorf("session %d (of the 4 newest): closed %d times, want kept", i, s.closed.Load())
+		}
+	}
+	// a total below the per-server bound is that bound
+	var q Pool[*session]
+	for i := range 3 {
+		q.PutHost("h:21", fmt.Sprintf("h:21 %d", i), &session{id: i}, 3, 1, time.Minute)
+	}
+	if q.Len() != 3 {
+		t.Errorf("total 1 under a per-server bound of 3: %d kept, want 3", q.Len())
+	}
+	p.CloseIdle()
+	q.CloseIdle()
 }

@@ -57,15 +57,19 @@ func (p *Pool[S]) Get(key string) (s S, ok bool) {
 // max sessions wait under key; otherwise, or when max or idle is not
 // positive, s is closed.
 func (p *Pool[S]) Put(key string, s S, max int, idle time.Duration) {
-	p.PutHost(key, key, s, max, idle)
+	p.PutHost(key, key, s, max, 0, idle)
 }
 
 // PutHost is Put for a key that is one login at the server host: at most
 // max sessions wait under key, and at most max under all the keys of
 // host together (Options.MaxIdlePerHost bounds the idle sessions per
 // server, whatever login each has). When host has max waiting under
-// other keys, the oldest of them is closed to make room for s.
-func (p *Pool[S]) PutHost(host, key string, s S, max int, idle time.Duration) {
+// other keys, the oldest of them is closed to make room for s. When
+// total is positive, at most total sessions (or max, if more) wait in
+// the pool in all, whatever their servers (Options.IdleTotal): the
+// oldest of any server makes room, as a list naming many servers would
+// otherwise keep one for each.
+func (p *Pool[S]) PutHost(host, key string, s S, max, total int, idle time.Duration) {
 	if max <= 0 || idle <= 0 {
 		s.Close()
 		return
@@ -77,12 +81,19 @@ func (p *Pool[S]) PutHost(host, key string, s S, max int, idle time.Duration) {
 		return
 	}
 	var evicted []S
-	for p.hostIdle(host) >= max {
-		old, ok := p.oldest(host)
-		if !ok {
-			break
+	evict := func(match func(*entry[S]) bool) bool {
+		old, ok := p.oldest(match)
+		if ok {
+			evicted = append(evicted, old)
 		}
-		evicted = append(evicted, old)
+		return ok
+	}
+	for p.hostIdle(host) >= max && evict(func(e *entry[S]) bool { return e.host == host }) {
+	}
+	if total > 0 && total < max {
+		total = max
+	}
+	for total > 0 && p.lenLocked() >= total && evict(func(*entry[S]) bool { return true }) {
 	}
 	p.seq++
 	e := &entry[S]{s: s, host: host, seq: p.seq, done: make(chan struct{})}
@@ -111,18 +122,18 @@ func (p *Pool[S]) hostIdle(host string) int {
 	return n
 }
 
-// oldest takes the session that has waited longest under host out of the
-// pool, for the caller to close; p.mu is held. One whose expiry is
-// already closing it is dropped from the list (expire finds it gone) and
-// the search goes on.
-func (p *Pool[S]) oldest(host string) (s S, ok bool) {
+// oldest takes the session that has waited longest of those match
+// accepts out of the pool, for the caller to close; p.mu is held. One
+// whose expiry is already closing it is dropped from the list (expire
+// finds it gone) and the search goes on.
+func (p *Pool[S]) oldest(match func(*entry[S]) bool) (s S, ok bool) {
 	for {
 		var key string
 		idx := -1
 		var best *entry[S]
 		for k, list := range p.idle {
 			for i, e := range list {
-				if e.host == host && (best == nil || e.seq < best.seq) {
+				if match(e) && (best == nil || e.seq < best.seq) {
 					key, idx, best = k, i, e
 				}
 			}
@@ -210,6 +221,10 @@ func (p *Pool[S]) Idle(key string) int {
 func (p *Pool[S]) Len() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.lenLocked()
+}
+
+func (p *Pool[S]) lenLocked() int {
 	n := 0
 	for _, list := range p.idle {
 		n += len(list)

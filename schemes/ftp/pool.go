@@ -125,7 +125,7 @@ func (s *session) done(keep bool) {
 	s.lastUsed = time.Now()
 	// At most IdlePerHost idle connections to the server, whatever
 	// login each has.
-	s.d.pool.PutHost(s.host, s.key, s, opts.IdlePerHost(), opts.SessionIdle())
+	s.d.pool.PutHost(s.host, s.key, s, opts.IdlePerHost(), opts.IdleTotal(), opts.SessionIdle())
 }
 
 // gone reports whether err shows that a connection reused without a check

@@ -362,7 +362,7 @@ func (d *Driver) transport(req *fetch.Request) nethttp.RoundTripper {
 			// Archived exchanges are not pipelined: a tapped
 			// connection's bytes are cut into one exchange at a time.
 			opts := req.Options
-			d.pipe = newPipeline(d.cfg.Pipeline, d.dialer(opts), *tr, opts.SessionIdle(), opts.IdlePerHost(), 2*opts.Idle())
+			d.pipe = newPipeline(d.cfg.Pipeline, d.dialer(opts), *tr, opts.SessionIdle(), opts.IdlePerHost(), opts.IdleTotal(), 2*opts.Idle())
 		}
 	}
 	if req.Capture == nil && d.pipe != nil {
@@ -473,6 +473,7 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 		// and Close end the idle connections.
 		DisableKeepAlives:   opts.IdlePerHost() == 0,
 		MaxIdleConnsPerHost: opts.IdlePerHost(),
+		MaxIdleConns:        opts.IdleTotal(),
 		IdleConnTimeout:     opts.SessionIdle(),
 		Proxy:               d.proxyFor(opts),
 		// https through a gateway: the CONNECT that opens a tunnel

@@ -49,6 +49,7 @@ type pipeline struct {
 	fallback   nethttp.RoundTripper
 	idle       time.Duration // an unused connection is closed after this
 	maxIdle    int           // unused connections kept to one host
+	maxTotal   int           // unused connections kept in all (0: no bound)
 	headerWait time.Duration // an answer's header must come within this of its turn
 
 	mu    sync.Mutex
@@ -74,8 +75,8 @@ type pipeHost struct {
 // again on another connection.
 var errUnanswered = errors.New("http: the connection ended before the answer")
 
-func newPipeline(depth int, dial func(context.Context, string, string) (net.Conn, error), fallback nethttp.RoundTripper, idle time.Duration, maxIdle int, headerWait time.Duration) *pipeline {
-	return &pipeline{depth: depth, dial: dial, fallback: fallback, idle: idle, maxIdle: maxIdle, headerWait: headerWait, hosts: map[string]*pipeHost{}}
+func newPipeline(depth int, dial func(context.Context, string, string) (net.Conn, error), fallback nethttp.RoundTripper, idle time.Duration, maxIdle, maxTotal int, headerWait time.Duration) *pipeline {
+	return &pipeline{depth: depth, dial: dial, fallback: fallback, idle: idle, maxIdle: maxIdle, maxTotal: maxTotal, headerWait: headerWait, hosts: map[string]*pipeHost{}}
 }
 
 // RoundTrip sends r on a pipelined connection to its host.
@@ -173,7 +174,8 @@ func (p *pipeline) get(addr string) (pc *pipeConn, fresh, afterIdle bool) {
 
 // release uncounts a request that is done with pc. A connection left
 // with none is closed when it has been unused for the idle time, or at
-// once when its host already has maxIdle others unused.
+// once when its host already has maxIdle others unused; past maxTotal
+// unused in all, the one unused longest is closed.
 func (p *pipeline) release(pc *pipeConn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -199,11 +201,47 @@ func (p *pipeline) release(pc *pipeConn) {
 			return
 		}
 	}
+	if p.trimLocked() == pc {
+		return
+	}
 	if pc.idleTimer == nil {
 		pc.idleTimer = time.AfterFunc(p.idle, func() { p.expire(pc) })
 	} else {
 		pc.idleTimer.Reset(p.idle)
 	}
+}
+
+// trimLocked closes and forgets the connection unused longest when more
+// than maxTotal are unused, whatever their hosts, and returns it (nil when
+// none is closed): a list naming many servers would otherwise keep one
+// connection to each for the idle time. Only hosts with connections are
+// in p.hosts (and those not pipelined), so the walk is over at most
+// maxTotal unused ones and those in use.
+func (p *pipeline) trimLocked() *pipeConn {
+	if p.maxTotal <= 0 {
+		return nil
+	}
+	var oldest *pipeConn
+	unused := 0
+	for _, h := range p.hosts {
+		for _, c := range h.conns {
+			if c.inflight == 0 && !c.dead.Load() {
+				unused++
+				if oldest == nil || c.lastUsed.Before(oldest.lastUsed) {
+					oldest = c
+				}
+			}
+		}
+	}
+	if unused <= p.maxTotal {
+		return nil
+	}
+	if oldest.idleTimer != nil {
+		oldest.idleTimer.Stop()
+	}
+	oldest.kill()
+	p.forget(oldest)
+	return oldest
 }
 
 // expire closes pc if it has been unused for the idle time, and forgets

@@ -759,3 +759,45 @@ func TestPipelineDropsNeverMisattributed(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleConnectionsBoundedInAll: a client that has fetched from many
+// servers keeps at most fetch.DefaultMaxIdle unused connections in all,
+// pipelined or not. Only a bound per server was set, so a list naming
+// thousands of servers kept a connection to each for the idle time (an
+// audit saw 12,000 and 300 MiB).
+func TestIdleConnectionsBoundedInAll(t *testing.T) {
+	const servers = fetch.DefaultMaxIdle + 50
+	for _, depth := range []int{1, 4} {
+		var open atomic.Int32
+		var addrs []string
+		for range servers {
+			addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+				open.Add(1)
+				defer open.Add(-1)
+				for {
+					r, err := nethttp.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					answer(c, r.URL.Path, "")
+				}
+			})
+			addrs = append(addrs, addr)
+		}
+		c, _ := pipeClient(depth)
+		for _, addr := range addrs {
+			if _, errs := fetchAll(c, addr, "/doc"); errs[0] != nil {
+				t.Fatalf("--pipeline %d: %v", depth, errs[0])
+			}
+		}
+		// the server sees a close when the client's comes through
+		deadline := time.Now().Add(30 * time.Second)
+		for open.Load() > fetch.DefaultMaxIdle && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := open.Load(); n > fetch.DefaultMaxIdle {
+			t.Errorf("--pipeline %d: %d connections kept open after %d servers, want at most %d", depth, n, servers, fetch.DefaultMaxIdle)
+		}
+		c.Close()
+	}
+}

@@ -92,7 +92,7 @@ func (s *session) release() {
 	s.req = nil
 	// At most IdlePerHost idle sessions with the server, whatever
 	// credentials each has.
-	s.d.pool.PutHost(s.addr, s.d.poolKey(s.addr, s.creds), s, opts.IdlePerHost(), opts.SessionIdle())
+	s.d.pool.PutHost(s.addr, s.d.poolKey(s.addr, s.creds), s, opts.IdlePerHost(), opts.IdleTotal(), opts.SessionIdle())
 }
 
 // Close says QUIT and closes the connection (for the pool).
