@@ -168,6 +168,25 @@ func answer(w io.Writer, path string, extra string) {
 	fmt.Fprintf(w, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n%s", len(body), extra, body)
 }
 
+// openCountingServer answers every request as answer does, once hold (if
+// not nil) returns, and counts its connections open in open.
+func openCountingServer(t *testing.T, open *atomic.Int32, hold func()) (addr string, conns *atomic.Int32) {
+	return pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+		open.Add(1)
+		defer open.Add(-1)
+		for {
+			r, err := nethttp.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			if hold != nil {
+				hold()
+			}
+			answer(c, r.URL.Path, "")
+		}
+	})
+}
+
 // fetchAll fetches the paths from addr at once with c, and returns each
 // one's body or error.
 func fetchAll(c *fetch.Client, addr string, paths ...string) (bodies []string, errs []error) {
@@ -437,18 +456,7 @@ func TestPipelineBodyClosedEarly(t *testing.T) {
 func TestPipelineIdleConnections(t *testing.T) {
 	release := make(chan struct{})
 	var open atomic.Int32
-	addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
-		open.Add(1)
-		defer open.Add(-1)
-		for {
-			r, err := nethttp.ReadRequest(br)
-			if err != nil {
-				return
-			}
-			<-release
-			answer(c, r.URL.Path, "")
-		}
-	})
+	addr, conns := openCountingServer(t, &open, func() { <-release })
 	const idle = 200 * time.Millisecond
 	c := fetch.NewClient(fetch.Options{MaxIdlePerHost: 1, IdleSessionTimeout: idle})
 	defer c.Close()
@@ -771,17 +779,7 @@ func TestIdleConnectionsBoundedInAll(t *testing.T) {
 		var open atomic.Int32
 		var addrs []string
 		for range servers {
-			addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
-				open.Add(1)
-				defer open.Add(-1)
-				for {
-					r, err := nethttp.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					answer(c, r.URL.Path, "")
-				}
-			})
+			addr, _ := openCountingServer(t, &open, nil)
 			addrs = append(addrs, addr)
 		}
 		c, _ := pipeClient(depth)
