@@ -1471,6 +1471,9 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 // that a list of many hosts, each with transfers shorter than the delay,
 // does not keep them all.
 func (h *hostLimiter) sweepLocked() {
+	if h.delay <= 0 {
+		return // a host is dropped when its last transfer ends
+	}
 	now := time.Now()
 	if len(h.hosts) < 64 || len(h.hosts) < h.sweepAt && now.Sub(h.swept) < h.delay {
 		return

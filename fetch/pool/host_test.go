@@ -61,3 +61,23 @@ func TestPutHostTotal(t *testing.T) {
 	p.CloseIdle()
 	q.CloseIdle()
 }
+
+// TestPutHostExpiringMakesRoom: a session whose idle time is up, its
+// expiry waiting for the pool's lock, makes room when a Put drops it:
+// the Put counts again before closing a live one. It took the next
+// oldest as well, closing a session there was room for.
+func TestPutHostExpiringMakesRoom(t *testing.T) {
+	var p Pool[*session]
+	a, b, c := &session{id: 1}, &session{id: 2}, &session{id: 3}
+	p.PutHost("a:21", "a:21 x", a, 2, 2, time.Minute)
+	p.PutHost("b:21", "b:21 x", b, 2, 2, time.Minute)
+	ea := p.idle["a:21 x"][0]
+	ea.timer.Stop()                                   // as if it had fired, its expire waiting for p.mu
+	p.PutHost("c:21", "c:21 x", c, 2, 2, time.Minute) // total 2: a's place is c's
+	p.expire("a:21 x", ea)                            // the expiry runs now
+	if p.Len() != 2 || a.closed.Load() != 1 || b.closed.Load() != 0 || c.closed.Load() != 0 {
+		t.Errorf("Len %d; closes a %d, b %d, c %d; want b and c kept, a closed once by its expiry",
+			p.Len(), a.closed.Load(), b.closed.Load(), c.closed.Load())
+	}
+	p.CloseIdle()
+}

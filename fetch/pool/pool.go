@@ -82,11 +82,11 @@ func (p *Pool[S]) PutHost(host, key string, s S, max, total int, idle time.Durat
 	}
 	var evicted []S
 	evict := func(match func(*entry[S]) bool) bool {
-		old, ok := p.oldest(match)
-		if ok {
+		old, found, live := p.oldest(match)
+		if live {
 			evicted = append(evicted, old)
 		}
-		return ok
+		return found
 	}
 	for p.hostIdle(host) >= max && evict(func(e *entry[S]) bool { return e.host == host }) {
 	}
@@ -123,30 +123,31 @@ func (p *Pool[S]) hostIdle(host string) int {
 }
 
 // oldest takes the session that has waited longest of those match
-// accepts out of the pool, for the caller to close; p.mu is held. One
-// whose expiry is already closing it is dropped from the list (expire
-// finds it gone) and the search goes on.
-func (p *Pool[S]) oldest(match func(*entry[S]) bool) (s S, ok bool) {
-	for {
-		var key string
-		idx := -1
-		var best *entry[S]
-		for k, list := range p.idle {
-			for i, e := range list {
-				if match(e) && (best == nil || e.seq < best.seq) {
-					key, idx, best = k, i, e
-				}
+// accepts out of the pool; p.mu is held. found is false when there is
+// none. live tells that s is the caller's to close; when it is false the
+// session's expiry is already closing it: it is dropped from the list
+// (expire finds it gone), which makes room as well, and the caller counts
+// again before taking another.
+func (p *Pool[S]) oldest(match func(*entry[S]) bool) (s S, found, live bool) {
+	var key string
+	idx := -1
+	var best *entry[S]
+	for k, list := range p.idle {
+		for i, e := range list {
+			if match(e) && (best == nil || e.seq < best.seq) {
+				key, idx, best = k, i, e
 			}
 		}
-		if best == nil {
-			return s, false
-		}
-		list := p.idle[key]
-		p.set(key, append(list[:idx:idx], list[idx+1:]...))
-		if best.timer.Stop() {
-			return best.s, true
-		}
 	}
+	if best == nil {
+		return s, false, false
+	}
+	list := p.idle[key]
+	p.set(key, append(list[:idx:idx], list[idx+1:]...))
+	if best.timer.Stop() {
+		return best.s, true, true
+	}
+	return s, true, false
 }
 
 // expire removes e when its idle time is up and closes it.

@@ -361,8 +361,13 @@ func (d *Driver) transport(req *fetch.Request) nethttp.RoundTripper {
 		if req.Capture == nil && d.cfg.Pipeline > 1 && req.Options.Proxy == nil && !(*tr).DisableKeepAlives {
 			// Archived exchanges are not pipelined: a tapped
 			// connection's bytes are cut into one exchange at a time.
+			// The pipeline and the Transport it falls back to (https,
+			// hosts not pipelined) keep half the idle connections
+			// each, so that together they keep Options.IdleTotal.
 			opts := req.Options
-			d.pipe = newPipeline(d.cfg.Pipeline, d.dialer(opts), *tr, opts.SessionIdle(), opts.IdlePerHost(), opts.IdleTotal(), 2*opts.Idle())
+			half := opts.IdleTotal() / 2
+			(*tr).MaxIdleConns = max(half, 1)
+			d.pipe = newPipeline(d.cfg.Pipeline, d.dialer(opts), *tr, opts.SessionIdle(), opts.IdlePerHost(), opts.IdleTotal()-half, 2*opts.Idle())
 		}
 	}
 	if req.Capture == nil && d.pipe != nil {

@@ -52,9 +52,10 @@ type pipeline struct {
 	maxTotal   int           // unused connections kept in all (0: no bound)
 	headerWait time.Duration // an answer's header must come within this of its turn
 
-	mu    sync.Mutex
-	hosts map[string]*pipeHost
-	off   int // hosts not pipelined
+	mu     sync.Mutex
+	hosts  map[string]*pipeHost
+	off    int // hosts not pipelined
+	nconns int // connections in the hosts' lists, all together
 }
 
 // maxTries bounds the connections one request is sent on before it goes
@@ -156,7 +157,7 @@ func (p *pipeline) get(addr string) (pc *pipeConn, fresh, afterIdle bool) {
 			c.kill()
 		}
 	}
-	h.prune()
+	p.nconns -= h.prune()
 	for _, c := range h.conns {
 		if !c.dead.Load() && !c.closing.Load() && c.inflight < p.depth && (pc == nil || c.inflight < pc.inflight) {
 			pc = c
@@ -165,6 +166,7 @@ func (p *pipeline) get(addr string) (pc *pipeConn, fresh, afterIdle bool) {
 	if pc == nil {
 		pc = &pipeConn{p: p, addr: addr, host: h, dialed: make(chan struct{}), ended: make(chan struct{})}
 		h.conns = append(h.conns, pc)
+		p.nconns++
 		fresh = true
 	}
 	afterIdle = pc.inflight == 0 && pc.answered.Load() > 0
@@ -214,11 +216,12 @@ func (p *pipeline) release(pc *pipeConn) {
 // trimLocked closes and forgets the connection unused longest when more
 // than maxTotal are unused, whatever their hosts, and returns it (nil when
 // none is closed): a list naming many servers would otherwise keep one
-// connection to each for the idle time. Only hosts with connections are
-// in p.hosts (and those not pipelined), so the walk is over at most
-// maxTotal unused ones and those in use.
+// connection to each for the idle time. The hosts are walked only when
+// there are more than maxTotal connections in all, and then the walk is
+// over about maxTotal unused ones, those in use and the hosts not
+// pipelined.
 func (p *pipeline) trimLocked() *pipeConn {
-	if p.maxTotal <= 0 {
+	if p.maxTotal <= 0 || p.nconns <= p.maxTotal {
 		return nil
 	}
 	var oldest *pipeConn
@@ -265,6 +268,7 @@ func (p *pipeline) forget(pc *pipeConn) {
 	}
 	if i := slices.Index(h.conns, pc); i >= 0 {
 		h.conns = slices.Delete(h.conns, i, i+1)
+		p.nconns--
 	}
 	if len(h.conns) == 0 && !h.off {
 		delete(p.hosts, pc.addr)
@@ -275,23 +279,26 @@ func (p *pipeline) forget(pc *pipeConn) {
 // with no connection are forgotten (and tried again when next asked).
 const maxOffHosts = 4096
 
-// prune drops h's dead connections that no request holds.
-func (h *pipeHost) prune() {
+// prune drops h's dead connections that no request holds, and reports
+// how many it dropped.
+func (h *pipeHost) prune() int {
 	kept := h.conns[:0]
 	for _, c := range h.conns {
 		if !c.dead.Load() || c.inflight > 0 {
 			kept = append(kept, c)
 		}
 	}
+	dropped := len(h.conns) - len(kept)
 	clear(h.conns[len(kept):])
 	h.conns = kept
+	return dropped
 }
 
 // sweep prunes every host and drops those left with no connection that
 // are pipelined (a host that is not stays known as such).
 func (p *pipeline) sweep() {
 	for addr, h := range p.hosts {
-		if h.prune(); len(h.conns) == 0 && !h.off {
+		if p.nconns -= h.prune(); len(h.conns) == 0 && !h.off {
 			delete(p.hosts, addr)
 		}
 	}

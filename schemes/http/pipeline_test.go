@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	nethttp "net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -770,23 +771,62 @@ func TestPipelineDropsNeverMisattributed(t *testing.T) {
 
 // TestIdleConnectionsBoundedInAll: a client that has fetched from many
 // servers keeps at most fetch.DefaultMaxIdle unused connections in all,
-// pipelined or not. Only a bound per server was set, so a list naming
-// thousands of servers kept a connection to each for the idle time (an
-// audit saw 12,000 and 300 MiB).
+// pipelined or not, and with the pipeline's fallback (https) together.
+// Only a bound per server was set, so a list naming thousands of servers
+// kept a connection to each for the idle time (an audit saw 12,000 and
+// 300 MiB); then the pipeline and its fallback kept 100 each.
 func TestIdleConnectionsBoundedInAll(t *testing.T) {
 	const servers = fetch.DefaultMaxIdle + 50
-	for _, depth := range []int{1, 4} {
+	for _, tc := range []struct {
+		depth int
+		tls   bool // half the servers https: the pipeline's fallback
+	}{{1, false}, {4, false}, {4, true}} {
+		name := fmt.Sprintf("--pipeline %d, https %v", tc.depth, tc.tls)
 		var open atomic.Int32
-		var addrs []string
-		for range servers {
-			addr, _ := openCountingServer(t, &open, nil)
-			addrs = append(addrs, addr)
-		}
-		c, _ := pipeClient(depth)
-		for _, addr := range addrs {
-			if _, errs := fetchAll(c, addr, "/doc"); errs[0] != nil {
-				t.Fatalf("--pipeline %d: %v", depth, errs[0])
+		var urls []string
+		for i := range servers {
+			if tc.tls && i%2 == 1 {
+				srv := httptest.NewUnstartedServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+					io.WriteString(w, "body of "+r.URL.Path)
+				}))
+				srv.Config.ConnState = func(_ net.Conn, st nethttp.ConnState) {
+					switch st {
+					case nethttp.StateNew:
+						open.Add(1)
+					case nethttp.StateClosed, nethttp.StateHijacked:
+						open.Add(-1)
+					}
+				}
+				srv.StartTLS()
+				t.Cleanup(srv.Close)
+				urls = append(urls, srv.URL+"/doc")
+				continue
 			}
+			addr, _ := openCountingServer(t, &open, nil)
+			urls = append(urls, "http://"+addr+"/doc")
+		}
+		c := fetch.NewClient(fetch.Options{})
+		d := New(Config{Pipeline: tc.depth, Insecure: true})
+		c.Register("http", d)
+		c.Register("https", d)
+		for _, u := range urls {
+			res, err := c.Fetch(context.Background(), u)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			io.ReadAll(res.Document.Body)
+			res.Close()
+		}
+		if p := d.pipe; p != nil {
+			p.mu.Lock()
+			n := 0
+			for _, h := range p.hosts {
+				n += len(h.conns)
+			}
+			if n != p.nconns {
+				t.Errorf("%s: the pipeline counts %d connections, its hosts hold %d", name, p.nconns, n)
+			}
+			p.mu.Unlock()
 		}
 		// the server sees a close when the client's comes through
 		deadline := time.Now().Add(30 * time.Second)
@@ -794,7 +834,7 @@ func TestIdleConnectionsBoundedInAll(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		if n := open.Load(); n > fetch.DefaultMaxIdle {
-			t.Errorf("--pipeline %d: %d connections kept open after %d servers, want at most %d", depth, n, servers, fetch.DefaultMaxIdle)
+			t.Errorf("%s: %d connections kept open after %d servers, want at most %d", name, n, servers, fetch.DefaultMaxIdle)
 		}
 		c.Close()
 	}
