@@ -89,12 +89,20 @@ func waitInflight(t *testing.T, d *Driver, addr string, n int) {
 	t.Fatalf("requests on the connections to %s: %v, want %d on one", addr, in, n)
 }
 
-// queueBehind fetches first, whose answer the server holds until release
-// is closed, and /next queued behind it on the same connection; once both
-// wait there it closes release. It returns first's result and a channel
-// with /next's body and error.
-func queueBehind(t *testing.T, c *fetch.Client, d *Driver, addr, first string, release chan struct{}) (next <-chan string, res *fetch.Result, err error) {
+// queueBehind fetches first and /next from a server that answers first
+// with special only once both wait on one connection, /next queued behind
+// first (every other path as answer does), with a client that pipelines
+// four deep. It returns first's result, a channel with /next's body and
+// error, and the server's connection count.
+func queueBehind(t *testing.T, first string, special func(c net.Conn, br *bufio.Reader) bool) (next <-chan string, res *fetch.Result, conns *atomic.Int32, err error) {
 	t.Helper()
+	release := make(chan struct{})
+	addr, conns := pathServer(t, first, func(c net.Conn, br *bufio.Reader) bool {
+		<-release
+		return special(c, br)
+	})
+	c, d := pipeClient(4)
+	t.Cleanup(func() { c.Close() })
 	type result struct {
 		res *fetch.Result
 		err error
@@ -113,7 +121,7 @@ func queueBehind(t *testing.T, c *fetch.Client, d *Driver, addr, first string, r
 	waitInflight(t, d, addr, 2)
 	close(release)
 	r := <-firstc
-	return nextc, r.res, r.err
+	return nextc, r.res, conns, r.err
 }
 
 // pipeServer serves each connection with serve, counting connections.
@@ -345,20 +353,15 @@ func TestPipelineOffWithoutKeepAlive(t *testing.T) {
 // (truncated, exit 5); the request queued behind it is sent again and
 // gets its document.
 func TestPipelineTruncatedAnswer(t *testing.T) {
-	release := make(chan struct{})
 	var first atomic.Bool
-	addr, _ := pathServer(t, "/short", func(c net.Conn, _ *bufio.Reader) bool {
+	next, res, _, err := queueBehind(t, "/short", func(c net.Conn, _ *bufio.Reader) bool {
 		if first.Swap(true) {
-			answer(c, "/short", "")
+			answer(c, "/short", "") // sent again
 			return true
 		}
-		<-release
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this")
 		return false
 	})
-	c, d := pipeClient(4)
-	defer c.Close()
-	next, res, err := queueBehind(t, c, d, addr, "/short", release)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,17 +515,12 @@ func TestPipelineIdleConnections(t *testing.T) {
 // another protocol, so the request queued behind it is sent again on a
 // new connection rather than read from what follows.
 func TestPipelineSwitchingProtocols(t *testing.T) {
-	release := make(chan struct{})
-	addr, conns := pathServer(t, "/up", func(c net.Conn, br *bufio.Reader) bool {
-		<-release
+	next, _, conns, err := queueBehind(t, "/up", func(c net.Conn, br *bufio.Reader) bool {
 		io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: other\r\nConnection: upgrade\r\n\r\n")
 		answer(c, "/not-for-next", "") // the other protocol's bytes
 		io.Copy(io.Discard, br)
 		return false
 	})
-	c, d := pipeClient(4)
-	defer c.Close()
-	next, _, err := queueBehind(t, c, d, addr, "/up", release)
 	if err == nil {
 		t.Error("a 101 gave a document")
 	}
@@ -538,18 +536,13 @@ func TestPipelineSwitchingProtocols(t *testing.T) {
 // and ends the connection; the request behind it gets its own document,
 // not the answer that followed the interim ones.
 func TestPipelineTooManyInterim(t *testing.T) {
-	release := make(chan struct{})
-	addr, _ := pathServer(t, "/hints", func(c net.Conn, _ *bufio.Reader) bool {
-		<-release
+	next, _, _, err := queueBehind(t, "/hints", func(c net.Conn, _ *bufio.Reader) bool {
 		for range 6 {
 			io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n")
 		}
 		answer(c, "/hints", "")
 		return true
 	})
-	c, d := pipeClient(4)
-	defer c.Close()
-	next, _, err := queueBehind(t, c, d, addr, "/hints", release)
 	if err == nil || !strings.Contains(err.Error(), "interim") {
 		t.Errorf("six interim answers: %v", err)
 	}
@@ -616,15 +609,10 @@ func TestPipelineLargeHeader(t *testing.T) {
 // for that answer's body to be read.
 func TestPipelineLeavesClosingConnection(t *testing.T) {
 	big := strings.Repeat("x", 4<<20)
-	release := make(chan struct{})
-	addr, _ := pathServer(t, "/big", func(c net.Conn, _ *bufio.Reader) bool {
-		<-release
+	next, res, _, err := queueBehind(t, "/big", func(c net.Conn, _ *bufio.Reader) bool {
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(big), big)
 		return false
 	})
-	c, d := pipeClient(4)
-	defer c.Close()
-	next, res, err := queueBehind(t, c, d, addr, "/big", release)
 	if err != nil {
 		t.Fatal(err)
 	}
