@@ -398,7 +398,6 @@ type replyGuard struct {
 	head      [4]byte   // the current line's first bytes
 	code      [3]byte   // the reply's code, once its first line continues it
 	multi     bool      // the reply's first line continued it ("xyz-")
-	endless   bool      // ... with no valid code: net/textproto ends it at no line
 	err       error
 }
 
@@ -421,7 +420,6 @@ func (g *replyGuard) ends() bool {
 	if !g.multi {
 		if cont {
 			g.multi, g.code = true, [3]byte(g.head[:3])
-			g.endless = !validCode(g.code)
 		}
 		return !cont
 	}
@@ -430,7 +428,7 @@ func (g *replyGuard) ends() bool {
 	}
 	// A first line "abc-" or "099-" continues the reply with code 0
 	// for net/textproto, which no line then has.
-	return !g.endless && g.lineLen >= 5 && g.head[3] == ' ' && [3]byte(g.head[:3]) == g.code
+	return validCode(g.code) && g.lineLen >= 5 && g.head[3] == ' ' && [3]byte(g.head[:3]) == g.code
 }
 
 // validCode tells whether c is a reply code net/textproto reads as one:
@@ -460,7 +458,7 @@ func (g *replyGuard) Read(p []byte) (int, error) {
 		if b == '\n' {
 			g.lines++
 			if g.ends() {
-				g.start, g.lines, g.multi, g.endless = time.Time{}, 0, false, false // the reply is complete
+				g.start, g.lines, g.multi = time.Time{}, 0, false // the reply is complete
 			} else if g.lines >= smtpMaxReplyLines {
 				g.err = replyTooLong()
 			}
