@@ -2,6 +2,7 @@ package fetchtest
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -30,5 +31,37 @@ func WantViewError(t testing.TB, in string, err error, part string, offset int) 
 	}
 	if e.Kind != fetch.KindMalformed || e.Part != part || e.Offset != offset {
 		t.Errorf("%q: got part %q offset %d (%v), want part %q offset %d", in, e.Part, e.Offset, err, part, offset)
+	}
+}
+
+// CheckViews is the table test of a scheme's URL view: each URL of cases,
+// parsed by the grammar of recs, must give view the value it wants
+// (compared with reflect.DeepEqual), and each of refused the
+// malformed-URL error about its part at its offset (WantViewError). The
+// tables are the callers' own struct types, with these fields.
+func CheckViews[V any](t *testing.T, recs []fetch.Scheme, view func(*fetch.URL) (*V, error),
+	cases []struct {
+		In   string
+		Want V
+	},
+	refused []struct {
+		In     string
+		Part   string
+		Offset int
+	}) {
+	t.Helper()
+	for _, c := range cases {
+		v, err := view(MustParse(t, c.In, recs...))
+		if err != nil {
+			t.Errorf("%q: %v", c.In, err)
+			continue
+		}
+		if !reflect.DeepEqual(*v, c.Want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", c.In, *v, c.Want)
+		}
+	}
+	for _, c := range refused {
+		_, err := view(MustParse(t, c.In, recs...))
+		WantViewError(t, c.In, err, c.Part, c.Offset)
 	}
 }

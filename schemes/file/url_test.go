@@ -3,19 +3,13 @@ package file
 import (
 	"testing"
 
-	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
-func urlMustParse(t *testing.T, s string) *fetch.URL {
-	t.Helper()
-	return fetchtest.MustParse(t, s, Schemes(Config{})...)
-}
-
 func TestParseURL(t *testing.T) {
 	cases := []struct {
-		in   string
-		want URL
+		In   string
+		Want URL
 	}{
 		// RFC 1738 §3.10: DISK$USER:[MY.NOTES]NOTE123456.TXT might become
 		// <URL:file://vms.host.edu/disk$user/my/notes/note12345.txt>
@@ -29,20 +23,10 @@ func TestParseURL(t *testing.T) {
 		{"file://", URL{Path: "/"}},
 		{"file:///", URL{Path: "/"}},
 	}
-	for _, c := range cases {
-		f, err := ParseURL(urlMustParse(t, c.in))
-		if err != nil {
-			t.Errorf("File(%q): %v", c.in, err)
-			continue
-		}
-		if *f != c.want {
-			t.Errorf("File(%q) = %+v, want %+v", c.in, *f, c.want)
-		}
-	}
-	bad := []struct {
-		in     string
-		part   string
-		offset int
+	refused := []struct {
+		In     string
+		Part   string
+		Offset int
 	}{
 		{"file:///etc%2Fpasswd", "path", 11},
 		{"file:///etc/pass%00wd", "path", 16},
@@ -50,8 +34,5 @@ func TestParseURL(t *testing.T) {
 		{"file://u@h/x", "user", 7},
 		{"file://h:21/x", "port", 8},
 	}
-	for _, c := range bad {
-		_, err := ParseURL(urlMustParse(t, c.in))
-		fetchtest.WantViewError(t, c.in, err, c.part, c.offset)
-	}
+	fetchtest.CheckViews(t, Schemes(Config{}), ParseURL, cases, refused)
 }

@@ -1,22 +1,15 @@
 package ftp
 
 import (
-	"reflect"
 	"testing"
 
-	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
-func urlMustParse(t *testing.T, s string) *fetch.URL {
-	t.Helper()
-	return fetchtest.MustParse(t, s, Schemes(Config{})...)
-}
-
 func TestParseURL(t *testing.T) {
 	cases := []struct {
-		in   string
-		want URL
+		In   string
+		Want URL
 	}{
 		{"ftp://h", URL{}},
 		{"ftp://h/", URL{}},
@@ -36,20 +29,10 @@ func TestParseURL(t *testing.T) {
 		{"ftp://h/a%3Bb/c%20d%0D", URL{Dirs: []string{"a;b"}, Name: "c d\r"}},
 		{"ftp://h/?:@&=", URL{Name: "?:@&="}},
 	}
-	for _, c := range cases {
-		f, err := ParseURL(urlMustParse(t, c.in))
-		if err != nil {
-			t.Errorf("FTP(%q): %v", c.in, err)
-			continue
-		}
-		if !reflect.DeepEqual(*f, c.want) {
-			t.Errorf("FTP(%q) = %+v, want %+v", c.in, *f, c.want)
-		}
-	}
-	bad := []struct {
-		in     string
-		part   string
-		offset int
+	refused := []struct {
+		In     string
+		Part   string
+		Offset int
 	}{
 		{"ftp://h/a;type=x", "type", 15},
 		{"ftp://h/a;type=", "type", 15},
@@ -59,8 +42,5 @@ func TestParseURL(t *testing.T) {
 		{"ftp://h/a;mode=i", "path", 9},
 		{"ftp:/h/a", "host", 4},
 	}
-	for _, c := range bad {
-		_, err := ParseURL(urlMustParse(t, c.in))
-		fetchtest.WantViewError(t, c.in, err, c.part, c.offset)
-	}
+	fetchtest.CheckViews(t, Schemes(Config{}), ParseURL, cases, refused)
 }

@@ -14,8 +14,8 @@ func urlMustParse(t *testing.T, s string) *fetch.URL {
 
 func TestParseURL(t *testing.T) {
 	cases := []struct {
-		in   string
-		want URL
+		In   string
+		Want URL
 	}{
 		// §3.4.1: "The entire <gopher-path> may also be empty, in which
 		// case the delimiting "/" is also optional and the <gophertype>
@@ -50,18 +50,14 @@ func TestParseURL(t *testing.T) {
 		{"gopher://h/%31sel", URL{Type: '1', Selector: "sel"}},
 		{"gopher://h/0a%0D%0Ab", URL{Type: '0', Selector: "a\r\nb"}}, // refused later, by the driver
 	}
-	for _, c := range cases {
-		g, err := ParseURL(urlMustParse(t, c.in))
-		if err != nil {
-			t.Errorf("Gopher(%q): %v", c.in, err)
-			continue
-		}
-		if *g != c.want {
-			t.Errorf("Gopher(%q) = %+v, want %+v", c.in, *g, c.want)
-		}
+	refused := []struct {
+		In     string
+		Part   string
+		Offset int
+	}{
+		{"gopher://u@h/", "user", 9},
 	}
-	_, err := ParseURL(urlMustParse(t, "gopher://u@h/"))
-	fetchtest.WantViewError(t, "gopher://u@h/", err, "user", 9)
+	fetchtest.CheckViews(t, Schemes(Config{}), ParseURL, cases, refused)
 }
 
 func TestURLString(t *testing.T) {

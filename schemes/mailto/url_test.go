@@ -1,22 +1,16 @@
 package mailto
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
-func urlMustParse(t *testing.T, s string) *fetch.URL {
-	t.Helper()
-	return fetchtest.MustParse(t, s, Schemes(Config{})...)
-}
-
 func TestParseURL(t *testing.T) {
 	cases := []struct {
-		in   string
-		want URL
+		In   string
+		Want URL
 	}{
 		{"mailto:joe@example.com", URL{To: []string{"joe@example.com"}}},
 		// RFC 1738 §3.5: "the percent sign ... must be encoded"
@@ -36,20 +30,10 @@ func TestParseURL(t *testing.T) {
 		{"mailto:a@b.c?subject=a+b", URL{To: []string{"a@b.c"}, Subject: "a+b"}},
 		{"mailto:user@%E4%BE%8B.jp", URL{To: []string{"user@例.jp"}}},
 	}
-	for _, c := range cases {
-		m, err := ParseURL(urlMustParse(t, c.in))
-		if err != nil {
-			t.Errorf("Mailto(%q): %v", c.in, err)
-			continue
-		}
-		if !reflect.DeepEqual(*m, c.want) {
-			t.Errorf("Mailto(%q)\n got %+v\nwant %+v", c.in, *m, c.want)
-		}
-	}
-	bad := []struct {
-		in     string
-		part   string
-		offset int
+	refused := []struct {
+		In     string
+		Part   string
+		Offset int
 	}{
 		{"mailto:", "address", 7},
 		{"mailto:joe", "address", 7},
@@ -65,8 +49,5 @@ func TestParseURL(t *testing.T) {
 		{"mailto:?subject=x", "address", 7},
 		{"mailto://a@b", "address", 7},
 	}
-	for _, c := range bad {
-		_, err := ParseURL(urlMustParse(t, c.in))
-		fetchtest.WantViewError(t, c.in, err, c.part, c.offset)
-	}
+	fetchtest.CheckViews(t, Schemes(Config{}), ParseURL, cases, refused)
 }

@@ -3,19 +3,13 @@ package nntp
 import (
 	"testing"
 
-	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
-func urlMustParse(t *testing.T, s string) *fetch.URL {
-	t.Helper()
-	return fetchtest.MustParse(t, s, Schemes(Config{})...)
-}
-
 func TestParseNewsURL(t *testing.T) {
 	cases := []struct {
-		in   string
-		want NewsURL
+		In   string
+		Want NewsURL
 	}{
 		{"news:*", NewsURL{All: true}}, // RFC 1738 §3.6
 		{"news:comp.infosystems.www.misc", NewsURL{Group: "comp.infosystems.www.misc"}},
@@ -28,20 +22,10 @@ func TestParseNewsURL(t *testing.T) {
 		{"news:*.test", NewsURL{Group: "*.test", Wildmat: true}},
 		{"news://news.example.com/comp.lang.go", NewsURL{Group: "comp.lang.go"}}, // RFC 5538
 	}
-	for _, c := range cases {
-		n, err := ParseNewsURL(urlMustParse(t, c.in))
-		if err != nil {
-			t.Errorf("News(%q): %v", c.in, err)
-			continue
-		}
-		if *n != c.want {
-			t.Errorf("News(%q) = %+v, want %+v", c.in, *n, c.want)
-		}
-	}
-	bad := []struct {
-		in     string
-		part   string
-		offset int
+	refused := []struct {
+		In     string
+		Part   string
+		Offset int
 	}{
 		{"news:", "group", 5},
 		{"news:1comp", "group", 5},
@@ -51,36 +35,23 @@ func TestParseNewsURL(t *testing.T) {
 		{"news:id@", "message-id", 5},
 		{"news:a%20b@h", "message-id", 6},
 	}
-	for _, c := range bad {
-		_, err := ParseNewsURL(urlMustParse(t, c.in))
-		fetchtest.WantViewError(t, c.in, err, c.part, c.offset)
-	}
+	fetchtest.CheckViews(t, Schemes(Config{}), ParseNewsURL, cases, refused)
 }
 
 func TestParseURL(t *testing.T) {
 	cases := []struct {
-		in   string
-		want URL
+		In   string
+		Want URL
 	}{
 		{"nntp://news.example.com/comp.lang.go/1234", URL{Group: "comp.lang.go", Article: 1234, HasArticle: true}},
 		{"nntp://h/comp.lang.go", URL{Group: "comp.lang.go"}},
 		{"nntp://h/comp.lang.go/", URL{Group: "comp.lang.go"}},
 		{"nntp://h/a/9223372036854775807", URL{Group: "a", Article: 9223372036854775807, HasArticle: true}},
 	}
-	for _, c := range cases {
-		n, err := ParseURL(urlMustParse(t, c.in))
-		if err != nil {
-			t.Errorf("NNTP(%q): %v", c.in, err)
-			continue
-		}
-		if *n != c.want {
-			t.Errorf("NNTP(%q) = %+v, want %+v", c.in, *n, c.want)
-		}
-	}
-	bad := []struct {
-		in     string
-		part   string
-		offset int
+	refused := []struct {
+		In     string
+		Part   string
+		Offset int
 	}{
 		{"nntp://h", "group", 8},
 		{"nntp://h/", "group", 9},
@@ -90,8 +61,5 @@ func TestParseURL(t *testing.T) {
 		{"nntp://h/9g/1", "group", 9},
 		{"nntp://u@h/g", "user", 7},
 	}
-	for _, c := range bad {
-		_, err := ParseURL(urlMustParse(t, c.in))
-		fetchtest.WantViewError(t, c.in, err, c.part, c.offset)
-	}
+	fetchtest.CheckViews(t, Schemes(Config{}), ParseURL, cases, refused)
 }

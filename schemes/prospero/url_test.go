@@ -1,22 +1,16 @@
 package prospero
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
-func urlMustParse(t *testing.T, s string) *fetch.URL {
-	t.Helper()
-	return fetchtest.MustParse(t, s, Schemes(Config{})...)
-}
-
 func TestParseURL(t *testing.T) {
 	cases := []struct {
-		in   string
-		want URL
+		In   string
+		Want URL
 	}{
 		// RFC 1738 §3.11: "<URL:prospero://host.dom//pros/name> designates
 		// a <hsoname> of "/pros/name"."
@@ -30,20 +24,10 @@ func TestParseURL(t *testing.T) {
 		// The 1993 draft: attributes after a further %00.
 		{"prospero://h//n%00%00attr", URL{HSOName: "/n", Fields: []fetch.HeaderField{{Name: "", Value: "attr"}}}},
 	}
-	for _, c := range cases {
-		p, err := ParseURL(urlMustParse(t, c.in))
-		if err != nil {
-			t.Errorf("ParseURL(%q): %v", c.in, err)
-			continue
-		}
-		if !reflect.DeepEqual(*p, c.want) {
-			t.Errorf("ParseURL(%q) = %+v, want %+v", c.in, *p, c.want)
-		}
-	}
-	bad := []struct {
-		in     string
-		part   string
-		offset int
+	refused := []struct {
+		In     string
+		Part   string
+		Offset int
 	}{
 		{"prospero://h/n;field", "field", 15},
 		{"prospero://h/n;a=b=c", "field", 18},
@@ -53,8 +37,5 @@ func TestParseURL(t *testing.T) {
 		{"prospero://h/%00", "hsoname", 13},
 		{"prospero://h/;OBJECT-VERSION=1", "hsoname", 13},
 	}
-	for _, c := range bad {
-		_, err := ParseURL(urlMustParse(t, c.in))
-		fetchtest.WantViewError(t, c.in, err, c.part, c.offset)
-	}
+	fetchtest.CheckViews(t, Schemes(Config{}), ParseURL, cases, refused)
 }

@@ -3,19 +3,13 @@ package telnet
 import (
 	"testing"
 
-	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
-func urlMustParse(t *testing.T, s string) *fetch.URL {
-	t.Helper()
-	return fetchtest.MustParse(t, s, Schemes(Config{})...)
-}
-
 func TestParseURL(t *testing.T) {
 	cases := []struct {
-		in   string
-		want URL
+		In   string
+		Want URL
 	}{
 		{"telnet://bbs.example.com", URL{}},
 		{"telnet://bbs.example.com/", URL{}},
@@ -23,16 +17,12 @@ func TestParseURL(t *testing.T) {
 		{"telnet://guest:pw@h", URL{User: "guest", Password: "pw", HasUser: true, HasPassword: true}},
 		{"telnet://guest:@h", URL{User: "guest", HasUser: true, HasPassword: true}},
 	}
-	for _, c := range cases {
-		v, err := ParseURL(urlMustParse(t, c.in))
-		if err != nil {
-			t.Errorf("Telnet(%q): %v", c.in, err)
-			continue
-		}
-		if *v != c.want {
-			t.Errorf("Telnet(%q) = %+v, want %+v", c.in, *v, c.want)
-		}
+	refused := []struct {
+		In     string
+		Part   string
+		Offset int
+	}{
+		{"telnet://h/x", "path", 11},
 	}
-	_, err := ParseURL(urlMustParse(t, "telnet://h/x"))
-	fetchtest.WantViewError(t, "telnet://h/x", err, "path", 11)
+	fetchtest.CheckViews(t, Schemes(Config{}), ParseURL, cases, refused)
 }
