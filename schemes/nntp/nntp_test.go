@@ -523,64 +523,28 @@ func TestHostile(t *testing.T) {
 		is     error
 	}{
 		{
-			name: "article without final dot",
-			url:  "news:hello.1@fetch.test",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "ARTICLE") {
-					c.printf("220 0 <hello.1@fetch.test>")
-					c.w.WriteString(artHello.text)
-					c.flush()
-					c.conn.Close()
-					return true
-				}
-				return false
-			},
-			is: fetch.ErrTruncated,
+			name:   "article without final dot",
+			url:    "news:hello.1@fetch.test",
+			handle: cutAfter("ARTICLE", "220 0 <hello.1@fetch.test>", artHello.text),
+			is:     fetch.ErrTruncated,
 		},
 		{
-			name: "article cut inside the header",
-			url:  "news:hello.1@fetch.test",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "ARTICLE") {
-					c.printf("220 0 <hello.1@fetch.test>")
-					c.w.WriteString("Subject: cut\r\nFrom: x")
-					c.flush()
-					c.conn.Close()
-					return true
-				}
-				return false
-			},
-			is: fetch.ErrTruncated,
+			name:   "article cut inside the header",
+			url:    "news:hello.1@fetch.test",
+			handle: cutAfter("ARTICLE", "220 0 <hello.1@fetch.test>", "Subject: cut\r\nFrom: x"),
+			is:     fetch.ErrTruncated,
 		},
 		{
-			name: "overview without final dot",
-			url:  "news:fetch.test.alpha",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "OVER") {
-					c.printf("224 overview follows")
-					c.w.WriteString(overviewLine(artHello) + "\r\n")
-					c.flush()
-					c.conn.Close()
-					return true
-				}
-				return false
-			},
-			is: fetch.ErrTruncated,
+			name:   "overview without final dot",
+			url:    "news:fetch.test.alpha",
+			handle: cutAfter("OVER", "224 overview follows", overviewLine(artHello)+"\r\n"),
+			is:     fetch.ErrTruncated,
 		},
 		{
-			name: "active list without final dot",
-			url:  "news:*",
-			handle: func(c *fakeConn, line string) bool {
-				if strings.HasPrefix(line, "LIST ACTIVE") {
-					c.printf("215 list follows")
-					c.w.WriteString("fetch.test.alpha 4 1 y\r\n")
-					c.flush()
-					c.conn.Close()
-					return true
-				}
-				return false
-			},
-			is: fetch.ErrTruncated,
+			name:   "active list without final dot",
+			url:    "news:*",
+			handle: cutAfter("LIST ACTIVE", "215 list follows", "fetch.test.alpha 4 1 y\r\n"),
+			is:     fetch.ErrTruncated,
 		},
 		{
 			name: "stall before the greeting",
@@ -725,6 +689,22 @@ func TestLineTooLong(t *testing.T) {
 
 // untilGone holds the connection open without a word until the client
 // closes it: a stall that lasts exactly as long as the client waits.
+// cutAfter answers the command starting with cmd with status and the
+// start of a text, body, and closes the connection there: the text
+// never ends.
+func cutAfter(cmd, status, body string) func(*fakeConn, string) bool {
+	return func(c *fakeConn, line string) bool {
+		if !strings.HasPrefix(line, cmd) {
+			return false
+		}
+		c.printf("%s", status)
+		c.w.WriteString(body)
+		c.flush()
+		c.conn.Close()
+		return true
+	}
+}
+
 func untilGone(c *fakeConn) {
 	c.conn.SetReadDeadline(time.Now().Add(time.Minute))
 	io.Copy(io.Discard, c.conn)
