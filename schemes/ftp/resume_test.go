@@ -1,6 +1,8 @@
 package ftp
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -25,6 +27,58 @@ func TestRestIgnoredNotComplete(t *testing.T) {
 	got, _, err := getAt(t, c, "ftp://"+s.addr()+"/etc/motd", 8)
 	if err == nil {
 		t.Fatalf("resume at 8 got %q with no error; the server sent %d bytes where %d remained", got, len(got), len("message of the day\n")-8)
+	}
+}
+
+// TestRestWithoutSize: with no size from SIZE, a server that accepts
+// REST but sends the whole file again cannot be told from one that
+// sends the rest; the resume is refused before REST rather than a copy
+// made of the partial one and then the whole file.
+func TestRestWithoutSize(t *testing.T) {
+	s := rfcServer(t)
+	s.hook = func(c *fakeConn, verb, arg string) bool {
+		switch verb {
+		case "REST":
+			c.reply("350 Restart position accepted (%s).", arg)
+			return true // c.rest stays 0: RETR sends from the start
+		case "SIZE":
+			c.reply("500 SIZE not understood.")
+			return true
+		}
+		return false
+	}
+	c := client(Config{AnonymousPassword: "a@b"}, fetch.Options{})
+	got, _, err := getAt(t, c, "ftp://"+s.addr()+"/etc/motd", 8)
+	if err == nil {
+		t.Fatalf("resume at 8 got %q with no error and no size to check it by", got)
+	}
+	if k := fetch.KindOf(err); k != fetch.KindServer || !strings.Contains(err.Error(), "SIZE") {
+		t.Errorf("kind %v, want %v, naming SIZE: %v", k, fetch.KindServer, err)
+	}
+	if tr := s.transcript(); strings.Contains(tr, "RETR") {
+		t.Errorf("RETR sent:\n%s", tr)
+	}
+}
+
+// TestCountIn150WithoutSize: where SIZE gives no count, the byte count
+// of RETR's 150 reply bounds the data: fewer bytes before 226 are a
+// truncated document, not a whole one.
+func TestCountIn150WithoutSize(t *testing.T) {
+	s := rfcServer(t)
+	s.opening = func(n int) string {
+		return fmt.Sprintf("150 Opening BINARY mode data connection for motd (%d bytes).", n+100)
+	}
+	s.hook = func(c *fakeConn, verb, arg string) bool {
+		if verb == "SIZE" {
+			c.reply("500 SIZE not understood.")
+			return true
+		}
+		return false
+	}
+	c := client(Config{AnonymousPassword: "a@b"}, fetch.Options{})
+	got, _, err := get(t, c, "ftp://"+s.addr()+"/etc/motd")
+	if !errors.Is(err, fetch.ErrTruncated) {
+		t.Errorf("%d bytes where the 150 reply announced %d: error %v, want %v", len(got), len(got)+100, err, fetch.ErrTruncated)
 	}
 }
 

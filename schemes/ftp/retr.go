@@ -66,6 +66,12 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 	if size >= 0 && offset > size {
 		return nil, false, errorf(fetch.KindServer, "REST", "cannot resume at byte %d: the file has %d bytes", offset, size)
 	}
+	if offset > 0 && size < 0 {
+		// Without the file's size nothing tells the rest from the whole
+		// file sent again by a server that accepts REST and ignores it:
+		// the copy would be the partial one and then all of the file.
+		return nil, false, errorf(fetch.KindServer, "REST", "cannot resume at byte %d: the server gives no size (SIZE) to check the rest against; fetch the file whole", offset)
+	}
 	if offset > 0 {
 		r, err := s.cmd("REST", wire.Lit("REST "+strconv.FormatInt(offset, 10)))
 		if err != nil {
@@ -136,7 +142,12 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 				s.req.Trace(fetch.DirInfo, "the server's 150 reply gives SIZE's count: SIZE is left out on this connection from now on")
 			}
 		default:
+			// SIZE gave no count: the 150 reply's, if any, bounds
+			// the data.
 			s.countIn150 = false
+			if ok {
+				size = n
+			}
 		}
 	}
 	data, err := dc.conn(ctx)
