@@ -667,13 +667,18 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 	} else if off > 0 {
 		// The part must run from the offset to the document's end, and
 		// the body be that long: a shorter part would be saved, and
-		// renamed into place, as if it were the rest.
+		// renamed into place, as if it were the rest. A part of a
+		// document of unknown length ("bytes 5-9/*") may stop short of
+		// an end it does not name (a server may send less than asked).
 		start, end, n, err := contentRange(resp)
 		if resp.StatusCode != nethttp.StatusPartialContent || err != nil || start != off ||
-			n >= 0 && end != n-1 || resp.ContentLength >= 0 && resp.ContentLength != end-start+1 {
+			n < 0 || end != n-1 || resp.ContentLength >= 0 && resp.ContentLength != end-start+1 {
 			resp.Body.Close()
 			why := fmt.Sprintf("got status %d", resp.StatusCode)
-			if resp.StatusCode == nethttp.StatusPartialContent {
+			switch {
+			case resp.StatusCode == nethttp.StatusPartialContent && err == nil && n < 0:
+				why = fmt.Sprintf("got Content-Range %q, which does not say where the document ends", resp.Header.Get("Content-Range"))
+			case resp.StatusCode == nethttp.StatusPartialContent:
 				why = fmt.Sprintf("got Content-Range %q", resp.Header.Get("Content-Range"))
 			}
 			return nil, &fetch.Error{Kind: fetch.KindServer, Op: "GET", URL: final.Redacted(), Offset: -1, Protocol: "http", Code: resp.StatusCode,
