@@ -13,6 +13,7 @@ import (
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/frontier"
 	"github.com/fetchproject/fetch/fetch/frontier/redisq"
+	"github.com/fetchproject/fetch/fetch/warc"
 )
 
 // A batch's workers read from a frontier (package fetch/frontier): the
@@ -589,9 +590,22 @@ func (b *batch) commit(line *logLine) error {
 		if line.fetchErr == nil && err != nil {
 			return err // the WARC could not be written: fatal, as the log's failure is
 		}
+		if b.o.batch.log != "" {
+			// The records are on disk before the line that says the
+			// task is done: after a crash, a line without its records
+			// would keep the task from being fetched, and recorded,
+			// again.
+			if err := syncWARC(b.o.warc.w); err != nil {
+				return outputErr("--warc: sync", b.o.warc.path, err)
+			}
+		}
 	}
 	return b.log.write(*line)
 }
+
+// syncWARC commits the WARC's records to disk before a log line claims
+// them (a variable for tests, which watch the order).
+var syncWARC = (*warc.Writer).Sync
 
 // record writes the WARC records of an attempt that gets no log line (one
 // tried again, one cut short by Ctrl-C) under commitMu too: written while

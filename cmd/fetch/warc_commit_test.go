@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fetchproject/fetch/fetch/frontier"
+	"github.com/fetchproject/fetch/fetch/warc"
 )
 
 // TestAttemptRecordsWaitForCommit: the records of an attempt that gets no
@@ -123,5 +124,38 @@ func TestAttemptRecordsWaitForCommit(t *testing.T) {
 				t.Errorf("records %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestWARCSyncedBeforeLogLine: with a log, each task's records are synced
+// to disk before its log line is written: after a crash a line that says
+// "ok" without its records on disk would keep the task from being fetched
+// and recorded again (the rerun cuts a torn record away and trusts the
+// log).
+func TestWARCSyncedBeforeLogLine(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("doc " + r.URL.Path + "\n"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	logName := filepath.Join(dir, "log")
+	var synced []int // the log's lines at each sync
+	setForTest(t, &syncWARC, func(w *warc.Writer) error {
+		b, _ := os.ReadFile(logName)
+		synced = append(synced, strings.Count(string(b), "\n"))
+		return w.Sync()
+	})
+	urls := []string{srv.URL + "/a", srv.URL + "/b", srv.URL + "/c"}
+	code, _, stderr := runFetch(t, "", append([]string{"-q", "-O", "--output-dir", filepath.Join(dir, "out"), "--log", logName, "--warc", filepath.Join(dir, "w.warc.gz")}, urls...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if len(synced) != len(urls) {
+		t.Fatalf("%d syncs for %d tasks", len(synced), len(urls))
+	}
+	for i, n := range synced {
+		if n != i {
+			t.Errorf("sync %d came with %d log lines written, want %d (before its own)", i, n, i)
+		}
 	}
 }

@@ -103,6 +103,7 @@ type Writer struct {
 	serial int
 	files  []string
 	err    error // a failed write poisons the writer
+	named  bool  // a file was created since the last Sync: its name is not synced
 }
 
 // Create opens path (truncating it) and writes its warcinfo record. With
@@ -202,6 +203,7 @@ func (w *Writer) open() error {
 		return err
 	}
 	w.f, w.size = f, 0
+	w.named = true
 	w.serial++
 	w.files = append(w.files, name)
 	return w.writeInfo(name)
@@ -426,6 +428,37 @@ func (w *Writer) record(h *Header, b *Block) (err error) {
 		}
 	}
 	w.size += cw.n
+	return nil
+}
+
+// Sync commits what has been written to stable storage: the current
+// file's records and, when a file was created since the last Sync (the
+// first, or the next of a series), the directory entry that names it. A
+// caller that records elsewhere that a record is written (a batch's log
+// line) syncs first, so that a crash never leaves that claim without the
+// record.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.f == nil {
+		return nil
+	}
+	if err := w.f.Sync(); err != nil {
+		w.err = err
+		return err
+	}
+	if w.named {
+		// Best effort, as directories cannot be synced everywhere
+		// (Windows).
+		if d, err := os.Open(w.dir); err == nil {
+			d.Sync()
+			d.Close()
+		}
+		w.named = false
+	}
 	return nil
 }
 
