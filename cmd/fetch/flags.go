@@ -20,15 +20,19 @@ type options struct {
 	failEmpty  bool       // --fail-empty
 	// metaStarted: the --json-meta file has been created by this run.
 	metaStarted bool
-	jsonOut     bool
-	verbose     bool
-	info        bool
-	parse       bool
-	base        string
-	quiet       bool
-	progress    bool
-	noProgress  bool
-	version     bool
+	// written: the files this run has saved (absolute path → the URL,
+	// redacted), so that a later URL of the command line named to the
+	// same file is refused rather than saved over an earlier one.
+	written    map[string]string
+	jsonOut    bool
+	verbose    bool
+	info       bool
+	parse      bool
+	base       string
+	quiet      bool
+	progress   bool
+	noProgress bool
+	version    bool
 
 	allowPorts  portList
 	timeout     time.Duration

@@ -25,6 +25,35 @@ import (
 	"github.com/fetchproject/fetch/schemes/telnet"
 )
 
+// claimFile refuses dest when an earlier URL of the run saved its
+// document there (another URL: the same one twice is the same document),
+// which -O names taken from paths, or a template without enough of the
+// URL in it, make easily; a batch gives such names a suffix instead.
+// release(true) records dest as u's once its document is saved.
+func (o *options) claimFile(dest string, u *fetch.URL) (release func(saved bool), err error) {
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return nil, outputErr("create", dest, err)
+	}
+	url := u.Redacted()
+	if prev, ok := o.written[abs]; ok && prev != url {
+		flag := "-o"
+		if o.remoteName {
+			flag = "-O"
+		}
+		return nil, &fetch.Error{Kind: fetch.KindUsage, Op: flag, URL: url, Offset: -1,
+			Err: fmt.Errorf("%s is the file of %s, saved earlier in this run: name the files apart (a template with more of the URL, {path} say), or run a batch (--output-dir, -j), which does", dest, prev)}
+	}
+	return func(saved bool) {
+		if saved {
+			if o.written == nil {
+				o.written = map[string]string{}
+			}
+			o.written[abs] = url
+		}
+	}, nil
+}
+
 // fetchOne dereferences one URL, the i-th of the command line, and
 // delivers its result.
 func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string, i int) (err error) {
@@ -55,6 +84,11 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		if st, err := os.Stat(dest); err == nil && st.IsDir() {
 			return outputErr("create", dest, errors.New("is a directory"))
 		}
+		release, cerr := o.claimFile(dest, u)
+		if cerr != nil {
+			return cerr
+		}
+		defer func() { release(err == nil) }() // fetchOne's own err
 	}
 	req, err := newRequest(o, s, u)
 	if err != nil {

@@ -211,6 +211,42 @@ func TestOutputIsDirectory(t *testing.T) {
 	}
 }
 
+// TestOutputNamedTwice: outside a batch, a URL whose -O name or -o
+// template names the file an earlier URL of the run saved is refused
+// (exit 2, naming both), not saved over it; the same URL twice is the
+// same document and is fetched again.
+func TestOutputNamedTwice(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "doc "+r.URL.Path)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		args []string
+		file string // where the first document stays
+		code int
+	}{
+		{"-O", []string{"-O", srv.URL + "/a/y", srv.URL + "/b/y"}, "y", 2},
+		{"template", []string{"-o", "out/{file}", srv.URL + "/a/y", srv.URL + "/b/y"}, "out/y", 2},
+		{"-o twice", []string{"-o", "z", srv.URL + "/a/y", "-o", "z", srv.URL + "/b/y"}, "z", 2},
+		{"same URL", []string{"-O", srv.URL + "/a/y", srv.URL + "/a/y"}, "y", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			code, _, e := runFetch(t, "", tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, e)
+			}
+			if b, err := os.ReadFile(tc.file); err != nil || string(b) != "doc /a/y" {
+				t.Errorf("%s holds %q (%v), want the first URL's document", tc.file, b, err)
+			}
+			if tc.code != 0 && (!strings.Contains(e, srv.URL+"/b/y") || !strings.Contains(e, "saved earlier in this run")) {
+				t.Errorf("stderr does not name the refused URL and why: %s", e)
+			}
+		})
+	}
+}
+
 // TestRemoteNameUnknownScheme: -O on a URL of a scheme no driver has is
 // an unknown scheme (exit 3, the nearest named), as without -O, not a URL
 // with no file name (exit 2).
