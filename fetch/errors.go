@@ -299,7 +299,7 @@ func unknownScheme(u *URL, scheme string, available []string) error {
 	if near := Nearest(scheme, available); near != "" {
 		msg += fmt.Sprintf(" (did you mean %s:?)", near)
 	}
-	return &Error{Kind: KindMalformed, Op: "dispatch", URL: u.Redacted(), Part: "scheme", Offset: 0,
+	return &Error{Kind: KindMalformed, Op: "dispatch", URL: RedactedUnknown(u.Redacted()), Part: "scheme", Offset: 0,
 		Err: explained{msg, ErrUnknownScheme}}
 }
 

@@ -448,6 +448,33 @@ func RedactedText(raw string) string {
 	return raw[:start] + passwordMask + raw[end:]
 }
 
+// RedactedUnknown is RedactedText for the text of a URL whose scheme no
+// driver has, where a login may stand without "//": curl's
+// "user:password@host/path" parses with the scheme "user", and the text
+// from its first ":" to the last "@" before the first "/" (an "@" or "?"
+// of the password unencoded, as RedactedText reads a login) becomes
+// "****". A known scheme's text keeps RedactedText's reading: its opaque
+// part may hold ":" and "@" as data (a news: message-id).
+func RedactedUnknown(raw string) string {
+	raw = RedactedText(raw)
+	scheme, rest, ok := strings.Cut(raw, ":")
+	if !ok || strings.HasPrefix(rest, "//") {
+		// only "//" right after the scheme begins a login, which
+		// RedactedText masks; a later one is in the path or query
+		// ("u:pw@h/r?to=http://x/") and hides none
+		return raw
+	}
+	login := rest
+	if end := strings.IndexByte(login, '/'); end >= 0 {
+		login = login[:end]
+	}
+	at := strings.LastIndexByte(login, '@')
+	if at <= 0 {
+		return raw
+	}
+	return scheme + ":" + passwordMask + rest[at:]
+}
+
 // passwordMask is what RedactedText writes for a password, as Redacted
 // does.
 const passwordMask = "****"

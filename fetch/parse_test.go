@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -285,6 +286,31 @@ func TestRedactedText(t *testing.T) {
 		if got := RedactedText(in); got != want {
 			t.Errorf("RedactedText(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRedactedUnknown: the text of a URL of a scheme no driver has hides
+// curl's "user:password@host/path" too, and what RedactedText hides; an
+// "@" further on than the first "/" is no login's.
+func TestRedactedUnknown(t *testing.T) {
+	for in, want := range map[string]string{
+		"joe:secret@host/x":          "joe:****@host/x",
+		"joe:se@cr?et@host/x":        "joe:****@host/x",
+		"joe:secret@host":            "joe:****@host",
+		"sftp:joe:pw@h/x":            "sftp:****@h/x",
+		"joe:x/y@host":               "joe:x/y@host",
+		"joe://u:secret@h/a@b":       "joe://u:****@h/a@b",
+		"joe:pw@h/r?to=http://x/a@b": "joe:****@h/r?to=http://x/a@b",
+		"not a url":                  "not a url",
+	} {
+		if got := RedactedUnknown(in); got != want {
+			t.Errorf("RedactedUnknown(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// the error for a URL whose scheme no driver has
+	_, err := NewClient(Options{}).Fetch(context.Background(), "joe:SECRETpw@127.0.0.1/x")
+	if err == nil || strings.Contains(err.Error(), "SECRET") || !errors.Is(err, ErrUnknownScheme) {
+		t.Errorf("error %v: shows the password, or is not ErrUnknownScheme", err)
 	}
 }
 

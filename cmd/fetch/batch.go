@@ -382,7 +382,7 @@ var utf8BOM = []byte("\ufeff")
 // or two short, carry a password too (fetch.RedactedText masks them).
 func linePreview(line string) string {
 	line = strings.TrimSpace(line)
-	masked := fetch.RedactedText(line)
+	masked := maskSchemeless(fetch.RedactedText(line))
 	if _, rest, ok := strings.Cut(line, ":"); ok && masked == line {
 		rest = strings.TrimLeft(rest, "/")
 		auth := rest

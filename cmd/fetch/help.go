@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/fetchproject/fetch/fetch"
 )
@@ -241,7 +242,7 @@ func flagSpelling(name string) string {
 // The flag package's messages, as flagError reads them. The expressions
 // are compiled on first use, as only a mistake needs them.
 var (
-	flagUndefined = lazyRegexp(`^flag provided but not defined: -+(\S+)$`)
+	flagUndefined = lazyRegexp(`^flag provided but not defined: -+(.+)$`)
 	flagNoArg     = lazyRegexp(`^flag needs an argument: -+(\S+)$`)
 	flagBadValue  = lazyRegexp(`^invalid (boolean )?value ("[^"]*") for (?:flag )?-+([^:\s]+): (.*)$`)
 )
@@ -257,6 +258,14 @@ func flagError(err error) error {
 	msg := err.Error()
 	if m := flagUndefined().FindStringSubmatch(msg); m != nil {
 		fs := newFlagSet(&options{})
+		if i := strings.IndexFunc(m[1], notInFlagName); i >= 0 {
+			// A value run into its flag ("-HCookie: x"), which may be
+			// a credential: not repeated.
+			if f := fs.Lookup(m[1][:1]); f != nil && !isBoolFlag(f) {
+				return fmt.Errorf("-%s…: a value goes after a space or \"=\" (-%s VALUE, -%s=VALUE), not run into the flag", f.Name, f.Name, f.Name)
+			}
+			return fmt.Errorf("unknown flag %s… (the rest of the argument is not repeated)", flagSpelling(m[1][:i]))
+		}
 		if split := splitShortFlags(fs, m[1]); split != "" {
 			return fmt.Errorf("-%s: one-letter flags do not combine: give %s", m[1], split)
 		}
@@ -284,6 +293,17 @@ func flagError(err error) error {
 	return err
 }
 
+// notInFlagName tells the runes that no flag's name holds.
+func notInFlagName(r rune) bool {
+	return !(r == '-' || r == '_' || r == '.' || r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+}
+
+// isBoolFlag tells whether f takes no value.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
 // splitShortFlags is "-v -O" for "vO" when each letter is a one-letter
 // flag and all but the last take no value (as curl reads "-vO"), else "".
 func splitShortFlags(fs *flag.FlagSet, name string) string {
@@ -296,7 +316,7 @@ func splitShortFlags(fs *flag.FlagSet, name string) string {
 		if f == nil || c > 0x7f {
 			return ""
 		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); i < len(name)-1 && (!ok || !b.IsBoolFlag()) {
+		if i < len(name)-1 && !isBoolFlag(f) {
 			return ""
 		}
 		parts = append(parts, "-"+string(c))

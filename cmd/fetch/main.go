@@ -261,32 +261,14 @@ func redactArg(raw string) string {
 }
 
 // maskSchemeless masks the password of "user:password@host/path", as
-// curl takes it: here its scheme would be "user", which no driver has,
-// and its password the opaque part up to the "@". A scheme that exists
-// keeps its text (a news: message-id may hold ":" and "@").
+// curl takes it, where its scheme ("user") is none the command has
+// (fetch.RedactedUnknown); a scheme that exists keeps its text (a news:
+// message-id may hold ":" and "@").
 func maskSchemeless(raw string) string {
-	scheme, rest, ok := strings.Cut(raw, ":")
-	if !ok || strings.HasPrefix(rest, "//") {
-		// (only "//" after the scheme begins an authority, which
-		// fetch.RedactedText masks: one later is in the path or the
-		// query, "user:pw@host/r?to=http://x/", and hides no login)
-		return raw
-	}
-	// The login ends at the last "@" before the first "/", as
-	// fetch.RedactedText reads one after "//": a password may hold "@",
-	// "?" or "#" unencoded, and the first "@" would show what follows it.
-	auth := rest
-	if end := strings.IndexByte(auth, '/'); end >= 0 {
-		auth = auth[:end]
-	}
-	at := strings.LastIndexByte(auth, '@')
-	if at <= 0 {
-		return raw
-	}
 	if _, known := knownSchemes().Lookup(fetch.SchemeOf(raw)); known {
 		return raw
 	}
-	return scheme + ":****" + rest[at:]
+	return fetch.RedactedUnknown(raw)
 }
 
 // knownSchemes is the registry of the schemes the command has, made once.

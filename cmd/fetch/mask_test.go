@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -73,5 +75,34 @@ func TestWrappedNewsBatchNotCollapsed(t *testing.T) {
 	_, _, stderr := runFetch(t, "<news:1@example.com>\n<news:2@example.com>\n", "-j", "1", "-O", "--log", "log", "-i", "-")
 	if strings.Contains(stderr, "already done") || !strings.Contains(stderr, "2 failed") {
 		t.Errorf("two articles: %s", stderr)
+	}
+}
+
+// TestSchemelessLoginElsewhere: "user:password@host/path" (curl's form,
+// whose scheme would be "user") is masked wherever the command repeats
+// it, as on stderr: in a WARC (the task, the target, the failure), in the
+// log and --json line of a list line too long to take, and a value run
+// into a flag ("-HCookie:...") is not repeated in the usage error.
+func TestSchemelessLoginElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "w.warc")
+	runFetch(t, "", "--warc", w, "joe:SECRETpw@127.0.0.1/x")
+	if b, err := os.ReadFile(w); err != nil || strings.Contains(string(b), "SECRET") || !strings.Contains(string(b), "joe:****@127.0.0.1/x") {
+		t.Errorf("WARC (%v) shows the password or not the masked task:\n%s", err, b)
+	}
+
+	logName := filepath.Join(dir, "log")
+	list := "joe:SECRETpw@127.0.0.1/" + strings.Repeat("a", 70000) + "\n"
+	_, stdout, _ := runFetch(t, list, "-q", "-i", "-", "-O", "--output-dir", filepath.Join(dir, "out"), "--json", "--log", logName)
+	b, _ := os.ReadFile(logName)
+	if strings.Contains(string(b), "SECRET") || strings.Contains(stdout, "SECRET") || !strings.Contains(string(b), "joe:****@") {
+		t.Errorf("the long line's password is shown, or the line is not logged:\nlog %.300s\nstdout %.300s", b, stdout)
+	}
+
+	for _, arg := range []string{"-HAuthorization: Bearer SECRETpw", "-HCookie:SECRETpw", "--hdr:SECRETpw"} {
+		code, _, stderr := runFetch(t, "", arg, "http://127.0.0.1:1/")
+		if code != 2 || strings.Contains(stderr, "SECRET") {
+			t.Errorf("%q: exit %d, stderr %q", arg, code, stderr)
+		}
 	}
 }

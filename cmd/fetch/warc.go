@@ -151,7 +151,7 @@ func beginWARC(o *options, c *fetch.Client, req *fetch.Request) *warcRecord {
 	if next == nil {
 		next = c.Options.Tracer
 	}
-	t := o.warc.w.Begin(req.URL.Scheme, req.URL.Redacted(), next)
+	t := o.warc.w.Begin(req.URL.Scheme, maskSchemeless(req.URL.Redacted()), next)
 	req.Capture, req.Tracer = t, t
 	return &warcRecord{t: t, reg: c.Registry(), u: req.URL}
 }
@@ -171,7 +171,7 @@ func warcTarget(reg *fetch.Registry, u *fetch.URL) string {
 	c.Password, c.HasPassword = "", false
 	k := reg.Key(c)
 	if !c.Slashes {
-		k = fetch.RedactedText(k)
+		k = maskSchemeless(fetch.RedactedText(k))
 	}
 	return k
 }
