@@ -29,6 +29,9 @@ func TestParseAddr(t *testing.T) {
 	for _, bad := range []string{
 		"http://h/crawl", "redis:///crawl", "redis://h:0/crawl", "redis://h/", "redis://h/a/b",
 		"redis://h/crawl?db=x", "redis://h/crawl?dbx=1", "redis://u:secret@h:99999/c", "redis://u:secret@h/c%zz",
+		// a password with an unencoded "/", "#", "?" or "%": net/url's
+		// reason quoted its start
+		"redis://u:secret/x@h/c", "redis://u:secret#x@h/c", "redis://u:secret?x@h/c", "redis://u:se%cret@h/c",
 	} {
 		_, err := ParseAddr(bad)
 		if err == nil {

@@ -58,6 +58,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/frontier"
 )
 
@@ -85,6 +86,12 @@ type Addr struct {
 func ParseAddr(raw string) (*Addr, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
+		if masked := fetch.RedactedText(raw); masked != raw {
+			// net/url's reason quotes the text it stopped at, which
+			// may be the password's (an unencoded "/", "?", "#" or a
+			// stray "%" in it cut the login short).
+			return nil, fmt.Errorf("queue URL %s: malformed (a password's \"/\", \"?\", \"#\" and \"%%\" must be %%-encoded)", masked)
+		}
 		return nil, fmt.Errorf("queue URL: %w", redactErr(err))
 	}
 	a := &Addr{raw: u}
