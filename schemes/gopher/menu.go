@@ -113,13 +113,14 @@ func (it Item) URL(defHost string, defPort int) string {
 	return checkedURL(it.url(defHost, defPort))
 }
 
-// checkedURL is s when it parses as a URL, else "": a server's host
-// field can hold anything.
+// checkedURL is s when it parses as a URL that names its host, else "":
+// a server's host field can hold anything, and one such as "#" or "/"
+// would end the host before it began ("telnet://#/").
 func checkedURL(s string) string {
 	if s == "" {
 		return ""
 	}
-	if _, err := fetch.Parse(s); err != nil {
+	if u, err := fetch.Parse(s); err != nil || u.Slashes && u.Host == "" && u.Scheme != "file" {
 		return ""
 	}
 	return s
