@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -43,15 +44,31 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first signal cancels the fetch (temporary files are removed);
-	// a second one kills the command at once.
+	// a second one kills the command at once, and so does the end of
+	// stopGrace: what no context reaches (opening a FIFO that nobody
+	// writes, as --config, -i or --log FILE) would otherwise hold the
+	// command past a script's one SIGTERM or SIGINT (timeout(1)).
+	ended := make(chan struct{})
 	go func() {
 		<-ctx.Done()
 		stop()
+		select {
+		case <-ended:
+		case <-time.After(stopGrace):
+			fmt.Fprintf(os.Stderr, "fetch: interrupted, and still not stopped after %v: exiting\n", stopGrace)
+			os.Exit(exitInterrupted)
+		}
 	}()
 	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+	close(ended)
 	stop()
 	os.Exit(code)
 }
+
+// stopGrace is how long the command has, after a signal, to cancel its
+// transfers, remove their temporary files and write its log and summary:
+// far more than these take.
+const stopGrace = 10 * time.Second
 
 // stdio is the command's standard streams, so tests can run it in-process.
 type stdio struct {
