@@ -57,6 +57,11 @@ func (b *batchOptions) register(fs *flag.FlagSet) {
 // nothing, and a server reads them all into its buffers.
 const maxPipeline = 64
 
+// maxJobs bounds -j: each transfer is a worker, with its buffers, made
+// at the start (a mistyped -j 100000000 took 23 GB), and a thousand
+// at once is more than any one machine's servers want from one client.
+const maxJobs = 1000
+
 // inputFiles are the -i lists, in the order given: their URLs are one
 // list, read list after list. Standard input ("-") can be read once.
 type inputFiles []string
@@ -180,8 +185,8 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return usage("--recursive names files with -o TEMPLATE (default '%s'), not -O, whose names would collide", crawlTemplate)
 	case len(o.outputs) == 0 && !o.remoteName && !o.crawl.recursive && o.queueOpts.queue == "":
 		return usage("a batch writes files: give -O, or -o with a template such as '{host}/{path}'")
-	case bo.jobs < 1:
-		return usage("-j %d: at least 1", bo.jobs)
+	case bo.jobs < 1 || bo.jobs > maxJobs:
+		return usage("-j %d: from 1 to %d", bo.jobs, maxJobs)
 	case bo.perHost < 0 || bo.retry < 0:
 		return usage("--per-host and --retry cannot be negative")
 	case o.set["C"]:

@@ -583,6 +583,7 @@ func TestBatchUsage(t *testing.T) {
 		{"-i", "-", "-o", "/abs/{path}"},            // outside the output dir
 		{"-i", "-", "-O", "-o", "{path}"},           // both
 		{"-i", "-", "-O", "-j", "0"},                // no worker
+		{"-i", "-", "-O", "-j", "100000000"},        // past maxJobs
 		{"-i", "-", "-O", "-C", "-"},                // resume is per URL
 		{"-j", "2", "-O"},                           // no URL at all
 		{"-i", "-", "-o", "{path}", "-o", "{host}"}, // two templates

@@ -352,7 +352,7 @@ Batch (many URLs into files; a rerun with the same --log resumes)
                         lines starting with "#" are skipped; the list is read as it goes.
                         Repeat it for several lists: all are read, in order, after the
                         URLs of the command line, as one batch (one --log); "-i -" once
-  -j, --jobs N          N transfers at once (default 1), sharing sessions per host
+  -j, --jobs N          N transfers at once (default 1, at most 1000), sharing sessions per host
   --per-host N          at most N transfers at once to one host:port (default 2; 0 no cap)
   --pipeline N          send up to N HTTP GETs on one connection before their answers
                         (HTTP/1.1 pipelining; default 1: none), so that --per-host 16
