@@ -174,11 +174,7 @@ func sessionURL(scheme, user, host string, port int) string {
 		b.WriteString(fetch.Escape(user, ""))
 		b.WriteByte('@')
 	}
-	if strings.Contains(host, ":") {
-		b.WriteString("[" + host + "]")
-	} else {
-		b.WriteString(host)
-	}
+	b.WriteString(fetch.FormatHost(host)) // a host field "a#b" must not end the host at "#"
 	if port != 0 && port != 23 {
 		b.WriteString(":" + strconv.Itoa(port))
 	}
