@@ -204,6 +204,12 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 	// host when it names one, whoever connects to it (a gateway would talk
 	// to that port on the URL's behalf), and to the gateway itself.
 	if err := c.checkPort(req, u); err != nil {
+		if _, verr := c.registry.View(u); verr != nil {
+			// A URL its scheme refuses (file://h:99/x, whose scheme
+			// has no port) is malformed first: --allow-port would not
+			// mend it, so the policy's message would mislead.
+			return nil, verr
+		}
 		return nil, err
 	}
 	if req.Proxy != nil {

@@ -288,3 +288,18 @@ func TestDirByteBound(t *testing.T) {
 		t.Fatalf("20 entries under a %d-byte path, bound %d bytes: listing of %d, err %v", len(dir), maxDirBytes, entries(res), err)
 	}
 }
+
+// TestPortIsMalformedNotPolicy: a file URL with a port is malformed (exit
+// 3, naming the port) whatever the port, not refused by the port policy
+// first (exit 4), whose advice, --allow-port, would not mend it.
+func TestPortIsMalformedNotPolicy(t *testing.T) {
+	c := fetch.NewClient(fetch.Options{})
+	c.RegisterScheme(Schemes(Config{})...)
+	for _, raw := range []string{"file://h:99/x", "file://h:8000/x"} {
+		_, err := c.Fetch(context.Background(), raw)
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Kind != fetch.KindMalformed || fe.Part != "port" {
+			t.Errorf("%s: %v, want a malformed port", raw, err)
+		}
+	}
+}
