@@ -216,6 +216,13 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			// other drivers.
 			return nil, headerTooLong("GET")
 		}
+		if loc, ok := unparsedLocation(cause); ok {
+			// net/http could not parse a redirect's Location: the
+			// server's URL is malformed (exit 3), as one this driver
+			// refuses is (CheckRedirect), not a network failure.
+			return nil, &fetch.Error{Kind: fetch.KindMalformed, Op: "redirect", Offset: -1,
+				Err: fmt.Errorf("the server's Location %q is no URL", fetch.RedactedText(loc))}
+		}
 		var ne net.Error
 		if !errors.Is(cause, fetch.ErrTimeout) && (pastDeadline(ctx) || errors.As(cause, &ne) && ne.Timeout()) {
 			// net/http reports what it had parsed when the time limit
@@ -226,6 +233,21 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "GET", Offset: -1, Err: cause}
 	}
 	return d.result(req, resp, hops > 0)
+}
+
+// unparsedLocation is the Location header of net/http's error for one it
+// could not parse; its error has no type of its own, only this text.
+func unparsedLocation(err error) (string, bool) {
+	_, rest, ok := strings.Cut(err.Error(), "failed to parse Location header ")
+	if !ok {
+		return "", false
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", false
+	}
+	loc, err := strconv.Unquote(q)
+	return loc, err == nil
 }
 
 // sameOrigin tells whether a and b have one scheme, host and port (a

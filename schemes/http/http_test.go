@@ -93,6 +93,17 @@ func TestRedirectWithUserinfo(t *testing.T) {
 	}
 }
 
+// TestRedirectUnparsedLocation: a Location net/http cannot parse is a
+// malformed URL from the server (exit 3), as one this driver refuses is,
+// not a network failure (exit 5); its password stays masked.
+func TestRedirectUnparsedLocation(t *testing.T) {
+	addr := rawServer(t, "HTTP/1.1 301 Moved\r\nLocation: http://u:s3cret@[::1/\r\nContent-Length: 0\r\n\r\n", nil)
+	_, err := newClient(fetch.Options{}).Fetch(context.Background(), "http://"+addr+"/")
+	if fetch.KindOf(err).ExitCode() != 3 || strings.Contains(fmt.Sprint(err), "s3cret") || !strings.Contains(fmt.Sprint(err), "Location") {
+		t.Errorf("a Location that is no URL: %v; want exit 3 naming the Location, without the password", err)
+	}
+}
+
 func TestRedirects(t *testing.T) {
 	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		switch r.URL.Path {
