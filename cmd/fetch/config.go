@@ -134,7 +134,9 @@ func applyConfig(o *options) error {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
+	n := 0
+	for sc.Scan() {
+		n++
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -183,7 +185,9 @@ func applyConfig(o *options) error {
 			return configError(path, n, name+": "+err.Error())
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return configError(path, n+1, fmt.Sprintf("a line longer than %d bytes (not a configuration file?)", bufio.MaxScanTokenSize))
+	} else if err != nil {
 		return &fetch.Error{Kind: fetch.KindLocal, Op: "config", Offset: -1, Err: err}
 	}
 	return nil

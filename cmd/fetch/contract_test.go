@@ -221,3 +221,15 @@ func TestConfigOutputDirSingleURL(t *testing.T) {
 		t.Errorf("-o TEMPLATE ignored the file's output-dir: %v", err)
 	}
 }
+
+// TestConfigLineTooLong: a configuration line longer than the reader
+// takes (a file that is none, such as /dev/zero) is a usage error naming
+// the file and the line, not the scanner's bare "token too long" (exit 7).
+func TestConfigLineTooLong(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "s.txt")
+	os.WriteFile(src, []byte("x"), 0o644)
+	code, _, e := runFetchConfig(t, "timeout = 5s\n"+strings.Repeat("x", 70000)+"\n", "file://"+src)
+	if code != 2 || !strings.Contains(e, ":2: a line longer than") {
+		t.Errorf("exit %d, stderr %q; want 2 naming line 2", code, e)
+	}
+}
