@@ -138,7 +138,7 @@ func (d *Driver) remote(ctx context.Context, req *fetch.Request, fu *URL) (*fetc
 		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "file", Part: "host", Offset: -1,
 			Setting: "file.Config.FTPFallback",
 			Err: errors.New("file: URLs name files on " + fu.Host + ", which is not this machine; " +
-				"the FTP fallback fetches it as ftp://" + fu.Host + "/… as classic clients did")}
+				"the FTP fallback fetches it as ftp://" + fetch.FormatHost(fu.Host) + "/… as classic clients did")}
 	}
 	u := req.URL.Clone()
 	u.Scheme = "ftp"

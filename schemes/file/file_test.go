@@ -303,3 +303,12 @@ func TestPortIsMalformedNotPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteHintBrackets: the refusal of another machine's file names
+// the ftp: URL the fallback would fetch, an IPv6 host in brackets.
+func TestRemoteHintBrackets(t *testing.T) {
+	_, err := client(Config{}).Fetch(context.Background(), "file://[::1]/x")
+	if err == nil || !strings.Contains(err.Error(), "ftp://[::1]/") {
+		t.Errorf("%v; want the hint ftp://[::1]/…", err)
+	}
+}
