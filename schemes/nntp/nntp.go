@@ -37,6 +37,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/pool"
@@ -369,17 +370,41 @@ func splitServer(s string) (string, int, error) {
 		if h == "" {
 			return "", 0, fmt.Errorf("no host name")
 		}
+		if !serverHost(h) {
+			return "", 0, fmt.Errorf("not a host name")
+		}
 		return h, n, nil
 	}
-	h := strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
-	if h == "" || strings.ContainsAny(h, " /\t@") {
-		return "", 0, fmt.Errorf("not a host name")
+	if strings.HasPrefix(s, "[") != strings.HasSuffix(s, "]") {
+		return "", 0, fmt.Errorf("an IPv6 address is written in brackets, both of them")
 	}
+	h := strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
 	if _, err := netip.ParseAddr(h); strings.Contains(h, ":") && err != nil {
 		// Colons and no IPv6 address: "host:port:x", not a bare literal.
 		return "", 0, fmt.Errorf("not host:port, a host name or an IPv6 address")
 	}
+	if !serverHost(h) {
+		return "", 0, fmt.Errorf("not a host name")
+	}
 	return h, 0, nil
+}
+
+// serverHost tells whether h is an IP address or a name made of what
+// host names hold (letters, digits, "-", "." and "_"): no space, control
+// character or delimiter, which would reach the resolver.
+func serverHost(h string) bool {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	if h == "" {
+		return false
+	}
+	for _, r := range h {
+		if !(r == '-' || r == '.' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // escapeMessageID writes a message-id (without "<>") for a news: URL:

@@ -963,6 +963,12 @@ func TestNewsServer(t *testing.T) {
 		{cfg: "host:0", bad: true},
 		{cfg: "host:x", bad: true},
 		{cfg: "a b", bad: true},
+		{cfg: "[::1", bad: true},
+		{cfg: "::1]", bad: true},
+		{cfg: "h\r\n:119", bad: true},
+		{cfg: "h\x00", bad: true},
+		{env: "h#x:119", bad: true},
+		{cfg: "news_1.example-2", want: "news_1.example-2:119", wantPort: 119},
 		{env: "h", port: "70000", bad: true},
 	}
 	for _, tc := range tests {
