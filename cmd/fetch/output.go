@@ -81,14 +81,19 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 	if dest != "" {
 		// A directory cannot be replaced by the file: said before the
 		// transfer, not after it as a failed rename of the temporary file.
-		if st, err := os.Stat(dest); err == nil && st.IsDir() {
+		st, serr := os.Stat(dest)
+		if serr == nil && st.IsDir() {
 			return outputErr("create", dest, errors.New("is a directory"))
 		}
-		release, cerr := o.claimFile(dest, u)
-		if cerr != nil {
-			return cerr
+		if serr != nil || st.Mode().IsRegular() {
+			// (a device or FIFO, /dev/null say, is written in place
+			// and holds no document to lose)
+			release, cerr := o.claimFile(dest, u)
+			if cerr != nil {
+				return cerr
+			}
+			defer func() { release(err == nil) }() // fetchOne's own err
 		}
-		defer func() { release(err == nil) }() // fetchOne's own err
 	}
 	req, err := newRequest(o, s, u)
 	if err != nil {

@@ -230,6 +230,7 @@ func TestOutputNamedTwice(t *testing.T) {
 		{"template", []string{"-o", "out/{file}", srv.URL + "/a/y", srv.URL + "/b/y"}, "out/y", 2},
 		{"-o twice", []string{"-o", "z", srv.URL + "/a/y", "-o", "z", srv.URL + "/b/y"}, "z", 2},
 		{"same URL", []string{"-O", srv.URL + "/a/y", srv.URL + "/a/y"}, "y", 0},
+		{"a device", []string{"-o", "y", srv.URL + "/a/y", "-o", os.DevNull, srv.URL + "/b/y", "-o", os.DevNull, srv.URL + "/c/y"}, "y", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
