@@ -584,6 +584,7 @@ func TestBatchUsage(t *testing.T) {
 		{"-i", "-", "-O", "-o", "{path}"},           // both
 		{"-i", "-", "-O", "-j", "0"},                // no worker
 		{"-i", "-", "-O", "-j", "100000000"},        // past maxJobs
+		{"-i", "-", "-o", "{hots}/{path}"},          // an unknown field
 		{"-i", "-", "-O", "-C", "-"},                // resume is per URL
 		{"-j", "2", "-O"},                           // no URL at all
 		{"-i", "-", "-o", "{path}", "-o", "{host}"}, // two templates

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes"
@@ -39,9 +41,63 @@ func defaultPort(scheme string) int { return moduleSchemes().DefaultPort(scheme)
 // leaves the output directory whatever the URL says.
 var templateFields = []string{"{scheme}", "{host}", "{port}", "{path}", "{file}", "{name}"}
 
+// unknownField is the first "{word}" of an -o value that is no
+// placeholder, with the one it was likely meant to be: in a template
+// (which holds a placeholder) any such word, elsewhere a placeholder's
+// name in other letter case ("{FILE}"). It would otherwise stand in
+// every name as written.
+func unknownField(t string) (field, near string, found bool) {
+	names := make([]string, len(templateFields))
+	for i, f := range templateFields {
+		names[i] = strings.Trim(f, "{}")
+	}
+	template := isTemplate(t)
+	for rest := t; ; {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			return "", "", false
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return "", "", false
+		}
+		word := rest[i+1 : i+j]
+		rest = rest[i+j+1:]
+		if word == "" || strings.IndexFunc(word, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 || slices.Contains(names, word) {
+			continue
+		}
+		lower := strings.ToLower(word)
+		if slices.Contains(names, lower) {
+			return "{" + word + "}", "{" + lower + "}", true
+		}
+		if template {
+			if n := fetch.Nearest(lower, names); n != "" {
+				return "{" + word + "}", "{" + n + "}", true
+			}
+			return "{" + word + "}", "", true
+		}
+	}
+}
+
+// fieldError is the usage error for an -o value with an unknown field.
+func fieldError(t string) error {
+	field, near, found := unknownField(t)
+	if !found {
+		return nil
+	}
+	msg := fmt.Sprintf("-o %q: %s is no placeholder (they are %s)", t, field, strings.Join(templateFields[:5], " "))
+	if near != "" {
+		msg += "; did you mean " + near + "?"
+	}
+	return errors.New(msg)
+}
+
 // checkTemplate refuses a template that would write every URL to one file
 // or name a place outside the output directory.
 func checkTemplate(t string) error {
+	if err := fieldError(t); err != nil {
+		return err
+	}
 	has := false
 	for _, f := range templateFields {
 		has = has || strings.Contains(t, f)

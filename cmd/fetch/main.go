@@ -338,6 +338,11 @@ func (o *options) check() error {
 	if slices.Contains(o.outputs, "") {
 		return errors.New(`-o "" names no file: give a file name, or "-o -" for standard output`)
 	}
+	for _, out := range o.outputs {
+		if err := fieldError(out); err != nil {
+			return err
+		}
+	}
 	template := len(o.outputs) == 1 && isTemplate(o.outputs[0])
 	if len(o.outputs) > len(o.urls) {
 		return fmt.Errorf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), len(o.urls))

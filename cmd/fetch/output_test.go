@@ -248,6 +248,34 @@ func TestOutputNamedTwice(t *testing.T) {
 	}
 }
 
+// TestOutputUnknownField: an -o value with a "{word}" that is no
+// placeholder (in a template, or a placeholder's name in capitals) is a
+// usage error naming it, with the placeholder meant where one is near,
+// before anything is fetched; it stood in the names as written.
+func TestOutputUnknownField(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "s.txt")
+	os.WriteFile(src, []byte("x"), 0o644)
+	for _, tc := range []struct{ out, want string }{
+		{"mirror/{Host}/{path}", "did you mean {host}?"},
+		{"{FILE}", "did you mean {file}?"},
+		{"{hots}/{path}", "{hots} is no placeholder"},
+	} {
+		t.Chdir(t.TempDir())
+		code, _, e := runFetch(t, "", "-o", tc.out, "file://"+src)
+		if code != 2 || !strings.Contains(e, tc.want) {
+			t.Errorf("-o %s: exit %d, stderr %q; want 2 and %q", tc.out, code, e, tc.want)
+		}
+		if entries, _ := os.ReadDir("."); len(entries) != 0 {
+			t.Errorf("-o %s: left %v", tc.out, entries)
+		}
+	}
+	// braces that name no placeholder's letters stay a plain name
+	t.Chdir(t.TempDir())
+	if code, _, e := runFetch(t, "", "-o", "x{1}", "file://"+src); code != 0 {
+		t.Errorf("-o x{1}: exit %d: %s", code, e)
+	}
+}
+
 // TestRemoteNameUnknownScheme: -O on a URL of a scheme no driver has is
 // an unknown scheme (exit 3, the nearest named), as without -O, not a URL
 // with no file name (exit 2).
