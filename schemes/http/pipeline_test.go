@@ -75,18 +75,19 @@ func pipeState(d *Driver, addr string) (inflight []int, off bool) {
 	return inflight, h.off
 }
 
-// waitInflight waits until d has n requests on one connection to addr.
+// waitInflight waits until d has n requests on one connection to addr, a
+// minute at most (a CI run once missed a bound of 10 s, in
+// TestPipelineLeavesClosingConnection, for a reason its hang hid: the
+// state is printed now).
 func waitInflight(t *testing.T, d *Driver, addr string, n int) {
 	t.Helper()
-	for range 2000 {
-		in, _ := pipeState(d, addr)
-		if len(in) == 1 && in[0] == n {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if in, _ := pipeState(d, addr); len(in) == 1 && in[0] == n {
 			return
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
-	in, _ := pipeState(d, addr)
-	t.Fatalf("requests on the connections to %s: %v, want %d on one", addr, in, n)
+	in, off := pipeState(d, addr)
+	t.Fatalf("requests on the connections to %s: %v (pipelining off: %v), want %d on one", addr, in, off, n)
 }
 
 // queueBehind fetches first and /next from a server that answers first
@@ -100,6 +101,14 @@ func queueBehind(t *testing.T, first string, special func(c net.Conn, br *bufio.
 	addr, conns := pathServer(t, first, func(c net.Conn, br *bufio.Reader) bool {
 		<-release
 		return special(c, br)
+	})
+	released := false
+	t.Cleanup(func() {
+		// before the server's cleanup waits for its handlers: a test
+		// that failed while first was held would wait for ever
+		if !released {
+			close(release)
+		}
 	})
 	c, d := pipeClient(4)
 	t.Cleanup(func() { c.Close() })
@@ -120,6 +129,7 @@ func queueBehind(t *testing.T, first string, special func(c net.Conn, br *bufio.
 	}()
 	waitInflight(t, d, addr, 2)
 	close(release)
+	released = true
 	r := <-firstc
 	return nextc, r.res, conns, r.err
 }
