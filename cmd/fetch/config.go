@@ -169,7 +169,7 @@ func applyConfig(o *options) error {
 			// cut each file saved at that byte and append the rest.
 			return configError(path, n, fmt.Sprintf("%s is - (resume each file saved) in the configuration file, not %q: an offset is for one URL, on the command line", name, value))
 		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		if isBoolFlag(f) {
 			// On or off: yes/no as smtp-starttls, not only what the flag
 			// package reads (whose message is "parse error").
 			on, ok := yesNo(value)

@@ -295,7 +295,7 @@ func endsFlags(fs *flag.FlagSet, args []string) bool {
 			continue
 		}
 		if f := fs.Lookup(name); f != nil {
-			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+			if !isBoolFlag(f) {
 				i++ // its value is the next argument
 			}
 		}
@@ -490,3 +490,10 @@ Exit status
   3 malformed URL         7 local I/O error (writing the output, reading input)
   (a port of 0 or above 65535 is 3; binary data refused on a terminal is 2; Ctrl-C is 130)
 `
+
+// isBoolFlag tells whether f takes no value (the flag package's boolean
+// flags: -v, not -o FILE).
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}

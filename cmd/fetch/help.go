@@ -298,12 +298,6 @@ func notInFlagName(r rune) bool {
 	return !(r == '-' || r == '_' || r == '.' || r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 }
 
-// isBoolFlag tells whether f takes no value.
-func isBoolFlag(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
-
 // splitShortFlags is "-v -O" for "vO" when each letter is a one-letter
 // flag and all but the last take no value (as curl reads "-vO"), else "".
 func splitShortFlags(fs *flag.FlagSet, name string) string {
