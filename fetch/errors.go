@@ -101,8 +101,10 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
+	shown := ""
 	if e.URL != "" {
-		b.WriteString(e.URL)
+		writeControlsEscaped(&b, e.URL)
+		shown = b.String()
 		b.WriteString(": ")
 	}
 	if e.Op != "" {
@@ -122,6 +124,7 @@ func (e *Error) Error() string {
 			// The URL is said once, here: an inner error that names it
 			// again (a driver's own Error, a wrapped message) loses it.
 			msg = strings.ReplaceAll(msg, e.URL+": ", "")
+			msg = strings.ReplaceAll(msg, shown+": ", "")
 		}
 		b.WriteString(msg)
 	} else {
@@ -138,6 +141,23 @@ func (e *Error) Error() string {
 		}
 	}
 	return b.String()
+}
+
+// writeControlsEscaped writes the URL u with its ASCII control characters
+// percent-encoded, as they would be in a valid URL: one given with a raw
+// line break (a shell's $'...\n...') would otherwise break the message in
+// two, and its second line could pass for another message. The offsets
+// the message gives are unchanged up to the first of them, which is the
+// one a parse error points at.
+func writeControlsEscaped(b *strings.Builder, u string) {
+	b.Grow(len(u))
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; c < 0x20 || c == 0x7f {
+			fmt.Fprintf(b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -214,3 +214,30 @@ func TestOverBoundKindWhateverTheDriver(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorEscapesControlsInURL: a URL given with a raw line break or
+// another control character is shown percent-encoded, so that the message
+// stays one line (its second line could pass for another message); the
+// offset still points at the first of them, and a cause that names the
+// URL again loses it either way.
+func TestErrorEscapesControlsInURL(t *testing.T) {
+	const raw = "http://h/a\nfetch: b\r\x1b\x7f"
+	_, perr := Parse(raw)
+	var fe *Error
+	if !errors.As(perr, &fe) {
+		t.Fatalf("Parse(%q) = %v, want an *Error", raw, perr)
+	}
+	msg := perr.Error()
+	if strings.ContainsAny(msg, "\n\r\x1b\x7f") || !strings.HasPrefix(msg, "http://h/a%0Afetch: b%0D%1B%7F: ") {
+		t.Errorf("message %q: want the URL with its controls percent-encoded", msg)
+	}
+	if want := strings.IndexByte(raw, '\n'); fe.Offset != want || msg[fe.Offset:fe.Offset+3] != "%0A" {
+		t.Errorf("offset %d in %q, want %d, at the shown %%0A", fe.Offset, msg, want)
+	}
+	for _, inner := range []string{raw, "http://h/a%0Afetch: b%0D%1B%7F"} {
+		e := &Error{Kind: KindServer, URL: raw, Offset: -1, Err: fmt.Errorf("%s: boom", inner)}
+		if got := e.Error(); strings.Count(got, "fetch: b") != 1 {
+			t.Errorf("cause naming %q again: %q, want the URL once", inner, got)
+		}
+	}
+}
