@@ -160,7 +160,12 @@ type batch struct {
 	warcExt  string                    // ".warc.gz", or ".warc" for an uncompressed WARC
 
 	cleanMu sync.Mutex
-	cleaned map[string]bool // directories cleared of stale temporary files
+	// cleaned holds the digests of the directories made and cleared of
+	// stale temporary files this run: a path for each would cost a crawl
+	// that writes into a million directories a hundred MiB or more, and
+	// none can be forgotten (cleaned again, a directory would lose this
+	// run's temporary files in flight).
+	cleaned map[nameDigest]bool
 
 	total                          atomic.Int64 // URLs to fetch; -1 until known
 	read, active                   atomic.Int64
@@ -205,7 +210,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 			}
 		}
 	}
-	b := &batch{o: o, s: s, root: bo.outputDir, cleaned: map[string]bool{}}
+	b := &batch{o: o, s: s, root: bo.outputDir}
 	if b.root == "" {
 		b.root = "."
 	}
@@ -1128,15 +1133,19 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n i
 // prepareDir makes dir, once a run, and removes the temporary files a
 // killed batch left there.
 func (b *batch) prepareDir(dir string) error {
+	k := digestName(dir)
 	b.cleanMu.Lock()
 	defer b.cleanMu.Unlock()
-	if b.cleaned[dir] {
+	if b.cleaned[k] {
 		return nil
 	}
 	if err := b.makeDir(dir); err != nil {
 		return err
 	}
-	b.cleaned[dir] = true
+	if b.cleaned == nil {
+		b.cleaned = map[nameDigest]bool{}
+	}
+	b.cleaned[k] = true
 	b.cleanStale(dir)
 	return nil
 }
@@ -1174,8 +1183,9 @@ func syncDir(dir string) {
 }
 
 func (b *batch) forgetDir(dir string) {
+	k := digestName(dir)
 	b.cleanMu.Lock()
-	delete(b.cleaned, dir)
+	delete(b.cleaned, k)
 	b.cleanMu.Unlock()
 }
 

@@ -993,7 +993,7 @@ func commandClient(t *testing.T, args ...string) (*options, stdio, *bytes.Buffer
 // never make.
 func TestDispatchEndsAfterCancel(t *testing.T) {
 	o, s, _, c := commandClient(t, "-O", "-j", "2", "http://127.0.0.1:1/x")
-	b := &batch{o: o, s: s, c: c, root: t.TempDir(), cleaned: map[string]bool{}, fr: &lateFrontier{}, backlog: 10}
+	b := &batch{o: o, s: s, c: c, root: t.TempDir(), fr: &lateFrontier{}, backlog: 10}
 	b.log, b.done, b.names, _ = openLog("", nil)
 	b.hosts = newHostLimiter(2, 0)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -1311,4 +1311,41 @@ func TestBatchProgressDropsFailedAttempt(t *testing.T) {
 	if want := "; " + sizeText(int64(len(body))) + " in "; !strings.Contains(stderr, want) {
 		t.Errorf("summary without %q: %q", want, stderr)
 	}
+}
+
+// TestPrepareDirKeepsDigests: what a run keeps of each directory it made
+// and cleaned is a digest, not the path: a crawl that writes into many
+// directories kept every path for the run (with long paths, 300 B a
+// directory and more). Each directory is still made and cleaned once.
+func TestPrepareDirKeepsDigests(t *testing.T) {
+	b := &batch{o: &options{}, root: t.TempDir()}
+	const n = 5000
+	long := strings.Repeat("d", 240)
+	name := func(i int) string { return filepath.Join(b.root, fmt.Sprintf("%s-%05d", long, i)) }
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		if err := b.prepareDir(name(i)); err != nil { // a fresh string, as a task's
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n; per > 100 {
+		t.Errorf("%d bytes kept a directory, want under 100 (a digest, not its %d-byte path)", per, len(name(0)))
+	}
+	// Made once: a stale temporary file put there now stays, since the
+	// directory is not cleaned again.
+	stale := filepath.Join(name(7), tempPrefix+"999999999.x")
+	if err := os.WriteFile(stale, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.prepareDir(name(7)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("the directory was cleaned twice: %v", err)
+	}
+	runtime.KeepAlive(b)
 }

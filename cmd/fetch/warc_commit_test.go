@@ -51,7 +51,7 @@ func TestAttemptRecordsWaitForCommit(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer closeWARC(o)
-			b := &batch{o: o, s: s, c: c, root: dir, cleaned: map[string]bool{}}
+			b := &batch{o: o, s: s, c: c, root: dir}
 			b.log, b.done, b.names, _ = openLog("", nil)
 			b.hosts = newHostLimiter(1, 0)
 			size := func() int64 {
