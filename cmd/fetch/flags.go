@@ -364,8 +364,9 @@ Batch (many URLs into files; a rerun with the same --log resumes)
   --output-dir DIR      the directory for -O and -o TEMPLATE (default the current one)
                         -O names each file after its URL's last segment; -o TEMPLATE
                         names it with {scheme} {host} {port} {path} {file}, e.g.
-                        -o '{host}/{path}'; names never leave DIR ("..", control
-                        characters and a Gopher search or Gopher+ string are dropped)
+                        -o '{host}/{path}'; names never leave DIR (".." and control
+                        characters become "_"; a Gopher search or Gopher+ string is
+                        left out)
   --retry N             try a temporarily failing URL up to N more times, waiting 1s, 2s,
                         4s... (at most 60s, jittered) or the server's Retry-After: refused
                         or reset connections, timeouts, FTP 4xx, NNTP 400, HTTP 408, 429,
@@ -378,8 +379,8 @@ Batch (many URLs into files; a rerun with the same --log resumes)
   and ETA (-q: none); --json writes the log lines to standard output, and a failed URL's
   error goes there, in its line, rather than to stderr. The exit status is the most
   severe among the failures, in the order 7, 1, 5, 4, 6, 2, 3; a summary line goes to
-  stderr after a failure, Ctrl-C or a status line. A URL listed again is fetched again
-  unless its first fetch has ended (a crawl, -r, fetches each once).
+  stderr after a failure, Ctrl-C or a status line. A URL listed again, in any list, is
+  fetched once a run.
 
 Crawling (follow what listings link to; see README, "Crawling")
   -r, --recursive       fetch each URL and, from every listing fetched (gopher menus, FTP,
