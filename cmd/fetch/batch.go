@@ -1292,7 +1292,7 @@ func (b *batch) summary(d time.Duration, interrupted bool) string {
 	// URLs a crawl's journal or a shared queue gave this run were not
 	// read by it, but were handled
 	n := max(b.read.Load(), b.ok.Load()+b.failed.Load()+b.skipped.Load())
-	msg := fmt.Sprintf("fetch: %d URLs: %d ok, %d failed", n, b.ok.Load(), b.failed.Load())
+	msg := fmt.Sprintf("fetch: %d %s: %d ok, %d failed", n, plural(n, "URL"), b.ok.Load(), b.failed.Load())
 	if len(parts) > 0 {
 		msg += " [" + strings.Join(parts, ", ") + "]"
 	}
@@ -1308,6 +1308,14 @@ func (b *batch) summary(d time.Duration, interrupted bool) string {
 		msg += "; interrupted (with --log FILE, a rerun resumes where a batch stopped)"
 	}
 	return msg
+}
+
+// plural is word for n of it: "1 URL", "2 URLs".
+func plural(n int64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 func kindName(code int) string {

@@ -1281,6 +1281,13 @@ func TestSummaryCountsJournalURLs(t *testing.T) {
 	if got := b.summary(time.Second, true); !strings.HasPrefix(got, "fetch: 300 URLs: 0 ok, 200 failed") {
 		t.Errorf("summary %q", got)
 	}
+	// a rerun with its one URL done (README's crawl example)
+	one := &batch{o: &options{}}
+	one.read.Store(1)
+	one.skipped.Store(1)
+	if got := one.summary(0, false); got != "fetch: 1 URL: 0 ok, 0 failed, 1 already done; 0 B in 0s" {
+		t.Errorf("summary %q", got)
+	}
 }
 
 // TestBatchProgressDropsFailedAttempt: with a progress line, the bytes of

@@ -346,7 +346,8 @@ func (o *options) check() error {
 	}
 	template := len(o.outputs) == 1 && isTemplate(o.outputs[0])
 	if len(o.outputs) > len(o.urls) {
-		return fmt.Errorf("%d -o files for %d URLs: give one -o per URL, in order", len(o.outputs), len(o.urls))
+		nf, nu := int64(len(o.outputs)), int64(len(o.urls))
+		return fmt.Errorf("%d -o %s for %d %s: give one -o per URL, in order", nf, plural(nf, "file"), nu, plural(nu, "URL"))
 	}
 	// (only the flag: the configuration file's C is a default for the
 	// documents saved to files, and leaves standard output alone)

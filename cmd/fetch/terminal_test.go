@@ -73,7 +73,7 @@ func TestSeveralOutputs(t *testing.T) {
 		}
 	}
 	// More -o than URLs is a usage error naming the counts.
-	if code, _, stderr := runFetch(t, "", "-o", oa, "-o", ob, a); code != 2 || !strings.Contains(stderr, "2 -o files for 1 URLs") {
+	if code, _, stderr := runFetch(t, "", "-o", oa, "-o", ob, a); code != 2 || !strings.Contains(stderr, "2 -o files for 1 URL:") {
 		t.Errorf("too many -o: exit %d: %s", code, stderr)
 	}
 }
