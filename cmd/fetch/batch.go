@@ -82,13 +82,20 @@ func (l *inputFiles) Set(s string) error {
 // the command line.
 var batchFlags = []string{"i", "j", "per-host", "delay", "output-dir", "retry", "log", "recursive", "r", "queue"}
 
-func (o *options) batchMode() bool {
+func (o *options) batchMode() bool { return o.batchFlag() != "" }
+
+// batchFlag is the first of batchFlags given, as written on a command
+// line ("-i", "--retry"), or "" when none is.
+func (o *options) batchFlag() string {
 	for _, f := range batchFlags {
 		if o.set[f] {
-			return true
+			if len(f) == 1 {
+				return "-" + f
+			}
+			return "--" + f
 		}
 	}
-	return false
+	return ""
 }
 
 // Retries wait retryBase, twice that, four times... (at most retryMax),
@@ -189,7 +196,9 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	case o.crawl.recursive && o.remoteName:
 		return usage("--recursive names files with -o TEMPLATE (default '%s'), not -O, whose names would collide", crawlTemplate)
 	case len(o.outputs) == 0 && !o.remoteName && !o.crawl.recursive && o.queueOpts.queue == "":
-		return usage("a batch writes files: give -O, or -o with a template such as '{host}/{path}'")
+		// Named, since --retry or --output-dir alone makes one: a
+		// document retried on standard output would be written twice.
+		return usage("%s makes this a batch, and a batch writes files: give -O, or -o with a template such as '{host}/{path}'", o.batchFlag())
 	case bo.jobs < 1 || bo.jobs > maxJobs:
 		return usage("-j %d: from 1 to %d", bo.jobs, maxJobs)
 	case bo.perHost < 0 || bo.retry < 0:

@@ -593,6 +593,17 @@ func TestBatchUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)
 		}
 	}
+	// A flag that makes one URL a batch is named: --retry alone does,
+	// and a batch writes files.
+	for flag, args := range map[string][]string{
+		"--retry":      {"--retry", "1", "http://127.0.0.1:1/x"},
+		"--output-dir": {"--output-dir", t.TempDir(), "http://127.0.0.1:1/x"},
+		"-i":           {"-i", "-"},
+	} {
+		if code, _, stderr := runFetch(t, "http://127.0.0.1:1/x\n", args...); code != 2 || !strings.HasPrefix(stderr, "fetch: "+flag+" makes this a batch") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
 }
 
 // TestTemplateNames: every name the template gives stays inside the
