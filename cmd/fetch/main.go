@@ -139,10 +139,11 @@ func run(ctx context.Context, args []string, s stdio) int {
 		// cores, alternating runs): 200 FTP files with -j 4 took 0.89
 		// times curl -Z's time on two processors and 1.05-1.07 on one;
 		// 2,000 HTTP documents with -j 16 about 15 % less time on two, for
-		// 15-20 % more CPU (with --pipeline or --warc, more: other
-		// transfers write their files or compress their records while a
-		// connection's answers are read). A single transfer, or -j 1,
-		// stays on one. GOMAXPROCS in the environment overrides this.
+		// 15-20 % more CPU. With --pipeline or --warc the second helps
+		// more still: other transfers write their files, or compress
+		// their records, while a connection's answers are read. A single
+		// transfer, or -j 1, stays on one. GOMAXPROCS in the environment
+		// overrides this.
 		runtime.GOMAXPROCS(procs)
 	}
 	switch qo := o.queueOpts; {
