@@ -101,10 +101,13 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	shown := ""
+	// A URL given with a raw line break (a shell's $'...\n...') would
+	// break the message in two, its second line passing for another
+	// message; offsets hold up to the first control character, the one
+	// a parse error points at.
+	shown := EscapeControls(e.URL)
 	if e.URL != "" {
-		writeControlsEscaped(&b, e.URL)
-		shown = b.String()
+		b.WriteString(shown)
 		b.WriteString(": ")
 	}
 	if e.Op != "" {
@@ -141,23 +144,6 @@ func (e *Error) Error() string {
 		}
 	}
 	return b.String()
-}
-
-// writeControlsEscaped writes the URL u with its ASCII control characters
-// percent-encoded, as they would be in a valid URL: one given with a raw
-// line break (a shell's $'...\n...') would otherwise break the message in
-// two, and its second line could pass for another message. The offsets
-// the message gives are unchanged up to the first of them, which is the
-// one a parse error points at.
-func writeControlsEscaped(b *strings.Builder, u string) {
-	b.Grow(len(u))
-	for i := 0; i < len(u); i++ {
-		if c := u[i]; c < 0x20 || c == 0x7f {
-			fmt.Fprintf(b, "%%%02X", c)
-		} else {
-			b.WriteByte(c)
-		}
-	}
 }
 
 func (e *Error) Unwrap() error { return e.Err }

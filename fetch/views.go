@@ -1,6 +1,10 @@
 package fetch
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // The scheme views split a parsed URL's url-path (or opaque part) by the
 // scheme's own grammar (RFC 1738 §3 and §5). Each scheme's view lives in
@@ -71,6 +75,26 @@ type HeaderField struct {
 // escapes and reserved characters as they are: a view's escaped part made
 // fit for the wire.
 func EscapeUnsafe(s string) string { return urlEscapeUnsafe(s) }
+
+// EscapeControls is s with its ASCII control characters and DEL
+// %-encoded and every other byte as it is: for text that must stay one
+// line (a message quoting a URL, a WARC header field) whatever it holds.
+func EscapeControls(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
 
 // FormatHost writes a host for a URL: an IPv6 literal in brackets, any
 // byte a parsed host cannot hold encoded.

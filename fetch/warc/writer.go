@@ -34,6 +34,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fetchproject/fetch/fetch"
 )
 
 // Version is the WARC version written.
@@ -247,7 +249,10 @@ func (h *Header) format(b *Block) string {
 	var s strings.Builder
 	field := func(k, v string) {
 		if v != "" {
-			s.WriteString(k + ": " + fieldValue(v) + "\r\n")
+			// callers give redacted URLs, types and ids, which hold no
+			// control character, but a library caller's value holding
+			// CR LF would otherwise add fields of its own
+			s.WriteString(k + ": " + fetch.EscapeControls(v) + "\r\n")
 		}
 	}
 	s.WriteString(Version + "\r\n")
@@ -268,24 +273,6 @@ func (h *Header) format(b *Block) string {
 	field("Content-Length", fmt.Sprint(b.Size()))
 	s.WriteString("\r\n")
 	return s.String()
-}
-
-// fieldValue is v with its control characters %-encoded: the callers
-// give redacted URLs, types and ids, which hold none, but a value from a
-// library's caller holding CR LF would otherwise add fields of its own.
-func fieldValue(v string) string {
-	if !strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return v
-	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 || c == 0x7f {
-			fmt.Fprintf(&b, "%%%02X", c)
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
 
 // TaskField is the header field naming the fetch a record belongs to
