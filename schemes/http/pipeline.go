@@ -27,7 +27,9 @@ import (
 // connection, and the server answers them in the order sent. For many
 // small documents from one server this spares most of the round trips and
 // system calls of one request at a time, which is all net/http's
-// Transport does (it never pipelines).
+// Transport does (it never pipelines). At depth 1 it sends one request at
+// a time as the Transport does, written and read by the request's own
+// goroutine (Config.Pipeline says why).
 //
 // The bytes on the wire are net/http's own: requests are written by
 // Request.Write (what its Transport writes) and answers read by
@@ -390,7 +392,8 @@ type pipeConn struct {
 	// turn of a dropped one, which would give that request another
 	// document.
 	probeEnd uint64
-	flushing bool // a sender is writing
+	flushing bool  // a sender is writing
+	writeErr error // the write that ended the connection failed so; set once, under wmu
 }
 
 // kill closes the connection; the requests whose answers have not begun
@@ -488,7 +491,7 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 		// The answer being read ends the connection (or it has ended):
 		// none comes to this request, which goes elsewhere at once.
 		leave()
-		return nil, errUnanswered
+		return nil, pc.unanswered(seq)
 	case <-ctx.Done():
 		// The answers before this one are for other requests: this
 		// request's is not read, and the connection ends in its turn.
@@ -511,7 +514,7 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 		// whose last answer may still be being read: that reader closes
 		// the connection, not this request.
 		leave()
-		return nil, errUnanswered
+		return nil, pc.unanswered(seq)
 	}
 	// In its turn, cancelling the request ends the connection (the
 	// requests behind it are sent again elsewhere).
@@ -520,6 +523,19 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 		behind = false // written in its own turn, with nothing before it
 	}
 	resp, err = pc.readAnswer(r)
+	var ue *unansweredError
+	if errors.As(err, &ue) && seq == 1 {
+		// The first request on a new connection: the server read it (or
+		// could have) and ended the connection, no idle connection
+		// closing as the request came. net/http's Transport does not
+		// send such a request again, and neither is it here: the end
+		// is the request's error (the caller's --retry decides).
+		finish(false)
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, ue.err
+	}
 	if err != nil {
 		if errors.Is(err, errSilent) && behind && ctx.Err() == nil {
 			// Written behind another request and never answered: a
@@ -565,6 +581,22 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 	}
 	resp.Body = &pipeBody{rc: resp.Body, finish: finish}
 	return resp, nil
+}
+
+// unanswered is the error of request seq, which has no answer on the
+// ended connection: errUnanswered (it is sent again elsewhere), but for
+// the connection's first request when writing it failed, which is that
+// request's own error (see unansweredError).
+func (pc *pipeConn) unanswered(seq uint64) error {
+	if seq != 1 {
+		return errUnanswered
+	}
+	pc.wmu.Lock()
+	defer pc.wmu.Unlock()
+	if pc.writeErr != nil {
+		return pc.writeErr
+	}
+	return errUnanswered
 }
 
 // sharedDialErr is the error of a request that waited for another's dial
@@ -679,6 +711,7 @@ func (pc *pipeConn) flushLocked() {
 		pc.spare.Reset()
 		pc.wmu.Lock()
 		if werr != nil {
+			pc.writeErr = werr
 			pc.pending.Reset()
 			pc.pendingLen = 0
 			pc.kill()
@@ -718,7 +751,7 @@ func (pc *pipeConn) readAnswer(r *nethttp.Request) (*nethttp.Response, error) {
 				case pc.timedOut.Load():
 					return nil, fmt.Errorf("%w: the header did not come within %v", fetch.ErrTimeout, pc.p.headerWait)
 				case interim == 0 && isEnded(err):
-					return nil, errUnanswered
+					return nil, &unansweredError{err}
 				}
 				return nil, err
 			}
@@ -749,6 +782,13 @@ func (pc *pipeConn) readAnswer(r *nethttp.Request) (*nethttp.Response, error) {
 		return resp, nil
 	}
 }
+
+// unansweredError is readAnswer's when the connection ended before any
+// byte of the answer: it is errUnanswered, and err is how it ended.
+type unansweredError struct{ err error }
+
+func (e *unansweredError) Error() string        { return errUnanswered.Error() + ": " + e.err.Error() }
+func (e *unansweredError) Is(target error) bool { return target == errUnanswered }
 
 // isTimeout tells whether err is a read that waited past its deadline.
 func isTimeout(err error) bool {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,12 +31,14 @@ func newDriver(cfg Config) *Driver {
 	return New(cfg)
 }
 
-// TestPipelinedSuite runs the driver's tests of plain http with four
-// requests pipelined on a connection: whatever one request at a time
-// does (bounds, timeouts, redirects, traces, resuming), a pipelined
-// request does too. (TestTraceDialGoesWithConnection is not among them:
-// it holds the first dial until a second request has dialled its own
-// connection, where a pipelined one waits for the first.)
+// TestPipelinedSuite runs the driver's tests of plain http on its own
+// connections, with four requests pipelined on one and with one at a
+// time: whatever the Transport does (bounds, timeouts, redirects,
+// traces, resuming), a request on the driver's own connection does too.
+// (TestTraceDialGoesWithConnection is not among them: it has a request
+// take a connection the Transport freed while that request's own dial
+// waits, where on the driver's connections a request uses the one it
+// dials.)
 func TestPipelinedSuite(t *testing.T) {
 	tests := []func(*testing.T){
 		TestRequestURIAsWritten, TestStatusErrors, TestRedirectWithUserinfo, TestRedirects,
@@ -47,10 +50,12 @@ func TestPipelinedSuite(t *testing.T) {
 		TestSwitchingProtocols, TestRedirectResultURL, TestResumePartStopsAtRange, TestResumeComplete,
 		TestRedirectPortNamesHop, TestRetryAfterHuge, TestTraceRefusedConnect,
 	}
-	pipelined = 4
 	defer func() { pipelined = 0 }()
-	for i, test := range tests {
-		t.Run(fmt.Sprint(i), test)
+	for _, depth := range []int{4, 1} {
+		pipelined = depth
+		for i, test := range tests {
+			t.Run(fmt.Sprintf("depth%d/%d", depth, i), test)
+		}
 	}
 }
 
@@ -356,6 +361,85 @@ func TestPipelineOffWithoutKeepAlive(t *testing.T) {
 	}
 	if _, off := pipeState(d, addr); !off {
 		t.Error("the host is still pipelined")
+	}
+}
+
+// TestFirstRequestNotResent: a server that reads the first request on a
+// new connection and closes it (or resets it) unanswered fails that
+// request, which is sent once, as net/http's Transport sends it: it is
+// no idle connection that closed as the request came, and sending it
+// again is the caller's choice (--retry).
+func TestFirstRequestNotResent(t *testing.T) {
+	for _, depth := range []int{1, 4} {
+		for _, reset := range []bool{false, true} {
+			t.Run(fmt.Sprintf("depth%d/reset=%v", depth, reset), func(t *testing.T) {
+				var reqs atomic.Int32
+				addr, conns := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+					if _, err := nethttp.ReadRequest(br); err != nil {
+						return
+					}
+					reqs.Add(1)
+					if reset {
+						c.(*net.TCPConn).SetLinger(0)
+					}
+				})
+				c, _ := pipeClient(depth)
+				defer c.Close()
+				res, err := c.Fetch(context.Background(), "http://"+addr+"/a")
+				if err == nil {
+					res.Close()
+					t.Fatal("a request the server never answered succeeded")
+				}
+				var fe *fetch.Error
+				if !errors.As(err, &fe) || fe.Kind != fetch.KindNetwork || strings.Contains(err.Error(), errUnanswered.Error()) {
+					t.Errorf("error %v: want a network error of the connection's end", err)
+				}
+				if n, m := reqs.Load(), conns.Load(); n != 1 || m != 1 {
+					t.Errorf("the request was read %d times on %d connections, want once on one", n, m)
+				}
+			})
+		}
+	}
+}
+
+// failingWrites dials connections whose writes fail, as a write to a
+// connection the server has reset does, counting the dials.
+type failingWrites struct{ dials atomic.Int32 }
+
+func (f *failingWrites) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	f.dials.Add(1)
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return writeFails{c}, nil
+}
+
+type writeFails struct{ net.Conn }
+
+func (writeFails) Write([]byte) (int, error) { return 0, syscall.ECONNRESET }
+
+// TestFirstWriteNotResent: the first request on a new connection whose
+// write fails gets that failure, dialled once, at each depth.
+func TestFirstWriteNotResent(t *testing.T) {
+	for _, depth := range []int{1, 4} {
+		addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) { br.ReadByte() })
+		f := &failingWrites{}
+		c := fetch.NewClient(fetch.Options{Dialer: f})
+		c.Register("http", New(Config{Pipeline: depth}))
+		res, err := c.Fetch(context.Background(), "http://"+addr+"/a")
+		if err == nil {
+			res.Close()
+			t.Fatalf("depth %d: a request that was never written succeeded", depth)
+		}
+		if !errors.Is(err, syscall.ECONNRESET) {
+			t.Errorf("depth %d: error %v, want the write's", depth, err)
+		}
+		if n := f.dials.Load(); n != 1 {
+			t.Errorf("depth %d: %d dials, want 1", depth, n)
+		}
+		c.Close()
 	}
 }
 
