@@ -179,6 +179,24 @@ type batch struct {
 	ok, failed, skipped, bytesDone atomic.Int64
 	worst                          atomic.Int64 // the most severe exit status so far
 	kinds                          sync.Map     // exit status → *atomic.Int64
+	widened                        sync.Once    // see widen
+}
+
+// widen gives the batch every processor (those the scheduler had at
+// start: none when the command was not started by main), once more than
+// two transfers run at once. Two at once (a list from one host with the
+// --per-host default) wait on their server most of the time, and a
+// second processor only hands their goroutines between threads: measured
+// (2026-11-27, two cores, alternating runs), 2,000 Gopher documents from
+// gophernicus with -j 16 took 15 % less CPU on one, in the same time or
+// less, and 2,000 HTTP documents from nginx the same time for 6 % less
+// CPU. More at once gain from the second: with 16 the HTTP documents
+// took about 15 % less time on two, and 200 FTP files with 4 at once
+// 0.89-0.96 of curl -Z's time against 1.05-1.07 on one.
+func (b *batch) widen() {
+	if procs > 1 {
+		b.widened.Do(func() { runtime.GOMAXPROCS(procs) })
+	}
 }
 
 // runBatch fetches every URL of -i and the command line into files.
@@ -747,6 +765,9 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task, key string, u *fe
 				}
 				return err
 			}}
+		}
+		if b.hosts.held.Load() > 2 {
+			b.widen()
 		}
 		b.active.Add(1) // a transfer, not a wait for the host
 		transferred := func() { release(); free() }
@@ -1417,8 +1438,9 @@ type hostLimiter struct {
 	delay   time.Duration
 	mu      sync.Mutex
 	hosts   map[string]*hostSlot
-	sweepAt int       // the number of hosts at which a new one sweeps (see sweepLocked)
-	swept   time.Time // the last sweep
+	sweepAt int          // the number of hosts at which a new one sweeps (see sweepLocked)
+	swept   time.Time    // the last sweep
+	held    atomic.Int64 // places held, over all hosts: the transfers at once
 }
 
 type hostSlot struct {
@@ -1463,11 +1485,13 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 			return nil, ctx.Err()
 		}
 	}
+	h.held.Add(1)
 	var released atomic.Bool
 	release = func() {
 		if released.Swap(true) {
 			return
 		}
+		h.held.Add(-1)
 		if s.sem != nil {
 			<-s.sem
 		}

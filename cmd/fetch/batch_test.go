@@ -1367,3 +1367,48 @@ func TestPrepareDirKeepsDigests(t *testing.T) {
 	}
 	runtime.KeepAlive(b)
 }
+
+// TestBatchWidensPastTwoTransfers: a batch stays on one processor while
+// at most two of its transfers run at once, and goes to every processor
+// the command started with once a third runs beside them.
+func TestBatchWidensPastTwoTransfers(t *testing.T) {
+	oldProcs, oldMax := procs, runtime.GOMAXPROCS(1)
+	t.Cleanup(func() {
+		procs = oldProcs
+		runtime.GOMAXPROCS(oldMax)
+	})
+	procs = 4
+	for _, tc := range []struct {
+		perHost string
+		want    int
+	}{{"2", 1}, {"3", 4}} {
+		runtime.GOMAXPROCS(1)
+		var inFlight, peak atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n := inFlight.Add(1)
+			defer inFlight.Add(-1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			if tc.want > 1 {
+				// held until a third transfer runs (or long past
+				// any machine's start of one)
+				for end := time.Now().Add(10 * time.Second); peak.Load() < 3 && time.Now().Before(end); {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			io.WriteString(w, "x")
+		}))
+		var args []string
+		for i := 0; i < 12; i++ {
+			args = append(args, fmt.Sprintf("%s/d%d", srv.URL, i))
+		}
+		code, _, stderr := runFetch(t, "", append([]string{"-q", "-O", "--output-dir", t.TempDir(), "-j", "8", "--per-host", tc.perHost}, args...)...)
+		srv.Close()
+		if code != 0 {
+			t.Fatalf("--per-host %s: exit %d: %s", tc.perHost, code, stderr)
+		}
+		if got := runtime.GOMAXPROCS(0); got != tc.want {
+			t.Errorf("--per-host %s (at most %d at once seen): %d processors, want %d", tc.perHost, peak.Load(), got, tc.want)
+		}
+	}
+}

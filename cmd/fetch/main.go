@@ -130,20 +130,13 @@ func run(ctx context.Context, args []string, s stdio) int {
 	if o.set["warc-max-size"] && o.warc.path == "" { // (a default in the configuration file is no mistake)
 		return report(s, o, &fetch.Error{Kind: fetch.KindUsage, Offset: -1, Err: errors.New("--warc-max-size goes with --warc")})
 	}
-	if procs > 1 && o.batchMode() && o.batch.jobs > 1 {
-		// -j: every processor. Its transfers spend much of their time
-		// waiting for servers, and on one processor the kernel's share
-		// of each (the connections an FTP data transfer or a Gopher
-		// request opens and closes, the unnamed files) and the runtime's
-		// wake-ups queue behind one thread. Measured on 2026-11-27 (two
-		// cores, alternating runs): 200 FTP files with -j 4 took 0.89
-		// times curl -Z's time on two processors and 1.05-1.07 on one;
-		// 2,000 HTTP documents with -j 16 about 15 % less time on two, for
-		// 15-20 % more CPU. With --pipeline or --warc the second helps
-		// more still: other transfers write their files, or compress
-		// their records, while a connection's answers are read. A single
-		// transfer, or -j 1, stays on one. GOMAXPROCS in the environment
-		// overrides this.
+	if procs > 1 && o.batchMode() && o.batch.jobs > 1 && o.warc.path != "" {
+		// -j with --warc: every processor from the start, since
+		// compressing records is work of its own beside the transfers.
+		// Otherwise a batch goes to every processor once more than two
+		// of its transfers run at once (batch.widen says why, and what
+		// was measured). A single transfer, or -j 1, stays on one.
+		// GOMAXPROCS in the environment overrides this.
 		runtime.GOMAXPROCS(procs)
 	}
 	switch qo := o.queueOpts; {
