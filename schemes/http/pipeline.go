@@ -160,10 +160,17 @@ func (p *pipeline) get(addr string) (pc *pipeConn, fresh, afterIdle bool) {
 		}
 	}
 	p.nconns -= h.prune()
-	for _, c := range h.conns {
-		if !c.dead.Load() && !c.closing.Load() && c.inflight < p.depth && (pc == nil || c.inflight < pc.inflight) {
-			pc = c
+	for {
+		pc = nil
+		for _, c := range h.conns {
+			if !c.dead.Load() && !c.closing.Load() && c.inflight < p.depth && (pc == nil || c.inflight < pc.inflight) {
+				pc = c
+			}
 		}
+		if pc == nil || pc.inflight > 0 || !pc.ready.Load() || !pc.stale() {
+			break
+		}
+		pc.kill() // dropped at the next prune
 	}
 	if pc == nil {
 		pc = &pipeConn{p: p, addr: addr, host: h, dialed: make(chan struct{}), ended: make(chan struct{})}
@@ -480,7 +487,7 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 		if stop != nil && !stop() {
 			pc.kill() // the cancellation came: the connection ends before the next turn
 		}
-		if !ok || pc.closing.Load() {
+		if !ok || pc.closing.Load() || pc.unsolicited(seq) {
 			pc.kill()
 		}
 		leave()
@@ -551,7 +558,10 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
 		}
-		if errors.Is(err, errSilent) {
+		var se *silentError
+		if errors.As(err, &se) {
+			err = se.err
+		} else if errors.Is(err, errSilent) {
 			err = fmt.Errorf("%w: no answer within %v", fetch.ErrTimeout, pc.p.headerWait)
 		}
 		return nil, err
@@ -581,6 +591,35 @@ func (pc *pipeConn) roundTrip(r *nethttp.Request, fresh, afterIdle bool) (resp *
 	}
 	resp.Body = &pipeBody{rc: resp.Body, finish: finish}
 	return resp, nil
+}
+
+// stale tells whether pc, with no request on it, has something to read:
+// bytes its server sent while it was idle (a 400 as the server times it
+// out, say), or its end. The next request is not sent on it: what is
+// there would be read as its answer. net/http's Transport, whose reader
+// waits on every idle connection, drops such a connection too.
+func (pc *pipeConn) stale() bool {
+	if pc.dead.Load() || pc.answered.Load() == 0 {
+		return false
+	}
+	if pc.br.Buffered() > 0 {
+		return true
+	}
+	c := pc.c
+	if tc, ok := c.(*tracedConn); ok {
+		c = tc.Conn
+	}
+	return fetch.Readable(c)
+}
+
+// unsolicited tells whether bytes have come after request seq's answer,
+// read whole, with no request written behind it: they answer no request
+// (a body longer than its Content-Length, a stray CRLF), and the
+// connection is not used again, as net/http's Transport drops it.
+func (pc *pipeConn) unsolicited(seq uint64) bool {
+	pc.wmu.Lock()
+	defer pc.wmu.Unlock()
+	return pc.written == seq && pc.br.Buffered() > 0
 }
 
 // unanswered is the error of request seq, which has no answer on the
@@ -746,8 +785,10 @@ func (pc *pipeConn) readAnswer(r *nethttp.Request) (*nethttp.Response, error) {
 				switch {
 				case pc.lim.N <= 0:
 					return nil, headerTooLong("GET") // the interim answers took the bound
-				case interim == 0 && (pc.timedOut.Load() || isTimeout(err)):
+				case interim == 0 && pc.timedOut.Load():
 					return nil, errSilent
+				case interim == 0 && isTimeout(err):
+					return nil, &silentError{err} // the idle timeout's, as the Transport's
 				case pc.timedOut.Load():
 					return nil, fmt.Errorf("%w: the header did not come within %v", fetch.ErrTimeout, pc.p.headerWait)
 				case interim == 0 && isEnded(err):
@@ -782,6 +823,13 @@ func (pc *pipeConn) readAnswer(r *nethttp.Request) (*nethttp.Response, error) {
 		return resp, nil
 	}
 }
+
+// silentError is readAnswer's when a read waited past the idle timeout
+// before any byte of the answer: it is errSilent, and err is the read's.
+type silentError struct{ err error }
+
+func (e *silentError) Error() string        { return errSilent.Error() + ": " + e.err.Error() }
+func (e *silentError) Is(target error) bool { return target == errSilent }
 
 // unansweredError is readAnswer's when the connection ended before any
 // byte of the answer: it is errUnanswered, and err is how it ended.

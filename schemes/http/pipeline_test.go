@@ -102,8 +102,10 @@ func waitInflight(t *testing.T, d *Driver, addr string, n int) {
 // error, and the server's connection count.
 func queueBehind(t *testing.T, first string, special func(c net.Conn, br *bufio.Reader) bool) (next <-chan string, res *fetch.Result, conns *atomic.Int32, err error) {
 	t.Helper()
-	release := make(chan struct{})
+	release, got := make(chan struct{}), make(chan struct{})
+	var gotOnce sync.Once
 	addr, conns := pathServer(t, first, func(c net.Conn, br *bufio.Reader) bool {
+		gotOnce.Do(func() { close(got) })
 		<-release
 		return special(c, br)
 	})
@@ -126,7 +128,15 @@ func queueBehind(t *testing.T, first string, special func(c net.Conn, br *bufio.
 		res, err := c.Fetch(context.Background(), "http://"+addr+first)
 		firstc <- result{res, err}
 	}()
+	// first written and read by the server, not only counted on its
+	// connection (which happens before the dial is over): /next then
+	// goes behind it, never first on the connection
 	waitInflight(t, d, addr, 1)
+	select {
+	case <-got:
+	case <-time.After(time.Minute):
+		t.Fatalf("the server never read %s", first)
+	}
 	nextc := make(chan string, 1)
 	go func() {
 		bodies, errs := fetchAll(c, addr, "/next")
@@ -919,5 +929,109 @@ func TestIdleConnectionsBoundedInAll(t *testing.T) {
 			t.Errorf("%s: %d connections kept open after %d servers, want at most %d", name, n, servers, fetch.DefaultMaxIdle)
 		}
 		c.Close()
+	}
+}
+
+// TestPipelineUnsolicitedBytes: bytes a server sends after an answer
+// whole, with no request outstanding on the connection (a body longer than
+// its Content-Length, a stray CRLF, a second answer), are no answer to the
+// next request sent on that connection. net/http's Transport drops such a
+// connection ("Unsolicited response received on idle HTTP channel") and
+// the next request gets its own document on a new one (almost always: its
+// reader races the next request).
+func TestPipelineUnsolicitedBytes(t *testing.T) {
+	for _, depth := range []int{1, 4} {
+		for _, extra := range []string{"\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nWRONG"} {
+			t.Run(fmt.Sprintf("depth%d/%q", depth, extra[:2]), func(t *testing.T) {
+				addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+					for {
+						r, err := nethttp.ReadRequest(br)
+						if err != nil {
+							return
+						}
+						body := "body of " + r.URL.Path
+						fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s%s", len(body), body, extra)
+					}
+				})
+				c, _ := pipeClient(depth)
+				defer c.Close()
+				for _, p := range []string{"/a", "/b", "/c"} {
+					res, err := c.Fetch(context.Background(), "http://"+addr+p)
+					if err != nil {
+						t.Errorf("%s: %v", p, err)
+						continue
+					}
+					b, err := io.ReadAll(res.Document.Body)
+					res.Close()
+					if err != nil || string(b) != "body of "+p {
+						t.Errorf("%s: got %q, %v; want %q", p, b, err, "body of "+p)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPipelineUnsolicitedWhileIdle: a server that writes an answer
+// on an idle keep-alive connection (a 400 as it times the connection out)
+// and closes it: the next request is not answered by it. The Transport's
+// reader sees the bytes while the connection is idle and drops it; the
+// driver's own connection looks before it sends on a connection that was
+// idle (pipeConn.stale).
+func TestPipelineUnsolicitedWhileIdle(t *testing.T) {
+	for _, depth := range []int{1, 4} {
+		t.Run(fmt.Sprintf("depth%d", depth), func(t *testing.T) {
+			wrote := make(chan struct{}, 2)
+			addr, _ := pipeServer(t, func(c net.Conn, br *bufio.Reader) {
+				r, err := nethttp.ReadRequest(br)
+				if err != nil {
+					return
+				}
+				body := "body of " + r.URL.Path
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+				time.Sleep(50 * time.Millisecond) // the answer read and the connection idle
+				io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+				wrote <- struct{}{}
+			})
+			c, _ := pipeClient(depth)
+			defer c.Close()
+			for _, p := range []string{"/a", "/b"} {
+				res, err := c.Fetch(context.Background(), "http://"+addr+p)
+				if err != nil {
+					t.Errorf("%s: %v", p, err)
+					continue
+				}
+				b, err := io.ReadAll(res.Document.Body)
+				res.Close()
+				if err != nil || string(b) != "body of "+p {
+					t.Errorf("%s: got %q, %v; want %q", p, b, err, "body of "+p)
+				}
+				<-wrote // (on loopback the bytes are there when the write returns)
+			}
+		})
+	}
+}
+
+// TestStallBeforeAnswerNamesIdleTimeout: a server silent after the request
+// fails it when the idle timeout passes, and the error says so (the
+// command's hint, "--timeout raises the idle timeout", keys on it), as it
+// does through net/http's Transport; not "no answer within" twice the
+// idle time, which is not what was waited.
+func TestStallBeforeAnswerNamesIdleTimeout(t *testing.T) {
+	for _, depth := range []int{0, 1} {
+		t.Run(fmt.Sprint("depth", depth), func(t *testing.T) {
+			addr := rawServer(t, "", func(c net.Conn) {
+				c.SetReadDeadline(time.Now().Add(time.Minute))
+				io.Copy(io.Discard, c)
+			})
+			const idle = 200 * time.Millisecond
+			c := fetch.NewClient(fetch.Options{IdleTimeout: idle})
+			c.Register("http", New(Config{Pipeline: depth}))
+			defer c.Close()
+			_, err := c.Fetch(context.Background(), "http://"+addr+"/")
+			if err == nil || !strings.Contains(err.Error(), "idle timeout") {
+				t.Errorf("err = %v, want the idle timeout named", err)
+			}
+		})
 	}
 }

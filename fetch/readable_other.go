@@ -1,0 +1,9 @@
+//go:build !unix
+
+package fetch
+
+import "net"
+
+// Readable reports whether something waits to be read on c without
+// reading it; here it cannot tell, and reports false.
+func Readable(c net.Conn) bool { return false }
