@@ -1440,7 +1440,7 @@ type hostLimiter struct {
 	hosts   map[string]*hostSlot
 	sweepAt int          // the number of hosts at which a new one sweeps (see sweepLocked)
 	swept   time.Time    // the last sweep
-	held    atomic.Int64 // places held, over all hosts: the transfers at once
+	held    atomic.Int64 // places held past the delay, over all hosts: the transfers at once
 }
 
 type hostSlot struct {
@@ -1485,13 +1485,14 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 			return nil, ctx.Err()
 		}
 	}
-	h.held.Add(1)
-	var released atomic.Bool
+	var released, counted atomic.Bool
 	release = func() {
 		if released.Swap(true) {
 			return
 		}
-		h.held.Add(-1)
+		if counted.Load() {
+			h.held.Add(-1)
+		}
 		if s.sem != nil {
 			<-s.sem
 		}
@@ -1517,6 +1518,10 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 			}
 		}
 	}
+	// counted once the transfer may start: a place waiting out the
+	// delay is no transfer
+	h.held.Add(1)
+	counted.Store(true)
 	return release, nil
 }
 

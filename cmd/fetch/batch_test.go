@@ -1412,3 +1412,35 @@ func TestBatchWidensPastTwoTransfers(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchDelayDoesNotWiden: with --delay, the places held while waiting
+// for the host's delay are no transfers: four URLs of one host spaced by
+// --delay run one at a time, and the batch stays on one processor.
+func TestBatchDelayDoesNotWiden(t *testing.T) {
+	oldProcs, oldMax := procs, runtime.GOMAXPROCS(1)
+	t.Cleanup(func() {
+		procs = oldProcs
+		runtime.GOMAXPROCS(oldMax)
+	})
+	procs = 4
+	var inFlight, peak atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		io.WriteString(w, "x")
+	}))
+	defer srv.Close()
+	var args []string
+	for i := 0; i < 4; i++ {
+		args = append(args, fmt.Sprintf("%s/d%d", srv.URL, i))
+	}
+	code, _, stderr := runFetch(t, "", append([]string{"-q", "-O", "--output-dir", t.TempDir(), "-j", "8", "--per-host", "4", "--delay", "300ms"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("at most %d transfers at once: %d processors, want 1", peak.Load(), got)
+	}
+}
