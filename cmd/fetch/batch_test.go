@@ -1368,16 +1368,22 @@ func TestPrepareDirKeepsDigests(t *testing.T) {
 	runtime.KeepAlive(b)
 }
 
-// TestBatchWidensPastTwoTransfers: a batch stays on one processor while
-// at most two of its transfers run at once, and goes to every processor
-// the command started with once a third runs beside them.
-func TestBatchWidensPastTwoTransfers(t *testing.T) {
+// startedWithFour makes the in-process command one that main started
+// with four processors and set to one (procs), until the test ends.
+func startedWithFour(t *testing.T) {
 	oldProcs, oldMax := procs, runtime.GOMAXPROCS(1)
 	t.Cleanup(func() {
 		procs = oldProcs
 		runtime.GOMAXPROCS(oldMax)
 	})
 	procs = 4
+}
+
+// TestBatchWidensPastTwoTransfers: a batch stays on one processor while
+// at most two of its transfers run at once, and goes to every processor
+// the command started with once a third runs beside them.
+func TestBatchWidensPastTwoTransfers(t *testing.T) {
+	startedWithFour(t)
 	for _, tc := range []struct {
 		perHost string
 		want    int
@@ -1417,12 +1423,7 @@ func TestBatchWidensPastTwoTransfers(t *testing.T) {
 // for the host's delay are no transfers: four URLs of one host spaced by
 // --delay run one at a time, and the batch stays on one processor.
 func TestBatchDelayDoesNotWiden(t *testing.T) {
-	oldProcs, oldMax := procs, runtime.GOMAXPROCS(1)
-	t.Cleanup(func() {
-		procs = oldProcs
-		runtime.GOMAXPROCS(oldMax)
-	})
-	procs = 4
+	startedWithFour(t)
 	var inFlight, peak atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := inFlight.Add(1)

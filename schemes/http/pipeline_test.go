@@ -956,19 +956,26 @@ func TestPipelineUnsolicitedBytes(t *testing.T) {
 				c, _ := pipeClient(depth)
 				defer c.Close()
 				for _, p := range []string{"/a", "/b", "/c"} {
-					res, err := c.Fetch(context.Background(), "http://"+addr+p)
-					if err != nil {
-						t.Errorf("%s: %v", p, err)
-						continue
-					}
-					b, err := io.ReadAll(res.Document.Body)
-					res.Close()
-					if err != nil || string(b) != "body of "+p {
-						t.Errorf("%s: got %q, %v; want %q", p, b, err, "body of "+p)
-					}
+					wantBody(t, c, addr, p)
 				}
 			})
 		}
+	}
+}
+
+// wantBody fetches path from addr with c and checks that it is the
+// document answer sends for it.
+func wantBody(t *testing.T, c *fetch.Client, addr, path string) {
+	t.Helper()
+	res, err := c.Fetch(context.Background(), "http://"+addr+path)
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return
+	}
+	b, err := io.ReadAll(res.Document.Body)
+	res.Close()
+	if err != nil || string(b) != "body of "+path {
+		t.Errorf("%s: got %q, %v; want %q", path, b, err, "body of "+path)
 	}
 }
 
@@ -996,16 +1003,7 @@ func TestPipelineUnsolicitedWhileIdle(t *testing.T) {
 			c, _ := pipeClient(depth)
 			defer c.Close()
 			for _, p := range []string{"/a", "/b"} {
-				res, err := c.Fetch(context.Background(), "http://"+addr+p)
-				if err != nil {
-					t.Errorf("%s: %v", p, err)
-					continue
-				}
-				b, err := io.ReadAll(res.Document.Body)
-				res.Close()
-				if err != nil || string(b) != "body of "+p {
-					t.Errorf("%s: got %q, %v; want %q", p, b, err, "body of "+p)
-				}
+				wantBody(t, c, addr, p)
 				<-wrote // (on loopback the bytes are there when the write returns)
 			}
 		})
