@@ -30,11 +30,10 @@ func Readable(c net.Conn) bool {
 		return false
 	}
 	readable := false
-	rc.Read(func(fd uintptr) bool {
+	rc.Control(func(fd uintptr) {
 		var b [1]byte
 		n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
 		readable = n > 0 || err == nil || !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR)
-		return true // never wait
 	})
 	return readable
 }
