@@ -150,6 +150,7 @@ type batch struct {
 	list       *frontier.Memory // a plain list, fed as it is read; nil for a crawl or a queue
 	shared     bool             // a queue shared with other workers (--queue)
 	backlog    int              // tasks fed or set aside ahead of the workers
+	backlogLen int64            // and their URLs' bytes, at most (0: no bound)
 	held       heldQueue        // the crawl's queue when this process holds it (a Memory or Journal), else nil
 	warnedFull atomic.Bool      // the queue's bound was reached and said so (queueFull)
 	// queuedBefore is how many URLs the crawl's journal held when it was

@@ -980,6 +980,113 @@ func (f *lateFrontier) Next(ctx context.Context) (frontier.Lease, error) {
 
 func (f *lateFrontier) Close() error { return nil }
 
+// endlessFrontier hands out tasks for url without end, counting them.
+type endlessFrontier struct {
+	url    string
+	leased atomic.Int64
+}
+
+func (f *endlessFrontier) Next(ctx context.Context) (frontier.Lease, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	f.leased.Add(1)
+	return &lateLease{frontier.Task{URL: f.url}}, nil
+}
+
+func (f *endlessFrontier) Close() error { return nil }
+
+// TestDispatchBacklogBytes: the tasks the dispatcher sets aside while
+// their host is at its --per-host cap are bounded by their URLs' bytes
+// too, not only by their count.
+func TestDispatchBacklogBytes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accepts and never answers: the one transfer holds the host
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	url := "http://" + ln.Addr().String() + "/" + strings.Repeat("a", 60<<10)
+	o, s, _, c := commandClient(t, "-O", "-j", "1", "--per-host", "1", url)
+	const room = 10
+	fr := &endlessFrontier{url: url}
+	b := &batch{o: o, s: s, c: c, root: t.TempDir(), fr: fr, backlog: 100_000, backlogLen: room * int64(len(url))}
+	b.log, b.done, b.names, _ = openLog("", nil)
+	b.hosts = newHostLimiter(1, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.cancel = cancel
+	done := make(chan struct{})
+	go func() { b.dispatch(ctx); close(done) }()
+	// The count the bound allows is reached at once; give more a chance.
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) && fr.leased.Load() <= 2*room {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// one in transfer, room set aside, and the one whose URL crossed
+	// the bound
+	if n := fr.leased.Load(); n > room+2 {
+		t.Errorf("%d tasks of %d KiB leased: the backlog of %d KiB was not kept", n, len(url)>>10, room*len(url)>>10)
+	} else if n < room {
+		t.Errorf("only %d tasks leased", n)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("dispatch still running 30 s after the cancellation")
+	}
+}
+
+// TestListBacklogBytes: a plain list is read ahead of the workers by at
+// most the backlog's bytes of URLs, not only its count.
+func TestListBacklogBytes(t *testing.T) {
+	stem := "http://127.0.0.1:1/" + strings.Repeat("a", 60<<10)
+	url := stem + "000" // as long as each line's URL
+	var list strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&list, "%s%03d\n", stem, i) // each once: a list's copies are skipped
+	}
+	o, s, _, c := commandClient(t, "-O", "-i", "-")
+	const room = 10
+	b := &batch{o: o, s: s, c: c, root: t.TempDir()}
+	if err := b.openFrontier(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if b.backlogLen != backlogBytes {
+		t.Fatalf("backlogLen %d, want %d", b.backlogLen, backlogBytes)
+	}
+	b.backlogLen = room * int64(len(url))
+	b.log, b.done, b.names, _ = openLog("", nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.cancel = cancel
+	done := make(chan error, 1)
+	go func() { done <- b.feed(ctx, []urlList{{name: "-", r: strings.NewReader(list.String())}}, func() {}) }()
+	// nobody takes the tasks: the reader stops at the bound
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) && b.read.Load() <= 2*room {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := b.read.Load(); n > room+1 {
+		t.Errorf("%d URLs of %d KiB read ahead: the backlog of %d KiB was not kept", n, len(url)>>10, room*len(url)>>10)
+	} else if n < room {
+		t.Errorf("only %d URLs read", n)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("feed still reading 30 s after the cancellation")
+	}
+}
+
 // commandClient parses args as the command does and makes its client,
 // closed when the test ends; standard output and error both go to the
 // buffer it returns.

@@ -28,7 +28,7 @@ import (
 func (b *batch) openFrontier(ctx context.Context, s stdio) error {
 	o := b.o
 	key := queueKey(b.c)
-	b.backlog = 64 + 4*o.batch.jobs
+	b.backlog, b.backlogLen = 64+4*o.batch.jobs, backlogBytes
 	switch {
 	case o.queueOpts.queue != "":
 		q, err := openQueue(ctx, s, o, b.c, "queue", o.queueOpts.queue)
@@ -120,7 +120,7 @@ func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error
 				b.skipped.Add(1)
 				return ctx.Err() == nil
 			}
-			if err := b.list.WaitBelow(ctx, b.backlog); err != nil {
+			if err := b.list.WaitRoom(ctx, b.backlog, b.roomBytes()); err != nil {
 				return false
 			}
 			b.list.Add(ctx, frontier.Task{URL: raw})
@@ -162,6 +162,22 @@ func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error
 		return addErr
 	}
 	return err
+}
+
+// backlogBytes bounds the URL bytes of the tasks a batch holds ahead of
+// its workers, as the backlog bounds their number: a list's lines allow
+// URLs of up to 64 KiB, and with -j 1000 a backlog of 4,064 of those,
+// read from the list and again set aside by the dispatcher, would hold
+// 500 MiB. 8 MiB is 50,000 URLs of common length, far more than the
+// backlog's count.
+const backlogBytes = 8 << 20
+
+// roomBytes is the bound a plain list's queue waits under: -1 for none.
+func (b *batch) roomBytes() int64 {
+	if b.backlogLen <= 0 {
+		return -1
+	}
+	return b.backlogLen
 }
 
 // seedBatch is how many seeds of a crawl or a queue are added at once: a
@@ -220,10 +236,11 @@ func (b *batch) dispatch(ctx context.Context) {
 	var order []string // hosts with tasks set aside, served in turn
 	active := map[string]int{}
 	nParked, inflight := 0, 0
+	var parkedLen int64 // the URL bytes of the tasks set aside
 	pulling, exhausted := false, false
 	cancelled := ctx.Done()
 	for {
-		if !pulling && !exhausted && nParked < b.backlog && ctx.Err() == nil {
+		if !pulling && !exhausted && nParked < b.backlog && (b.backlogLen <= 0 || parkedLen < b.backlogLen) && ctx.Err() == nil {
 			want <- struct{}{}
 			pulling = true
 		}
@@ -246,6 +263,7 @@ func (b *batch) dispatch(ctx context.Context) {
 			h := ready.host
 			parked[h] = parked[h][1:]
 			nParked--
+			parkedLen -= int64(len(ready.l.Task().URL))
 			active[h]++
 			inflight++
 			order = append(order[:at], order[at+1:]...)
@@ -277,6 +295,7 @@ func (b *batch) dispatch(ctx context.Context) {
 			}
 			parked[h] = append(parked[h], item{n.l, h, u})
 			nParked++
+			parkedLen += int64(len(n.l.Task().URL))
 		case h := <-freed:
 			inflight--
 			if active[h]--; active[h] == 0 {
