@@ -271,7 +271,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	}
 	_, statErr := os.Stat(bo.log)
 	resumed := bo.log != "" && statErr == nil // a log this run did not create
-	if b.log, b.done, b.names, err = openLog(bo.log, jsonOut); err != nil {
+	if b.log, b.done, b.names, err = openLog(bo.log, jsonOut, b.spelling()); err != nil {
 		return report(s, o, err)
 	}
 	// The batch's own files are never a document's: a URL that would
@@ -996,6 +996,38 @@ func (b *batch) inRoot(p string) (string, bool) {
 		return "", false
 	}
 	return filepath.Join(b.root, rel), true
+}
+
+// spelling maps a file named in an earlier run's log to the name claim
+// gives it: a log written with the output directory spelled otherwise
+// (absolute or relative, through a symbolic link) names the same files,
+// which must not go to other URLs. A relative name is read from the
+// current directory. Each directory is resolved once.
+func (b *batch) spelling() func(string) string {
+	root, err := resolvedPath(b.root)
+	if err != nil {
+		return nil
+	}
+	dirs := map[string]string{}
+	return func(file string) string {
+		dir, base := filepath.Split(file)
+		real, ok := dirs[dir]
+		if !ok {
+			real = ""
+			if r, err := resolvedPath(filepath.Clean(dir)); err == nil {
+				real = r
+			}
+			dirs[dir] = real
+		}
+		if real == "" {
+			return file
+		}
+		rel, err := filepath.Rel(root, filepath.Join(real, base))
+		if err != nil || !filepath.IsLocal(rel) {
+			return file
+		}
+		return filepath.Join(b.root, rel)
+	}
 }
 
 // isWARCPart reports whether dest is one of the files of a rotating WARC

@@ -1019,7 +1019,7 @@ func TestDispatchBacklogBytes(t *testing.T) {
 	const room = 10
 	fr := &endlessFrontier{url: url}
 	b := &batch{o: o, s: s, c: c, root: t.TempDir(), fr: fr, backlog: 100_000, backlogLen: room * int64(len(url))}
-	b.log, b.done, b.names, _ = openLog("", nil)
+	b.log, b.done, b.names, _ = openLog("", nil, nil)
 	b.hosts = newHostLimiter(1, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
@@ -1064,7 +1064,7 @@ func TestListBacklogBytes(t *testing.T) {
 		t.Fatalf("backlogLen %d, want %d", b.backlogLen, backlogBytes)
 	}
 	b.backlogLen = room * int64(len(url))
-	b.log, b.done, b.names, _ = openLog("", nil)
+	b.log, b.done, b.names, _ = openLog("", nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
 	done := make(chan error, 1)
@@ -1112,7 +1112,7 @@ func commandClient(t *testing.T, args ...string) (*options, stdio, *bytes.Buffer
 func TestDispatchEndsAfterCancel(t *testing.T) {
 	o, s, _, c := commandClient(t, "-O", "-j", "2", "http://127.0.0.1:1/x")
 	b := &batch{o: o, s: s, c: c, root: t.TempDir(), fr: &lateFrontier{}, backlog: 10}
-	b.log, b.done, b.names, _ = openLog("", nil)
+	b.log, b.done, b.names, _ = openLog("", nil, nil)
 	b.hosts = newHostLimiter(2, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
@@ -1382,6 +1382,45 @@ func TestBatchSuffixedNameTaken(t *testing.T) {
 	in := bt.claim(filepath.Join(root, "d", "f"), "a file in directory d")
 	if filepath.Dir(in) == taken || filepath.Dir(in) == filepath.Join(root, "d") {
 		t.Errorf("a file in d went to %s, inside a file", in)
+	}
+}
+
+// TestBatchResumeOutputSpelledOtherwise: a rerun that names the output
+// directory another way (relative, then absolute through a symbolic
+// link) still finds the files its log gives to URLs: a new URL with the
+// same name gets a suffix, never the done URL's file. A byte order mark
+// an editor put before the log's first line hides nothing.
+func TestBatchResumeOutputSpelledOtherwise(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "doc "+r.URL.Path) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.Symlink("out", "link"); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	a, b := srv.URL+"/a/x", srv.URL+"/b/x"
+	if code, _, stderr := runFetch(t, "", "-q", "-O", "--output-dir", "out", "--log", "log", a); code != 0 {
+		t.Fatalf("first run: exit %d, %q", code, stderr)
+	}
+	data, _ := os.ReadFile("log")
+	os.WriteFile("log", append([]byte("\ufeff"), data...), 0o666)
+	code, _, stderr := runFetch(t, "", "-q", "-O", "--output-dir", filepath.Join(dir, "link"), "--log", "log", a, b)
+	if code != 0 {
+		t.Fatalf("rerun: exit %d, %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join("out", "x")); string(got) != "doc /a/x" {
+		t.Errorf("out/x holds %q, want /a/x's document", got)
+	}
+	data, _ = os.ReadFile("log")
+	os.WriteFile("log", bytes.TrimPrefix(data, []byte("\ufeff")), 0o666) // for readLog
+	by, _ := readLog(t, "log")
+	if l := by[b]; l.Outcome != "ok" || filepath.Base(l.File) == "x" {
+		t.Errorf("/b/x: %+v, want a suffixed file", l)
+	} else if got, _ := os.ReadFile(l.File); string(got) != "doc /b/x" {
+		t.Errorf("%s holds %q", l.File, got)
+	}
+	if l := by[a]; l.File != filepath.Join("out", "x") {
+		t.Errorf("/a/x fetched again: %+v", l)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -45,10 +46,11 @@ type batchLog struct {
 const maxLogLine = 1 << 20
 
 // readDone reads an existing log: the URLs it records as ok, and the
-// files they were written to (file → URL). A last line cut short by a
-// kill is ignored (its URL is fetched again); whole is the length of the
-// log without it, where the next line goes.
-func readDone(name string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
+// files they were written to (file → URL), each as spell writes it (nil:
+// as the log does). A last line cut short by a kill is ignored (its URL
+// is fetched again); whole is the length of the log without it, where
+// the next line goes.
+func readDone(name string, spell func(string) string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
 	done, names = map[string]bool{}, map[nameDigest]nameDigest{}
 	// Checked before opening: a FIFO's open waits for a writer, and a
 	// device would be read without end (/dev/zero).
@@ -71,6 +73,11 @@ func readDone(name string) (done map[string]bool, names map[nameDigest]nameDiges
 		if err != nil {
 			return nil, nil, 0, err
 		}
+		if whole == 0 {
+			// a byte order mark an editor added: the first line is
+			// still one (-i lists skip it too)
+			line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		}
 		whole += n
 		if len(line) > maxLogLine {
 			continue // no line of a list's URL: its URL (megabytes long) is fetched again
@@ -78,11 +85,14 @@ func readDone(name string) (done map[string]bool, names map[nameDigest]nameDiges
 		var l logLine
 		if json.Unmarshal(line, &l) == nil && l.Outcome == "ok" {
 			done[l.URL] = true
-			if l.File != "" {
-				names[fileKey(l.File)] = digestName(l.URL)
+			if file := l.File; file != "" {
+				if spell != nil {
+					file = spell(file)
+				}
+				names[fileKey(file)] = digestName(l.URL)
 				// and its directories, all the way up (claim asks
 				// only those in the output directory)
-				for d := filepath.Dir(l.File); ; d = filepath.Dir(d) {
+				for d := filepath.Dir(file); ; d = filepath.Dir(d) {
 					k := dirDigest(d)
 					if _, ok := names[k]; ok {
 						break
@@ -116,12 +126,12 @@ func readLogLine(r *bufio.Reader) ([]byte, int64, error) {
 
 // openLog opens the --log file for appending and returns the URLs it
 // already records as ok and the files they have.
-func openLog(name string, jsonOut io.Writer) (*batchLog, map[string]bool, map[nameDigest]nameDigest, error) {
+func openLog(name string, jsonOut io.Writer, spell func(string) string) (*batchLog, map[string]bool, map[nameDigest]nameDigest, error) {
 	l := &batchLog{json: jsonOut}
 	if name == "" {
 		return l, map[string]bool{}, map[nameDigest]nameDigest{}, nil
 	}
-	done, names, whole, err := readDone(name)
+	done, names, whole, err := readDone(name, spell)
 	if err != nil {
 		return nil, nil, nil, outputErr("--log: read", name, err)
 	}

@@ -52,7 +52,7 @@ func TestAttemptRecordsWaitForCommit(t *testing.T) {
 			}
 			defer closeWARC(o)
 			b := &batch{o: o, s: s, c: c, root: dir}
-			b.log, b.done, b.names, _ = openLog("", nil)
+			b.log, b.done, b.names, _ = openLog("", nil, nil)
 			b.hosts = newHostLimiter(1, 0)
 			size := func() int64 {
 				st, err := os.Stat(out)
