@@ -19,6 +19,7 @@ import (
 	"net/http/httptrace"
 	"net/http/httputil"
 	neturl "net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -724,7 +725,7 @@ func (d *Driver) result(req *fetch.Request, resp *nethttp.Response, redirected b
 		}
 	}
 	doc := &fetch.Document{
-		Body:     body{rb},
+		Body:     body{rb, slices.Contains(resp.TransferEncoding, "chunked")},
 		MIMEType: resp.Header.Get("Content-Type"),
 		Size:     resp.ContentLength,
 		Offset:   req.Offset,
@@ -857,7 +858,10 @@ func unsatisfiedLength(resp *nethttp.Response) int64 {
 }
 
 // body turns a short read against Content-Length into fetch.ErrTruncated.
-type body struct{ io.ReadCloser }
+type body struct {
+	io.ReadCloser
+	chunked bool // the body comes in chunks: no Content-Length
+}
 
 // partBody is a resumed part's body without a Content-Length: it must end
 // where its Content-Range does, neither short (the rest would be saved as
@@ -896,6 +900,8 @@ const (
 func (b body) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && b.chunked:
+		err = fmt.Errorf("%w: the body ended before its last chunk", fetch.ErrTruncated)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		err = fmt.Errorf("%w: the body ended before its Content-Length", fetch.ErrTruncated)
 	case errors.Is(err, httputil.ErrLineTooLong):

@@ -176,16 +176,21 @@ func recordingServer(t *testing.T, resp string, after func(net.Conn)) (string, <
 }
 
 func TestTruncatedBody(t *testing.T) {
-	addr := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this", nil)
-	c := newClient(fetch.Options{})
-	res, err := c.Fetch(context.Background(), "http://"+addr+"/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Close()
-	_, err = io.ReadAll(res.Document.Body)
-	if !errors.Is(err, fetch.ErrTruncated) || fetch.KindOf(err).ExitCode() != 5 {
-		t.Fatalf("err = %v", err)
+	for _, c := range []struct{ head, says string }{
+		{"Content-Length: 100", "before its Content-Length"},
+		{"Transfer-Encoding: chunked", "before its last chunk"},
+	} {
+		addr := rawServer(t, "HTTP/1.1 200 OK\r\n"+c.head+"\r\n\r\n"+"9\r\nonly this", nil)
+		cl := newClient(fetch.Options{})
+		res, err := cl.Fetch(context.Background(), "http://"+addr+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.ReadAll(res.Document.Body)
+		res.Close()
+		if !errors.Is(err, fetch.ErrTruncated) || fetch.KindOf(err).ExitCode() != 5 || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: err = %v, want one that says %q", c.head, err, c.says)
+		}
 	}
 }
 
