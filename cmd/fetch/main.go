@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -41,6 +43,9 @@ func main() {
 		// 0.4-0.8 ms more.
 		procs = runtime.GOMAXPROCS(1)
 	}
+	log.SetFlags(0)
+	log.SetPrefix("fetch: ")
+	log.SetOutput(libraryLog{os.Stderr})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first signal cancels the fetch (temporary files are removed);
 	// a second one kills the command at once, and so does the end of
@@ -62,6 +67,22 @@ func main() {
 	close(ended)
 	stop()
 	os.Exit(code)
+}
+
+// libraryLog is where the standard logger writes, which the command
+// itself never uses: net/http reports there a server's bytes on an idle
+// connection, which the driver deals with. Shown with -v (run sets
+// showLibraryLog), kept off the standard error otherwise, where -q
+// promises nothing and a plain run only fetch's own messages.
+type libraryLog struct{ w io.Writer }
+
+var showLibraryLog atomic.Bool
+
+func (l libraryLog) Write(p []byte) (int, error) {
+	if !showLibraryLog.Load() {
+		return len(p), nil
+	}
+	return l.w.Write(p)
 }
 
 // stopGrace is how long the command has, after a signal, to cancel its
@@ -111,6 +132,7 @@ func run(ctx context.Context, args []string, s stdio) int {
 	if err := applyConfig(o); err != nil {
 		return report(s, o, err)
 	}
+	showLibraryLog.Store(o.verbose)
 	for _, c := range []struct {
 		flag string
 		n    int64

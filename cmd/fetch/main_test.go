@@ -653,3 +653,28 @@ func TestConfigFileRunFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestLibraryLog: what a library writes through the standard logger
+// (net/http's note of a server's stray bytes) reaches the standard error
+// only with -v.
+func TestLibraryLog(t *testing.T) {
+	defer showLibraryLog.Store(showLibraryLog.Load())
+	var buf bytes.Buffer
+	l := libraryLog{&buf}
+	for _, verbose := range []bool{false, true} {
+		buf.Reset()
+		doc := filepath.Join(t.TempDir(), "doc")
+		os.WriteFile(doc, []byte("doc"), 0o666)
+		args := []string{"-q", "file://" + filepath.ToSlash(doc)}
+		if verbose {
+			args = append(args, "-v")
+		}
+		run(context.Background(), args, stdio{in: strings.NewReader(""), out: io.Discard, err: io.Discard})
+		if n, err := l.Write([]byte("Unsolicited response\n")); n != len("Unsolicited response\n") || err != nil {
+			t.Fatalf("Write: %d, %v", n, err)
+		}
+		if got := buf.String() != ""; got != verbose {
+			t.Errorf("-v %v: shown %v (%q)", verbose, got, buf.String())
+		}
+	}
+}
