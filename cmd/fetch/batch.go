@@ -178,6 +178,7 @@ type batch struct {
 	total                          atomic.Int64 // URLs to fetch; -1 until known
 	read, active                   atomic.Int64
 	ok, failed, skipped, bytesDone atomic.Int64
+	again                          atomic.Int64 // a list's copies of URLs this run has (queued, in flight, failed)
 	worst                          atomic.Int64 // the most severe exit status so far
 	kinds                          sync.Map     // exit status → *atomic.Int64
 	widened                        sync.Once    // see widen
@@ -660,22 +661,23 @@ func (b *batch) isDone(key string) bool {
 }
 
 // listed reports whether a URL read from the list is done already (by
-// the log, or earlier in this run). If not, the worker that fetches it
-// takes its text as the log shows it through redacted, not made again:
-// that parses and prints the URL, a tenth of the batch's own work for a
-// small document.
-func (b *batch) listed(raw string) (done bool) {
+// the log, or earlier in this run) or, again, listed before in this run
+// and not done (queued, in flight or failed): either is not fetched. If
+// neither, the worker that fetches it takes its text as the log shows it
+// through redacted, not made again: that parses and prints the URL, a
+// tenth of the batch's own work for a small document.
+func (b *batch) listed(raw string) (done, again bool) {
 	key := redactArg(raw)
 	b.doneMu.Lock()
 	defer b.doneMu.Unlock()
 	if b.done[key] {
-		return true
+		return true, false
 	}
 	// A URL listed again while its first copy is queued or in flight
 	// (the reader runs ahead of the workers) is not fetched twice.
 	d := digestName(key)
 	if b.queued[d] {
-		return true
+		return false, true
 	}
 	if b.queued == nil {
 		b.queued = map[nameDigest]bool{}
@@ -685,7 +687,7 @@ func (b *batch) listed(raw string) (done bool) {
 		b.shown = map[string]string{}
 	}
 	b.shown[raw] = key
-	return false
+	return false, false
 }
 
 // redacted is redactArg(raw), as listed kept it when the list's reader
@@ -1354,13 +1356,16 @@ func (b *batch) summary(d time.Duration, interrupted bool) string {
 	}
 	// URLs a crawl's journal or a shared queue gave this run were not
 	// read by it, but were handled
-	n := max(b.read.Load(), b.ok.Load()+b.failed.Load()+b.skipped.Load())
+	n := max(b.read.Load(), b.ok.Load()+b.failed.Load()+b.skipped.Load()+b.again.Load())
 	msg := fmt.Sprintf("fetch: %d %s: %d ok, %d failed", n, plural(n, "URL"), b.ok.Load(), b.failed.Load())
 	if len(parts) > 0 {
 		msg += " [" + strings.Join(parts, ", ") + "]"
 	}
 	if n := b.skipped.Load(); n > 0 {
 		msg += fmt.Sprintf(", %d already done", n)
+	}
+	if n := b.again.Load(); n > 0 {
+		msg += fmt.Sprintf(", %d listed again", n)
 	}
 	msg += b.crawlSummary()
 	msg += fmt.Sprintf("; %s in %s", sizeText(b.bytesDone.Load()), d.Round(time.Millisecond))
@@ -1452,10 +1457,10 @@ func (b *batch) statusLine(elapsed time.Duration) string {
 	} else if total := b.total.Load(); total >= 0 {
 		// Queued: not yet transferring (waiting for a worker, for a
 		// place at its host, or between retries).
-		left := total - b.skipped.Load() - finished - b.active.Load()
+		left := total - b.skipped.Load() - b.again.Load() - finished - b.active.Load()
 		queued = strconv.FormatInt(max(left, 0), 10)
 		if finished > 0 {
-			remaining := total - b.skipped.Load() - finished
+			remaining := total - b.skipped.Load() - b.again.Load() - finished
 			eta = (time.Duration(float64(elapsed) / float64(finished) * float64(remaining))).Round(time.Second).String()
 		}
 	}

@@ -1447,6 +1447,30 @@ func TestSummaryCountsJournalURLs(t *testing.T) {
 	}
 }
 
+// TestBatchListedAgain: a URL listed again after its first copy failed
+// is not fetched again, and the summary says it was listed again, not
+// that it was done.
+func TestBatchListedAgain(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "doc")
+	}))
+	defer srv.Close()
+	list := srv.URL + "/missing\n" + srv.URL + "/x\n" + srv.URL + "/missing\n"
+	code, _, stderr := runFetch(t, list, "-O", "--output-dir", t.TempDir(), "-i", "-")
+	if code != 6 || !strings.Contains(stderr, "3 URLs: 1 ok, 1 failed [1 exit 6 (server refused)], 1 listed again;") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+	if n := hits.Load(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
+
 // TestBatchProgressDropsFailedAttempt: with a progress line, the bytes of
 // an attempt cut short leave the count when it fails, so the summary
 // counts the document once.

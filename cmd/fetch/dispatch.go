@@ -116,8 +116,12 @@ func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error
 	send := func(raw string) bool {
 		if b.list != nil {
 			b.read.Add(1)
-			if b.listed(raw) {
-				b.skipped.Add(1)
+			if done, again := b.listed(raw); done || again {
+				if again {
+					b.again.Add(1)
+				} else {
+					b.skipped.Add(1)
+				}
 				return ctx.Err() == nil
 			}
 			if err := b.list.WaitRoom(ctx, b.backlog, b.roomBytes()); err != nil {
