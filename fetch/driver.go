@@ -177,6 +177,11 @@ type Request struct {
 	// Capture, when set, receives the raw bytes of this fetch for an
 	// archive (see Capture); nil captures nothing.
 	Capture Capture
+	// Redirected, when set, is called before a driver follows a redirect
+	// to another URL (HTTP's Location), with the context of the fetch;
+	// an error stops the fetch with it. A batch moves the transfer's
+	// per-host place to the new host here.
+	Redirected func(ctx context.Context, to *URL) error
 
 	// Options is set by the client: its own options with this request's
 	// overrides applied. Drivers read the settings in force here.

@@ -773,10 +773,14 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task, key string, u *fe
 			b.widen()
 		}
 		b.active.Add(1) // a transfer, not a wait for the host
-		transferred := func() { release(); free() }
-		n, sum, file, rec, err := b.fetchOnce(ctx, u, line.URL, dest, lk, transferred)
+		place := &hostPlace{h: b.hosts, key: key, release: release}
+		transferred := func() { place.free(); free() }
+		redirected := func(ctx context.Context, to *fetch.URL) error {
+			return place.move(ctx, hostKey(b.o.nntpServer, to))
+		}
+		n, sum, file, rec, err := b.fetchOnce(ctx, u, line.URL, dest, lk, transferred, redirected)
 		b.active.Add(-1)
-		release()
+		place.free()
 		// The last attempt's records go into the WARC with the log line
 		// (commit); an attempt that is tried again is recorded now.
 		line.rec = rec
@@ -852,8 +856,8 @@ func (b *batch) name(u *fetch.URL) (string, error) {
 // the next request) and transferred is called, before the file is
 // published: the host's place goes to the next transfer without waiting
 // for the disk.
-func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk *links, transferred func()) (n int64, sum, file string, rec *warcRecord, err error) {
-	req := &fetch.Request{URL: u} // u is this URL's own parse: no copy
+func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk *links, transferred func(), redirected func(context.Context, *fetch.URL) error) (n int64, sum, file string, rec *warcRecord, err error) {
+	req := &fetch.Request{URL: u, Redirected: redirected} // u is this URL's own parse: no copy
 	req.Query, req.Raw = b.o.query, b.o.raw
 	req.NoModTime = true // a batch writes files and a log, no dates
 	if req.Form, err = formAnswers(b.o); err != nil {
@@ -1561,6 +1565,53 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 	h.held.Add(1)
 	counted.Store(true)
 	return release, nil
+}
+
+// hostPlace is a transfer's place among its host's transfers. A redirect
+// to another host moves it there, so that --per-host and --delay count
+// the host the transfer talks to, not only the one its URL named.
+type hostPlace struct {
+	h       *hostLimiter
+	mu      sync.Mutex
+	key     string
+	release func() // nil once given back
+}
+
+// move gives the place back and waits for one among key's transfers,
+// unless key is the place's host already. The old place goes first: a
+// transfer that held it while waiting for the new host's could wait
+// forever for one redirected the other way.
+func (p *hostPlace) move(ctx context.Context, key string) error {
+	p.mu.Lock()
+	if key == p.key {
+		p.mu.Unlock()
+		return nil
+	}
+	old := p.release
+	p.release = nil
+	p.mu.Unlock()
+	if old != nil {
+		old()
+	}
+	release, err := p.h.acquire(ctx, key)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.key, p.release = key, release
+	p.mu.Unlock()
+	return nil
+}
+
+// free gives the place back, once however often it is called.
+func (p *hostPlace) free() {
+	p.mu.Lock()
+	release := p.release
+	p.release = nil
+	p.mu.Unlock()
+	if release != nil {
+		release()
+	}
 }
 
 // sweepLocked forgets the hosts neither in use nor within their --delay,

@@ -233,6 +233,48 @@ func TestBatchPerHostCap(t *testing.T) {
 	}
 }
 
+// TestBatchPerHostAfterRedirect: --per-host counts the host a transfer
+// is redirected to: URLs of four hosts that all redirect to a fifth never
+// send it more than the cap at once.
+func TestBatchPerHostAfterRedirect(t *testing.T) {
+	var active, maxActive atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := active.Add(1)
+		for m := maxActive.Load(); n > m && !maxActive.CompareAndSwap(m, n); m = maxActive.Load() {
+		}
+		time.Sleep(30 * time.Millisecond)
+		active.Add(-1)
+		io.WriteString(w, r.URL.Path)
+	}))
+	defer target.Close()
+	var list strings.Builder
+	for h := range 4 {
+		from := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target.URL+r.URL.Path, http.StatusFound)
+		}))
+		defer from.Close()
+		for i := range 4 {
+			fmt.Fprintf(&list, "%s/h%df%d\n", from.URL, h, i)
+		}
+	}
+	dir := t.TempDir()
+	code, _, stderr := runFetch(t, list.String(), "-i", "-", "-j", "8", "--per-host", "1", "-O", "--output-dir", dir, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	if m := maxActive.Load(); m != 1 {
+		t.Errorf("%d requests at once to the redirects' host, cap 1", m)
+	}
+	for h := range 4 {
+		for i := range 4 {
+			name := fmt.Sprintf("h%df%d", h, i)
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != "/"+name {
+				t.Errorf("%s: %q %v", name, b, err)
+			}
+		}
+	}
+}
+
 // pathServer answers each request with its path, after delay, and counts
 // the connections it accepts.
 func pathServer(t *testing.T, delay time.Duration) (*httptest.Server, *atomic.Int32) {

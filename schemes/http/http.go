@@ -188,6 +188,15 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			if err := d.checkHop(req, next.URL); err != nil {
 				return err
 			}
+			if req.Redirected != nil {
+				to, err := fetch.Parse(next.URL.String())
+				if err != nil {
+					return &fetch.Error{Kind: fetch.KindMalformed, Op: "redirect", Offset: -1, Err: err}
+				}
+				if err := req.Redirected(next.Context(), to); err != nil {
+					return err
+				}
+			}
 			if foreign = foreign || !sameOrigin(via[0].URL, next.URL); foreign {
 				// every header that may hold a credential, as -v
 				// masks them (Authorization, Cookie, X-Api-Key, ...)

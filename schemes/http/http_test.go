@@ -985,3 +985,52 @@ func TestGatewayStatusRetry(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectedHook: Request.Redirected sees each hop's URL before it is
+// followed, and its error ends the fetch with it.
+func TestRedirectedHook(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.URL.Path == "/from" {
+			nethttp.Redirect(w, r, "/to", nethttp.StatusFound)
+			return
+		}
+		io.WriteString(w, "at "+r.URL.Path)
+	}))
+	defer srv.Close()
+	refused := errors.New("not there")
+	for _, refuse := range []bool{false, true} {
+		req, err := fetch.NewRequest(srv.URL + "/from")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		req.Redirected = func(ctx context.Context, to *fetch.URL) error {
+			if ctx == nil {
+				t.Error("no context")
+			}
+			seen = append(seen, to.String())
+			if refuse {
+				return refused
+			}
+			return nil
+		}
+		res, err := newClient(fetch.Options{}).Do(context.Background(), req)
+		if len(seen) != 1 || seen[0] != srv.URL+"/to" {
+			t.Errorf("hops seen: %q", seen)
+		}
+		if refuse {
+			if !errors.Is(err, refused) {
+				t.Errorf("err = %v, want the hook's", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Document.Body)
+		res.Close()
+		if string(body) != "at /to" {
+			t.Errorf("body %q", body)
+		}
+	}
+}
