@@ -68,7 +68,7 @@ func TestWrappedKnownSchemeKept(t *testing.T) {
 
 // TestWrappedNewsBatchNotCollapsed: two news articles in a list,
 // written in the RFC 1738 wrapper, are two URLs to a batch: each gets its
-// own log line (both fail here: -O has no file name for them). Their
+// own log line (both fail here: no news server has them). Their
 // message-ids masked to one text made the second "already done".
 func TestWrappedNewsBatchNotCollapsed(t *testing.T) {
 	t.Chdir(t.TempDir())

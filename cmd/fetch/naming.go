@@ -37,7 +37,8 @@ func (o *options) destFor(i int) (dest string, forced bool) {
 }
 
 // remoteName is -O's file name: the last segment of the URL's path (of
-// the selector for gopher, without the Gopher+ string), decoded, with
+// the selector for gopher, without the Gopher+ string; a news: URL's
+// message-id or group, "/" made "_"), decoded, with
 // control characters and backslashes replaced by "_". It never names a
 // directory other than the current one: no "/", no "." or "..".
 func remoteName(u *fetch.URL) (string, error) {
@@ -48,6 +49,13 @@ func remoteName(u *fetch.URL) (string, error) {
 			return "", err
 		}
 		name = g.Selector[strings.LastIndexByte(g.Selector, '/')+1:]
+	} else if u.Scheme == "news" {
+		// a message-id or a group: one name, as -o's {file} makes it
+		var err error
+		if name, err = fetch.Unescape(u.Opaque); err != nil {
+			return "", err
+		}
+		name = strings.ReplaceAll(name, "/", "_")
 	} else {
 		p := u.Path
 		if i := strings.IndexAny(p, ";?"); i >= 0 {

@@ -108,6 +108,10 @@ func TestRemoteName(t *testing.T) {
 		"ftp://h/%2Fetc/motd":                       "motd",
 		"gopher://h/0/dir%2Fabout.txt%09%09+":       "about.txt",
 		"gopher://h/I/pics/cat.gif%09%09+image/gif": "cat.gif",
+		"news:1234@example.com":                     "1234@example.com",
+		"news:a/b@example.com":                      "a_b@example.com",
+		"news:comp.lang.go":                         "comp.lang.go",
+		"nntp://h/comp.lang.go/12":                  "12",
 	}
 	for raw, want := range tests {
 		u, err := fetch.Parse(raw)
