@@ -1657,3 +1657,37 @@ func TestBatchDelayDoesNotWiden(t *testing.T) {
 		t.Errorf("at most %d transfers at once: %d processors, want 1", peak.Load(), got)
 	}
 }
+
+// TestDeepNameFolded: a name deeper than a path may be is folded to fit,
+// keeping its last segment, the same each time and apart from another.
+func TestDeepNameFolded(t *testing.T) {
+	seg := strings.Repeat("d", 200)
+	deep := func(last string) string {
+		return strings.Repeat(seg+"/", 25) + last
+	}
+	a, err := safeRelative(deep("doc.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) > maxRelative || filepath.Base(a) == "doc.txt" || !strings.HasSuffix(a, "-doc.txt") || !strings.HasPrefix(a, filepath.Join(seg, seg)) {
+		t.Errorf("folded to %d bytes: …%s", len(a), a[max(0, len(a)-60):])
+	}
+	if again, _ := safeRelative(deep("doc.txt")); again != a {
+		t.Error("folded otherwise the second time")
+	}
+	if other, _ := safeRelative(deep("x/doc.txt")); other == a {
+		t.Error("two deep names folded to one")
+	}
+	short := filepath.Join("a", "b", "c.txt")
+	if got, _ := safeRelative("a/b/c.txt"); got != short {
+		t.Errorf("a short name changed: %q", got)
+	}
+	// on disk: the folded name can be made
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(a)), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, a), []byte("x"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+}

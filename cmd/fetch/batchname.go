@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -192,6 +194,32 @@ func urlSegments(u *fetch.URL) ([]string, error) {
 	return segs, nil
 }
 
+// maxRelative bounds a name in the output directory: a system's limit on
+// a whole path (4,096 bytes on Linux) leaves room for the directory's own.
+const maxRelative = 3000
+
+// foldDeep keeps a name of segments within maxRelative: past it, the
+// segments that do not fit become one, "~", 16 hex digits of the SHA-256
+// of their path, "-" and the last segment, so that each deep URL keeps a
+// name of its own and the same one in every run.
+func foldDeep(segs []string) []string {
+	n := len(segs) - 1 // the separators
+	for _, s := range segs {
+		n += len(s)
+	}
+	if n <= maxRelative {
+		return segs
+	}
+	last := segs[len(segs)-1]
+	kept, size := 0, 0
+	for kept < len(segs)-1 && size+len(segs[kept])+1+17+1+len(last) <= maxRelative {
+		size += len(segs[kept]) + 1
+		kept++
+	}
+	sum := sha256.Sum256([]byte(strings.Join(segs[kept:], "/")))
+	return append(segs[:kept:kept], "~"+hex.EncodeToString(sum[:8])+"-"+last)
+}
+
 // safeRelative makes every segment of name safe and checks the result
 // stays inside the directory it is relative to.
 func safeRelative(name string) (string, error) {
@@ -212,6 +240,7 @@ func safeRelative(name string) (string, error) {
 		}
 		out = append(out, s)
 	}
+	out = foldDeep(out)
 	rel := filepath.Join(out...)
 	if rel == "" || !filepath.IsLocal(rel) {
 		return "", errors.New("this URL gives no file name inside the output directory")
