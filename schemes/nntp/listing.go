@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/textproto"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/wire"
@@ -181,22 +183,22 @@ func (s *session) heads(ctx context.Context, first, last, page int64) ([]overvie
 		default:
 			return nil, s.replyErr("HEAD", "group", code, text)
 		}
-		var lines []string
-		size := 0
+		// Only the fields the entry shows are kept, each bounded: the
+		// page's headers are held until the listing returns, and a
+		// hundred of them at maxHeaderBytes would be 25 MiB.
+		var h headFields
 		// Read whole before the listing returns: timed as a whole, as
 		// an article's header is.
 		s.timer.Begin(s.req.Options.Idle())
 		err = s.readBlock(ctx, "HEAD", func(line string) error {
-			if size += len(line) + 2; size <= maxHeaderBytes {
-				lines = append(lines, line)
-			}
+			h.line(line)
 			return nil
 		})
 		s.timer.End()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, headOverview(n, parseHeader(lines)))
+		out = append(out, h.overview(n))
 	}
 	return out, nil
 }
@@ -448,20 +450,94 @@ func (g *groupStream) Close() error {
 	return nil
 }
 
-// headOverview is the overview of article n made from its header.
-func headOverview(n int64, h map[string][]string) overview {
-	get := func(k string) string {
-		if v := h[k]; len(v) > 0 {
-			return v[0]
-		}
-		return ""
+// maxHeadField bounds each field a group listing keeps of an article's
+// header where the server keeps no overview: a Subject or From longer
+// than this is shown cut, and a longer Message-ID is dropped.
+const maxHeadField = 4 << 10
+
+// The header fields an entry is made of where the server keeps no
+// overview, by index into headFieldNames and headFields.f.
+const (
+	hSubject = iota
+	hFrom
+	hDate
+	hMessageID
+	hBytes
+	hLines
+	numHeadFields
+)
+
+// headFieldNames are those fields' keys, in canonical form.
+var headFieldNames = [numHeadFields]string{"Subject", "From", "Date", "Message-Id", "Bytes", "Lines"}
+
+// headFields collects, from an article's header read a line at a time,
+// the first of each field an entry is made of, unfolded as parseHeader
+// does and cut at maxHeadField bytes; the rest of the header is dropped as
+// it is read. As for an article, only the header's first maxHeaderBytes
+// are read for its fields.
+type headFields struct {
+	f    [numHeadFields]headField
+	cur  *headField // the field a continuation line belongs to; nil for one not kept
+	size int        // bytes of the header so far
+}
+
+// headField is one header field's value, as much of it as is kept.
+type headField struct {
+	b    []byte
+	seen bool // a later field of the same name is not kept
+	cut  bool // the value ran past maxHeadField
+}
+
+func (h *headFields) line(l string) {
+	if h.size += len(l) + 2; h.size > maxHeaderBytes {
+		return
 	}
-	ov := overview{Number: n, Subject: get("Subject"), From: get("From"), Date: get("Date"),
-		MessageID: trimAngles(get("Message-Id")), References: get("References"), Bytes: -1, Lines: -1}
-	if b, err := strconv.ParseInt(strings.TrimSpace(get("Bytes")), 10, 64); err == nil && b >= 0 {
+	if l != "" && (l[0] == ' ' || l[0] == '\t') {
+		if h.cur != nil {
+			h.cur.add(" ")
+			h.cur.add(strings.TrimSpace(l))
+		}
+		return
+	}
+	h.cur = nil
+	k, v, ok := strings.Cut(l, ":")
+	if !ok || k == "" || strings.ContainsAny(k, " \t") {
+		return
+	}
+	if i := slices.Index(headFieldNames[:], textproto.CanonicalMIMEHeaderKey(k)); i >= 0 && !h.f[i].seen {
+		h.cur = &h.f[i]
+		h.cur.seen = true
+		h.cur.add(strings.TrimSpace(v))
+	}
+}
+
+// add appends s to the value, up to maxHeadField bytes in all, cut at the
+// start of a UTF-8 sequence.
+func (f *headField) add(s string) {
+	if f.cut {
+		return
+	}
+	if room := maxHeadField - len(f.b); len(s) > room {
+		for room > 0 && !utf8.RuneStart(s[room]) {
+			room--
+		}
+		s, f.cut = s[:room], true
+	}
+	f.b = append(f.b, s...)
+}
+
+// overview is the overview of article n made of the fields.
+func (h *headFields) overview(n int64) overview {
+	get := func(i int) string { return string(h.f[i].b) }
+	ov := overview{Number: n, Subject: get(hSubject), From: get(hFrom), Date: get(hDate), Bytes: -1, Lines: -1}
+	// A message-id cut short would name some other article.
+	if !h.f[hMessageID].cut {
+		ov.MessageID = trimAngles(get(hMessageID))
+	}
+	if b, err := strconv.ParseInt(strings.TrimSpace(get(hBytes)), 10, 64); err == nil && b >= 0 {
 		ov.Bytes = b
 	}
-	if b, err := strconv.ParseInt(strings.TrimSpace(get("Lines")), 10, 64); err == nil && b >= 0 {
+	if b, err := strconv.ParseInt(strings.TrimSpace(get(hLines)), 10, 64); err == nil && b >= 0 {
 		ov.Lines = b
 	}
 	return ov

@@ -11,6 +11,7 @@ import (
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -1203,4 +1204,59 @@ func TestHeadsHighMarkMaxInt64(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestHeadsKeepShownFields: a group listed through HEAD (no overview)
+// keeps of each article's header only the fields its entry shows, each
+// cut at maxHeadField. The whole of each header's first maxHeaderBytes
+// was kept until the listing returned: a hundred headers with a folded
+// Subject of a few hundred KiB held 25 MiB, and twice that resident.
+func TestHeadsKeepShownFields(t *testing.T) {
+	subject := "Subject: s" + strings.Repeat("\r\n "+strings.Repeat("x", 1000), 300)
+	from := "From: " + strings.Repeat("f", 2*maxHeadField)
+	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
+		verb, arg, _ := strings.Cut(line, " ")
+		switch verb {
+		case "GROUP":
+			c.printf("211 100 1 100 g")
+		case "OVER", "XOVER":
+			c.printf("503 overview not available")
+		case "HEAD":
+			c.printf("221 %s <%s@fetch.test>", arg, arg)
+			c.block(crlf("Message-ID: <"+arg+"@fetch.test>", "Date: Mon, 02 Nov 2026 10:00:00 +0000", from, subject))
+		default:
+			return false
+		}
+		return true
+	}})
+	c := client(fetch.Options{}, Config{Server: f.addr()})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, _, err := get(t, c, "news:g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	es := res.Listing.Entries
+	if len(es) != DefaultPageSize {
+		t.Fatalf("%d entries, want %d", len(es), DefaultPageSize)
+	}
+	for i, e := range es {
+		if len(e.Name) > maxHeadField || !strings.HasPrefix(e.Name, "s xxx") {
+			t.Errorf("entry %d: a name of %d bytes (%.20q), want the Subject's first %d", i, len(e.Name), e.Name, maxHeadField)
+		}
+		if len(e.Description) > maxHeadField || !strings.HasPrefix(e.Description, "fff") {
+			t.Errorf("entry %d: a description of %d bytes, want the From's first %d", i, len(e.Description), maxHeadField)
+		}
+		if want := fmt.Sprintf("news:%d@fetch.test", i+1); e.URL != want || e.Date.IsZero() {
+			t.Errorf("entry %d: URL %q and date %v, want %q and the Date", i, e.URL, e.Date, want)
+		}
+	}
+	// The entries hold about 800 KiB; the headers were 25 MiB.
+	if held := int64(after.HeapAlloc) - int64(before.HeapAlloc); held > 8<<20 {
+		t.Errorf("a listing of %d headers holds %d MiB", len(es), held>>20)
+	}
+	runtime.KeepAlive(res)
 }

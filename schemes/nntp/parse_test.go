@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
 )
@@ -263,5 +264,39 @@ func TestParseHeaderFoldedLinear(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 		t.Errorf("parsing a header of %d bytes allocated %d MiB", 3*n, alloc>>20)
+	}
+}
+
+// TestHeadFields: the fields a listing keeps of an article's header are
+// unfolded as parseHeader unfolds them, the first of each name is kept,
+// a long one is cut at maxHeadField on a character boundary, and a
+// Message-ID that long is dropped rather than cut.
+func TestHeadFields(t *testing.T) {
+	long := "x" + strings.Repeat("é", maxHeadField) // "é" is two bytes: the bound falls within one
+	var h headFields
+	for _, l := range []string{
+		"subject:  Hello", "\tnews ", "X-Other: x", " folded",
+		"Subject: second", "From: " + long, "Message-ID: <" + long + "@x>",
+		"Date: Mon, 02 Nov 2026 10:00:00 +0000", "bytes: 42", "Lines: x",
+	} {
+		h.line(l)
+	}
+	ov := h.overview(7)
+	if ov.Number != 7 || ov.Subject != "Hello news" || ov.Date != "Mon, 02 Nov 2026 10:00:00 +0000" || ov.Bytes != 42 || ov.Lines != -1 {
+		t.Errorf("overview %+v", ov)
+	}
+	if ov.From != long[:maxHeadField-1] {
+		t.Errorf("From of %d bytes (valid UTF-8: %v), want the first %d", len(ov.From), utf8.ValidString(ov.From), maxHeadField-1)
+	}
+	if ov.MessageID != "" {
+		t.Errorf("a Message-ID cut to %d bytes was kept", len(ov.MessageID))
+	}
+
+	// Past maxHeaderBytes of header, no more fields are read.
+	h = headFields{}
+	h.line("X-Pad: " + strings.Repeat("p", maxHeaderBytes))
+	h.line("Subject: late")
+	if ov := h.overview(1); ov.Subject != "" {
+		t.Errorf("a Subject past %d bytes of header was read: %q", maxHeaderBytes, ov.Subject)
 	}
 }
