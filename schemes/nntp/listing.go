@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -154,10 +155,18 @@ func (s *session) overviews(ctx context.Context, first, last, page int64) ([]ove
 	return ovs, nil, err
 }
 
+// headsTime is how many idle timeouts the HEAD fallback of a group
+// listing may take as a whole, from the first HEAD sent to the last
+// header's end: each header is timed on its own as well, but a page of
+// them each just within that would hold the fetch for many minutes with
+// nothing shown.
+const headsTime = 4
+
 // heads builds overviews from each article's HEAD (RFC 3977 §6.2.2), for
-// at most page of the newest articles first..last. The loop counts
-// articles rather than stepping a number up to last, which would wrap
-// around and never end when a server says its high mark is MaxInt64.
+// at most page of the newest articles first..last, within headsTime idle
+// timeouts. The loop counts articles rather than stepping a number up to
+// last, which would wrap around and never end when a server says its high
+// mark is MaxInt64.
 func (s *session) heads(ctx context.Context, first, last, page int64) ([]overview, error) {
 	if first < 0 {
 		first = 0
@@ -169,8 +178,18 @@ func (s *session) heads(ctx context.Context, first, last, page int64) ([]overvie
 		first = last - page + 1
 	}
 	count := last - first + 1 // at most page
+	idle := s.req.Options.Idle()
+	limit := headsTime * idle
+	deadline := time.Now().Add(limit)
+	late := func(asked int64) error {
+		return &fetch.Error{Kind: fetch.KindNetwork, Op: "HEAD", Offset: -1,
+			Err: fmt.Errorf("%w: the headers of the group's newest articles, read one at a time where the server keeps no overview, took more than %v in all (%d of %d read)", fetch.ErrTimeout, limit, asked, count)}
+	}
 	var out []overview
 	for i := int64(0); i < count; i++ {
+		if time.Now().After(deadline) {
+			return nil, late(i)
+		}
 		n := first + i
 		code, text, err := s.do(ctx, "HEAD", wire.Lit("HEAD "+strconv.FormatInt(n, 10)))
 		if err != nil {
@@ -188,14 +207,24 @@ func (s *session) heads(ctx context.Context, first, last, page int64) ([]overvie
 		// hundred of them at maxHeaderBytes would be 25 MiB.
 		var h headFields
 		// Read whole before the listing returns: timed as a whole, as
-		// an article's header is.
-		s.timer.Begin(s.req.Options.Idle())
+		// an article's header is, and within the fallback's time left.
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, late(i)
+		}
+		s.timer.Begin(min(idle, left))
 		err = s.readBlock(ctx, "HEAD", func(line string) error {
+			if time.Now().After(deadline) {
+				return late(i)
+			}
 			h.line(line)
 			return nil
 		})
 		s.timer.End()
 		if err != nil {
+			if left < idle && s.timer.Err() != nil {
+				err = late(i) // the time left ran out, not the header's own
+			}
 			return nil, err
 		}
 		out = append(out, h.overview(n))

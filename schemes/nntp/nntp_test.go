@@ -1260,3 +1260,58 @@ func TestHeadsKeepShownFields(t *testing.T) {
 	}
 	runtime.KeepAlive(res)
 }
+
+// TestHeadsTimedAsAWhole: a group listed through HEAD (no overview) is
+// read within headsTime idle timeouts in all. Each header was timed on
+// its own only: a hundred of them, each answered a while after its
+// status line, held the fetch for a hundred whiles with nothing shown.
+func TestHeadsTimedAsAWhole(t *testing.T) {
+	const idle = 500 * time.Millisecond
+	var mu sync.Mutex
+	heads := 0
+	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
+		verb, arg, _ := strings.Cut(line, " ")
+		switch verb {
+		case "GROUP":
+			c.printf("211 100 1 100 g")
+		case "OVER", "XOVER":
+			c.printf("503 overview not available")
+		case "HEAD":
+			mu.Lock()
+			heads++
+			mu.Unlock()
+			c.printf("221 %s <%s@fetch.test>", arg, arg)
+			c.printf("Subject: s")
+			c.flush()
+			// Far within the idle timeout, as each header is.
+			time.Sleep(idle / 10)
+			c.printf("From: f")
+			c.printf(".")
+		default:
+			return false
+		}
+		return true
+	}})
+	c := client(fetch.Options{IdleTimeout: idle}, Config{Server: f.addr()})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := c.Fetch(ctx, "news:g")
+	took := time.Since(start)
+	if err == nil {
+		res.Close()
+	}
+	if !errors.Is(err, fetch.ErrTimeout) || fetch.KindOf(err) != fetch.KindNetwork || !strings.Contains(err.Error(), "headers") {
+		t.Fatalf("%v (kind %v), want a timeout of the headers", err, fetch.KindOf(err))
+	}
+	// Four times the bound: a busy machine may run late, but not
+	// through the hundred headers' 5 s.
+	if limit := headsTime * idle; took > 4*limit {
+		t.Errorf("the fallback failed after %v, bounded to %v", took, limit)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if heads >= DefaultPageSize {
+		t.Errorf("all %d headers were asked for", heads)
+	}
+}
