@@ -138,3 +138,48 @@ func TestPromptHidesControls(t *testing.T) {
 		t.Errorf("control characters reach the terminal: %q", out.String())
 	}
 }
+
+// TestMapWriterAsStringsMap: text written to a mapWriter in pieces comes
+// out as strings.Map maps it whole, wherever the pieces split its
+// characters, whether valid UTF-8 or not (the rendering of a Gopher+
+// attribute reply streams through one).
+func TestMapWriterAsStringsMap(t *testing.T) {
+	texts := []string{
+		"",
+		"plain text\n\twith a tab\n",
+		"esc \x1b]0;owned\x07 csi \u009b2J cr\r\n",
+		"é € 𝄞 and U+FFFD \ufffd",
+		"cut \xe2\x82 and \xf0\x9d\x84 stray \x80\xbf lone \xff end",
+		"ends cut \xf0\x9d",
+		"ends cut \xe2",
+		"\xed\xa0\x80 a surrogate",
+	}
+	for _, text := range texts {
+		want := strings.Map(printableText, text)
+		// Every split into two pieces, and one write a byte.
+		for i := 0; i <= len(text); i++ {
+			var out bytes.Buffer
+			m := &mapWriter{w: &out, mapping: printableText}
+			for _, piece := range []string{text[:i], text[i:]} {
+				if n, err := m.Write([]byte(piece)); n != len(piece) || err != nil {
+					t.Fatalf("write %q: %d, %v", piece, n, err)
+				}
+			}
+			if err := m.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != want {
+				t.Errorf("%q split at %d: %q, want %q", text, i, out.String(), want)
+			}
+		}
+		var out bytes.Buffer
+		m := &mapWriter{w: &out, mapping: printableText}
+		for i := range len(text) {
+			m.Write([]byte{text[i]})
+		}
+		m.Flush()
+		if out.String() != want {
+			t.Errorf("%q a byte at a time: %q, want %q", text, out.String(), want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/schemes/gopher"
@@ -145,10 +146,14 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 			}
 			// Rendered, the server's text (names, admin fields, the
 			// abstract) is the command's output, as a menu's listing
-			// is: shown without its control characters.
-			var b strings.Builder
-			gopher.RenderAttributes(&b, attrs)
-			if _, err := io.WriteString(s.out, strings.Map(printableText, b.String())); err != nil {
+			// is: shown without its control characters. It streams, as
+			// it is several times the reply's size.
+			pw := &mapWriter{w: s.out, mapping: printableText}
+			err := gopher.RenderAttributes(pw, attrs)
+			if err == nil {
+				err = pw.Flush()
+			}
+			if err != nil {
 				return &fetch.Error{Kind: fetch.KindLocal, Op: "write", Offset: -1, Err: err}
 			}
 			return nil
@@ -705,6 +710,66 @@ func printableText(r rune) rune {
 		return r
 	}
 	return printableLines(r)
+}
+
+// mapWriter writes to w what is written to it with each character
+// mapped, as strings.Map(mapping, text) maps the whole text; bytes that
+// are no UTF-8 are characters utf8.RuneError, as there. A character that
+// two writes split is held until its last byte comes; Flush writes what
+// is held at the end.
+type mapWriter struct {
+	w       io.Writer
+	mapping func(rune) rune
+	held    []byte // the start of a character the last write ended in
+	buf     []byte // the mapped text, kept from write to write
+}
+
+func (m *mapWriter) Write(p []byte) (int, error) {
+	in := p
+	if len(m.held) > 0 {
+		in = append(m.held, p...)
+		m.held = nil
+	}
+	rest, err := m.write(in, false)
+	if err != nil {
+		return 0, err
+	}
+	if len(rest) > 0 {
+		m.held = append([]byte(nil), rest...)
+	}
+	return len(p), nil
+}
+
+// Flush writes the incomplete character held at the end, byte by byte.
+func (m *mapWriter) Flush() error {
+	held := m.held
+	m.held = nil
+	_, err := m.write(held, true)
+	return err
+}
+
+// write maps in and writes it to m.w, but for an incomplete character at
+// its end, returned unless final.
+func (m *mapWriter) write(in []byte, final bool) (rest []byte, err error) {
+	out := m.buf[:0]
+	for len(in) > 0 {
+		r, size := rune(in[0]), 1
+		if r >= utf8.RuneSelf {
+			if !final && !utf8.FullRune(in) {
+				break
+			}
+			r, size = utf8.DecodeRune(in)
+		}
+		if r = m.mapping(r); r >= 0 {
+			out = utf8.AppendRune(out, r)
+		}
+		in = in[size:]
+	}
+	m.buf = out
+	if len(out) > 0 {
+		_, err = m.w.Write(out)
+	}
+	return in, err
 }
 
 // sentLine is the confirmation of a sent message. The recipients come

@@ -1,6 +1,7 @@
 package gopher
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -383,21 +384,23 @@ func DocumentAttributes(doc *fetch.Document) ([]Attributes, bool) {
 
 // RenderAttributes writes attributes for a person to read: each item's
 // link, its administrator and date, its views with the URL of each, its
-// abstract, its form, and any other block as received.
+// abstract, its form, and any other block as received. The text goes to
+// w as it is made, a buffer at a time: the rendering of a large reply is
+// several times its size, and is never held whole.
 func RenderAttributes(w io.Writer, attrs []Attributes) error {
-	var b strings.Builder
+	b := bufio.NewWriter(w) // its first failed write fails the rest, and Flush
 	for i, a := range attrs {
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		if a.Info != nil {
-			fmt.Fprintf(&b, "%s\n", a.Info.Name)
+			fmt.Fprintf(b, "%s\n", a.Info.Name)
 			if a.URL != "" {
-				fmt.Fprintf(&b, "  URL: %s\n", a.URL)
+				fmt.Fprintf(b, "  URL: %s\n", a.URL)
 			}
 		}
 		for _, f := range a.Admin {
-			fmt.Fprintf(&b, "  %s: %s\n", f.Name, f.Value)
+			fmt.Fprintf(b, "  %s: %s\n", f.Name, f.Value)
 		}
 		if len(a.Views) > 0 {
 			b.WriteString("  Views:\n")
@@ -407,24 +410,24 @@ func RenderAttributes(w io.Writer, attrs []Attributes) error {
 					label += " <" + v.Size + ">"
 				}
 				if v.URL != "" {
-					fmt.Fprintf(&b, "    %s  %s\n", label, v.URL)
+					fmt.Fprintf(b, "    %s  %s\n", label, v.URL)
 				} else {
-					fmt.Fprintf(&b, "    %s\n", label)
+					fmt.Fprintf(b, "    %s\n", label)
 				}
 			}
 		}
 		if a.Abstract != "" {
 			b.WriteString("  Abstract:\n")
-			for _, l := range strings.Split(a.Abstract, "\n") {
-				fmt.Fprintf(&b, "    %s\n", l)
+			for l := range strings.SplitSeq(a.Abstract, "\n") {
+				fmt.Fprintf(b, "    %s\n", l)
 			}
 		}
 		if len(a.Ask) > 0 {
 			b.WriteString("  Form:\n")
 			for _, f := range a.Ask {
-				fmt.Fprintf(&b, "    %s: %s", f.Kind, f.Label)
+				fmt.Fprintf(b, "    %s: %s", f.Kind, f.Label)
 				if len(f.Fields) > 0 {
-					fmt.Fprintf(&b, " [%s]", strings.Join(f.Fields, " | "))
+					fmt.Fprintf(b, " [%s]", strings.Join(f.Fields, " | "))
 				}
 				b.WriteString("\n")
 			}
@@ -438,16 +441,15 @@ func RenderAttributes(w io.Writer, attrs []Attributes) error {
 			if name == "" {
 				name = "(no block)"
 			}
-			fmt.Fprintf(&b, "  %s:", strings.TrimPrefix(name, "+"))
+			fmt.Fprintf(b, "  %s:", strings.TrimPrefix(name, "+"))
 			if blk.Head != "" {
-				fmt.Fprintf(&b, " %s", blk.Head)
+				fmt.Fprintf(b, " %s", blk.Head)
 			}
 			b.WriteString("\n")
 			for _, l := range blk.Lines {
-				fmt.Fprintf(&b, "    %s\n", l)
+				fmt.Fprintf(b, "    %s\n", l)
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
