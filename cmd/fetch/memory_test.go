@@ -172,6 +172,41 @@ func TestMemoryGopherMillionItemMenu(t *testing.T) {
 	checkRSS(t, "a 1,000,000-item menu", rss)
 }
 
+// TestMemoryGopherAttributeViews: a Gopher+ attribute reply of 3.5 MB,
+// one item with 99,990 views, is shown rendered (12 MB of text, a URL
+// for each view) and saved with -o in bounded memory. The rendering was
+// built whole and copied twice (121-128 MB); the reply's parse alone,
+// which -o makes too, took 66 MB.
+func TestMemoryGopherAttributeViews(t *testing.T) {
+	const views = 99990
+	data := []byte("+INFO: 0x\tselselselselselselsel\t127.0.0.1\t70\t+\r\n+VIEWS:\r\n")
+	for i := range views {
+		data = fmt.Appendf(data, " text/p%05dqqqqqqqqqqqqqqq: <1k>\r\n", i)
+	}
+	addr := serveTCP(t, func(c net.Conn) {
+		bufio.NewReader(c).ReadString('\n')
+		io.WriteString(c, "+-1\r\n")
+		c.Write(data)
+		io.WriteString(c, ".\r\n")
+	})
+	url := "gopher://" + addr + "/0x%09%09!"
+	code, lines, stderr, rss := runChild(t, url)
+	if code != 0 || lines != views+3 { // the item, its URL, "Views:"
+		t.Fatalf("exit %d, %d lines, want 0 and %d: %s", code, lines, views+3, stderr)
+	}
+	checkRSS(t, "a reply of 99,990 views, rendered", rss)
+
+	file := filepath.Join(t.TempDir(), "attrs")
+	code, _, stderr, rss = runChild(t, "-o", file, url)
+	if code != 0 {
+		t.Fatalf("-o: exit %d: %s", code, stderr)
+	}
+	if got, err := os.ReadFile(file); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("-o: the file is not the reply's data (%d bytes of %d): %v", len(got), len(data), err)
+	}
+	checkRSS(t, "a reply of 99,990 views, saved with -o", rss)
+}
+
 // TestMemoryCrawlLongMenu: a crawl of a 700,000-item menu queues its
 // links as the menu is read, so memory stays bounded when --max-urls
 // holds the crawl to a few thousand documents (all the listing's links

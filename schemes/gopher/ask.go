@@ -123,7 +123,7 @@ func (d *Driver) askBlock(ctx context.Context, req *fetch.Request, g *URL) ([]As
 		if err != nil {
 			return nil, annotate(req, err)
 		}
-		attrs, err := ParseAttributes(data)
+		attrs, err := parseAttributes(data)
 		if err != nil {
 			return nil, annotate(req, err)
 		}

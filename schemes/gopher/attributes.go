@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,12 +121,27 @@ type Block struct {
 // they follow. It fails, with fetch.ErrTooLarge, only for data of more
 // than 10,000 items or 100,000 lines.
 func ParseAttributes(data []byte) ([]Attributes, error) {
+	return parseAttributes(string(data))
+}
+
+// parseAttributes is ParseAttributes of a reply read as a string: every
+// line and head it gives is a substring of s, which it does not copy.
+func parseAttributes(s string) ([]Attributes, error) {
 	var out []Attributes
 	var cur *Attributes
 	var blk *Block
-	s := string(data) // the one copy: every line and head is a substring
 	if s == "\n" || s == "\r\n" {
 		return nil, nil // no lines, as for no data
+	}
+	// The blocks' lines follow one another in the reply: they are kept
+	// in one slice, made once, of which each block has its part.
+	all := make([]string, 0, min(strings.Count(s, "\n")+1, maxAttrLines))
+	start := 0 // where blk's lines begin in all
+	endBlock := func() {
+		if blk != nil && len(all) > start {
+			blk.Lines = all[start:len(all):len(all)]
+		}
+		start = len(all)
 	}
 	lines := 0
 	for line := range strings.Lines(s) {
@@ -145,6 +161,7 @@ func ParseAttributes(data []byte) ([]Attributes, error) {
 			} else if i := strings.IndexByte(line, ' '); i >= 0 {
 				name, head = line[:i], line[i+1:]
 			}
+			endBlock()
 			if name == "+INFO" || cur == nil {
 				if len(out) == maxAttrItems {
 					return nil, errAttrItems
@@ -162,8 +179,9 @@ func ParseAttributes(data []byte) ([]Attributes, error) {
 			cur = &out[len(out)-1]
 			blk = &cur.Blocks[0]
 		}
-		blk.Lines = append(blk.Lines, strings.TrimPrefix(line, " "))
+		all = append(all, strings.TrimPrefix(line, " "))
 	}
+	endBlock()
 	budget := maxViewURLBytes
 	for i := range out {
 		out[i].interpret(&budget)
@@ -189,6 +207,7 @@ func (a *Attributes) interpret(budget *int) {
 				a.URL = it.URL("", 0)
 			}
 		case "+ADMIN":
+			a.Admin = slices.Grow(a.Admin, len(b.Lines))
 			for _, l := range b.Lines {
 				name, value, ok := strings.Cut(l, ":")
 				if !ok {
@@ -201,6 +220,9 @@ func (a *Attributes) interpret(budget *int) {
 				}
 			}
 		case "+VIEWS":
+			// Grown once, as Admin and Ask: a reply may hold 100,000
+			// lines of one block.
+			a.Views = slices.Grow(a.Views, len(b.Lines))
 			for _, l := range b.Lines {
 				if v, ok := parseView(l); ok {
 					if a.Info != nil && a.Info.Host != "" {
@@ -223,6 +245,7 @@ func (a *Attributes) interpret(budget *int) {
 		case "+ABSTRACT":
 			a.Abstract = strings.Join(b.Lines, "\n")
 		case "+ASK":
+			a.Ask = slices.Grow(a.Ask, len(b.Lines))
 			for _, l := range b.Lines {
 				if f, ok := parseAskLine(l); ok {
 					a.Ask = append(a.Ask, f)
@@ -323,11 +346,21 @@ func attributesMeta(attrs []Attributes) map[string]string {
 		m[MetaAdmin+strings.ToLower(f.Name)] = f.Value
 	}
 	if len(a.Views) > 0 {
-		var vs []string
+		// Joined in one buffer, sized first: an item may have 100,000
+		// views.
+		n := 0
 		for _, v := range a.Views {
-			vs = append(vs, strings.TrimSpace(v.Type+" "+v.Language))
+			n += len(v.Type) + len(v.Language) + 3
 		}
-		m[MetaViews] = strings.Join(vs, ", ")
+		var b strings.Builder
+		b.Grow(n)
+		for i, v := range a.Views {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strings.TrimSpace(v.Type + " " + v.Language))
+		}
+		m[MetaViews] = b.String()
 	}
 	if a.Abstract != "" {
 		m[MetaAbstract] = a.Abstract

@@ -89,3 +89,20 @@ func TestRenderAttributesStreams(t *testing.T) {
 		t.Errorf("rendering to a failing writer: %v, want %v", err, failed)
 	}
 }
+
+// TestParseAttributesLinesApart: the blocks' lines share one slice, but
+// each block's is its own: appending to one leaves the next as it was.
+func TestParseAttributesLinesApart(t *testing.T) {
+	attrs, err := ParseAttributes([]byte("+INFO: 0a\t/a\th\t70\t+\r\n+ABSTRACT:\r\n one\r\n two\r\n+SMELL:\r\n roses\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := attrs[0].Blocks
+	if len(blocks) != 3 || blocks[0].Lines != nil || len(blocks[1].Lines) != 2 || len(blocks[2].Lines) != 1 {
+		t.Fatalf("blocks %+v", blocks)
+	}
+	_ = append(blocks[1].Lines, "three")
+	if blocks[2].Lines[0] != "roses" {
+		t.Errorf("appending to +ABSTRACT's lines changed +SMELL's: %q", blocks[2].Lines)
+	}
+}

@@ -18,10 +18,10 @@ import (
 // block the request is sent again as a plain "!" or "$" and the named
 // blocks are kept here. conn and rep are the first exchange's; conn is
 // closed on return.
-func (d *Driver) attributes(ctx context.Context, req *fetch.Request, rq *request, conn net.Conn, rep *reply) ([]byte, error) {
+func (d *Driver) attributes(ctx context.Context, req *fetch.Request, rq *request, conn net.Conn, rep *reply) (string, error) {
 	data, ok, err := readAttributes(conn, rep)
 	if err != nil {
-		return nil, annotate(req, err)
+		return "", annotate(req, err)
 	}
 	kind, names := rq.plus[:1], blockNames(rq.plus)
 	if !ok && len(names) > 0 {
@@ -30,22 +30,22 @@ func (d *Driver) attributes(ctx context.Context, req *fetch.Request, rq *request
 		again.plus = kind
 		conn, rep, err := d.exchange(ctx, req, &again)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		if data, ok, err = readAttributes(conn, rep); err != nil {
-			return nil, annotate(req, err)
+			return "", annotate(req, err)
 		}
 	}
 	if !ok {
-		return nil, &fetch.Error{Kind: fetch.KindServer, Op: "gopher+ " + kind, Offset: -1,
+		return "", &fetch.Error{Kind: fetch.KindServer, Op: "gopher+ " + kind, Offset: -1,
 			Err: errors.New("the server answered with something other than Gopher+ attribute blocks: it does not serve this item's attributes")}
 	}
 	if len(names) == 0 {
 		return data, nil
 	}
-	attrs, err := ParseAttributes(data)
+	attrs, err := parseAttributes(data)
 	if err != nil {
-		return nil, annotate(req, err)
+		return "", annotate(req, err)
 	}
 	return selectBlocks(attrs, names), nil
 }
@@ -53,19 +53,19 @@ func (d *Driver) attributes(ctx context.Context, req *fetch.Request, rq *request
 // readAttributes reads an attribute reply whole (bounded) and closes conn;
 // ok is false when the reply is not one: no Gopher+ length line, or data
 // that does not start with a "+" block line.
-func readAttributes(conn net.Conn, rep *reply) (data []byte, ok bool, err error) {
+func readAttributes(conn net.Conn, rep *reply) (data string, ok bool, err error) {
 	defer conn.Close()
 	if rep.empty || !rep.plus {
-		return nil, false, nil
+		return "", false, nil
 	}
 	br := bufio.NewReader(rep.body)
 	first, err := br.Peek(1)
 	if err != nil || first[0] != '+' {
-		return nil, false, nil
+		return "", false, nil
 	}
 	data, err = readAll(br, maxAttributes)
 	if err != nil {
-		return nil, false, err
+		return "", false, err
 	}
 	return data, true, nil
 }
@@ -85,7 +85,7 @@ func blockNames(plus string) []string {
 
 // selectBlocks writes back the blocks of attrs that are named, with each
 // item's +INFO, in the form a server sends them.
-func selectBlocks(attrs []Attributes, names []string) []byte {
+func selectBlocks(attrs []Attributes, names []string) string {
 	want := map[string]bool{"+INFO": true}
 	for _, n := range names {
 		want[n] = true
@@ -106,5 +106,5 @@ func selectBlocks(attrs []Attributes, names []string) []byte {
 			}
 		}
 	}
-	return []byte(b.String())
+	return b.String()
 }

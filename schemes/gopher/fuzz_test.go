@@ -225,7 +225,7 @@ func FuzzPlusError(f *testing.F) {
 	f.Add([]byte("3 <a@b>\r\n0moved\t/new\tnew.example\t70\r\n"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		pe := parsePlusError(data)
+		pe := parsePlusError(string(data))
 		_ = pe.Error()
 		if pe.MovedTo != "" {
 			if _, err := fetch.Parse(pe.MovedTo); err != nil {

@@ -362,7 +362,7 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 		if err != nil {
 			return nil, err
 		}
-		attrs, err := ParseAttributes(data)
+		attrs, err := parseAttributes(data)
 		if err != nil {
 			return nil, annotate(req, err) // attributes closed conn
 		}
@@ -370,7 +370,7 @@ func (d *Driver) fetch(ctx context.Context, req *fetch.Request, typ byte, rq *re
 			meta[k] = v
 		}
 		res.Kind = fetch.KindDocument
-		res.Document = &fetch.Document{Body: io.NopCloser(bytes.NewReader(data)), MIMEType: AttributesMIMEType, Size: int64(len(data)), Meta: meta,
+		res.Document = &fetch.Document{Body: io.NopCloser(strings.NewReader(data)), MIMEType: AttributesMIMEType, Size: int64(len(data)), Meta: meta,
 			Native: []any{attrs}}
 		return res, nil
 
@@ -464,16 +464,18 @@ type readCloser struct {
 func (rc *readCloser) Read(p []byte) (int, error) { return rc.r.Read(p) }
 func (rc *readCloser) Close() error               { return rc.c.Close() }
 
-// readAll reads r whole, failing past max bytes.
-func readAll(r io.Reader, max int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, err
+// readAll reads r whole, failing past max bytes. The reply is read into
+// the string returned, its one copy: the attributes parsed from it and
+// the document's body share it.
+func readAll(r io.Reader, max int64) (string, error) {
+	var b strings.Builder
+	if _, err := io.Copy(&b, io.LimitReader(r, max+1)); err != nil {
+		return "", err
 	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%w (a reply held in memory is limited to %d bytes)", fetch.ErrTooLarge, max)
+	if int64(b.Len()) > max {
+		return "", fmt.Errorf("%w (a reply held in memory is limited to %d bytes)", fetch.ErrTooLarge, max)
 	}
-	return data, nil
+	return b.String(), nil
 }
 
 // reply is a server's answer: its body, framed as its head line says.
@@ -648,8 +650,8 @@ func readPlusError(b *bufio.Reader, n int64) error {
 }
 
 // parsePlusError splits an error block: "<code> <contact>" then message.
-func parsePlusError(data []byte) *PlusError {
-	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+func parsePlusError(data string) *PlusError {
+	lines := strings.Split(strings.ReplaceAll(data, "\r\n", "\n"), "\n")
 	pe := &PlusError{}
 	first := strings.TrimSpace(lines[0])
 	code, contact, _ := strings.Cut(first, " ")
