@@ -466,16 +466,16 @@ func (rc *readCloser) Close() error               { return rc.c.Close() }
 
 // readAll reads r whole, failing past max bytes. The reply is read into
 // the string returned, its one copy: the attributes parsed from it and
-// the document's body share it.
+// the document's body share it. With an error it returns what it read,
+// at most max bytes.
 func readAll(r io.Reader, max int64) (string, error) {
 	var b strings.Builder
-	if _, err := io.Copy(&b, io.LimitReader(r, max+1)); err != nil {
-		return "", err
+	_, err := io.Copy(&b, io.LimitReader(r, max+1))
+	s := b.String()
+	if err == nil && int64(len(s)) > max {
+		s, err = s[:max], fmt.Errorf("%w (a reply held in memory is limited to %d bytes)", fetch.ErrTooLarge, max)
 	}
-	if int64(b.Len()) > max {
-		return "", fmt.Errorf("%w (a reply held in memory is limited to %d bytes)", fetch.ErrTooLarge, max)
-	}
-	return b.String(), nil
+	return s, err
 }
 
 // reply is a server's answer: its body, framed as its head line says.
@@ -636,15 +636,24 @@ func readPlusError(b *bufio.Reader, n int64) error {
 	default:
 		r = b
 	}
+	// A block cut at the bound, or shorter than announced, still has
+	// its code and the start of its message.
 	data, err := readAll(r, maxErrorBlock)
-	if err != nil && !errors.Is(err, fetch.ErrTooLarge) && !errors.Is(err, fetch.ErrTruncated) {
+	cut := errors.Is(err, fetch.ErrTooLarge)
+	if err != nil && !cut && !errors.Is(err, fetch.ErrTruncated) {
 		return err
 	}
 	pe := parsePlusError(data)
-	// The message shown is the block's start; PlusError keeps it whole.
+	// The message shown is the block's start; PlusError keeps all that
+	// was read.
 	shown := pe.Message
 	if len(shown) > 512 {
 		shown = shown[:512] + "..."
+	}
+	if cut {
+		note := fmt.Sprintf(" (the error block was cut at %d bytes)", maxErrorBlock)
+		pe.Message += note
+		shown += note
 	}
 	return &fetch.Error{Kind: fetch.KindServer, Op: "gopher+", Offset: -1, Code: pe.Code, Reply: shown, Err: pe}
 }

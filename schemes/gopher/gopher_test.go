@@ -359,6 +359,39 @@ func TestPlusErrors(t *testing.T) {
 	}
 }
 
+// TestPlusErrorLongBlock: an error block past its 64 KiB bound keeps its
+// code and the start of its message, which says the block was cut; one
+// shorter than its length line announced keeps them too. Both reported
+// "error 0": the data read was dropped with the error.
+func TestPlusErrorLongBlock(t *testing.T) {
+	long := strings.Repeat(strings.Repeat("x", 99)+"\r\n", 1000) // 100 KB
+	cases := []struct {
+		name, reply string
+		cut         bool
+	}{
+		{"--1", "--1\r\n2 admin <a@b>\r\n" + long + ".\r\n", true},
+		{"--2", "--2\r\n2 admin <a@b>\r\n" + long, true},
+		{"-N", fmt.Sprintf("-%d\r\n2 admin <a@b>\r\n%s", len("2 admin <a@b>\r\n")+len(long), long), true},
+		{"-N short", "-100\r\n2 admin <a@b>\r\nbusy\r\n", false},
+	}
+	for _, tc := range cases {
+		f := newFake(t, answerWith(tc.reply))
+		_, _, err := get(t, client(fetch.Options{}), f.url("0/x%09%09+"))
+		var fe *fetch.Error
+		var pe *PlusError
+		if !errors.As(err, &fe) || !errors.As(err, &pe) || fe.Code != 2 || pe.Code != 2 || !strings.Contains(err.Error(), "try again later") {
+			t.Errorf("%s: %v, want code 2", tc.name, err)
+			continue
+		}
+		if !strings.HasPrefix(fe.Reply, "xxx") && !strings.HasPrefix(fe.Reply, "busy") {
+			t.Errorf("%s: the message's start is lost: %q", tc.name, fe.Reply)
+		}
+		if said := strings.Contains(fe.Reply, "cut") && strings.Contains(pe.Message, "cut"); said != tc.cut {
+			t.Errorf("%s: the message says the block was cut: %v, want %v: %q", tc.name, said, tc.cut, fe.Reply)
+		}
+	}
+}
+
 func TestPlainErrorItem(t *testing.T) {
 	for _, path := range []string{"0/x", "1/x", "9/x"} {
 		f := newFake(t, answerWith("3'/x' does not exist (no handler found)\t\terror.host\t1\r\n"))
