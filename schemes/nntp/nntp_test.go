@@ -1206,15 +1206,11 @@ func TestHeadsHighMarkMaxInt64(t *testing.T) {
 	}
 }
 
-// TestHeadsKeepShownFields: a group listed through HEAD (no overview)
-// keeps of each article's header only the fields its entry shows, each
-// cut at maxHeadField. The whole of each header's first maxHeaderBytes
-// was kept until the listing returned: a hundred headers with a folded
-// Subject of a few hundred KiB held 25 MiB, and twice that resident.
-func TestHeadsKeepShownFields(t *testing.T) {
-	subject := "Subject: s" + strings.Repeat("\r\n "+strings.Repeat("x", 1000), 300)
-	from := "From: " + strings.Repeat("f", 2*maxHeadField)
-	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
+// noOverview is a server whose group g has articles 1 to 100 and no
+// overview: header writes the header of article arg (and its end), after
+// its status line.
+func noOverview(t *testing.T, header func(c *fakeConn, arg string)) *fake {
+	return newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
 		verb, arg, _ := strings.Cut(line, " ")
 		switch verb {
 		case "GROUP":
@@ -1223,12 +1219,25 @@ func TestHeadsKeepShownFields(t *testing.T) {
 			c.printf("503 overview not available")
 		case "HEAD":
 			c.printf("221 %s <%s@fetch.test>", arg, arg)
-			c.block(crlf("Message-ID: <"+arg+"@fetch.test>", "Date: Mon, 02 Nov 2026 10:00:00 +0000", from, subject))
+			header(c, arg)
 		default:
 			return false
 		}
 		return true
 	}})
+}
+
+// TestHeadsKeepShownFields: a group listed through HEAD (no overview)
+// keeps of each article's header only the fields its entry shows, each
+// cut at maxHeadField. The whole of each header's first maxHeaderBytes
+// was kept until the listing returned: a hundred headers with a folded
+// Subject of a few hundred KiB held 25 MiB, and twice that resident.
+func TestHeadsKeepShownFields(t *testing.T) {
+	subject := "Subject: s" + strings.Repeat("\r\n "+strings.Repeat("x", 1000), 300)
+	from := "From: " + strings.Repeat("f", 2*maxHeadField)
+	f := noOverview(t, func(c *fakeConn, arg string) {
+		c.block(crlf("Message-ID: <"+arg+"@fetch.test>", "Date: Mon, 02 Nov 2026 10:00:00 +0000", from, subject))
+	})
 	c := client(fetch.Options{}, Config{Server: f.addr()})
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -1269,29 +1278,17 @@ func TestHeadsTimedAsAWhole(t *testing.T) {
 	const idle = 500 * time.Millisecond
 	var mu sync.Mutex
 	heads := 0
-	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
-		verb, arg, _ := strings.Cut(line, " ")
-		switch verb {
-		case "GROUP":
-			c.printf("211 100 1 100 g")
-		case "OVER", "XOVER":
-			c.printf("503 overview not available")
-		case "HEAD":
-			mu.Lock()
-			heads++
-			mu.Unlock()
-			c.printf("221 %s <%s@fetch.test>", arg, arg)
-			c.printf("Subject: s")
-			c.flush()
-			// Far within the idle timeout, as each header is.
-			time.Sleep(idle / 10)
-			c.printf("From: f")
-			c.printf(".")
-		default:
-			return false
-		}
-		return true
-	}})
+	f := noOverview(t, func(c *fakeConn, _ string) {
+		mu.Lock()
+		heads++
+		mu.Unlock()
+		c.printf("Subject: s")
+		c.flush()
+		// Far within the idle timeout, as each header is.
+		time.Sleep(idle / 10)
+		c.printf("From: f")
+		c.printf(".")
+	})
 	c := client(fetch.Options{IdleTimeout: idle}, Config{Server: f.addr()})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
