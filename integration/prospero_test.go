@@ -125,6 +125,9 @@ func TestProsperoListing(t *testing.T) {
 		if res.Listing == nil {
 			t.Fatalf("%s: a %s, not a listing", u, res.Kind)
 		}
+		if err := res.Listing.ReadAll(); err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
 		fetchtest.CheckEntryURLs(t, u, res.Listing)
 		m := map[string]fetch.Entry{}
 		for _, e := range res.Listing.Entries {

@@ -171,6 +171,9 @@ func TestListing(t *testing.T) {
 	if res.Listing == nil {
 		t.Fatalf("a %s, not a listing", res.Kind)
 	}
+	if err := res.Listing.ReadAll(); err != nil {
+		t.Fatal(err)
+	}
 	reqs := f.requests()
 	if len(reqs) != 2 || !strings.HasSuffix(reqs[1], "DIRECTORY ASCII '/'\nLIST ATTRIBUTES COMPONENTS\n") {
 		t.Errorf("requests %q", reqs)
@@ -209,6 +212,9 @@ func TestEmptyHostIsTheServer(t *testing.T) {
 	c := client(f, &stubs{}, opts)
 	res, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Listing.ReadAll(); err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Listing.Entries) != 1 || res.Listing.Entries[0].URL != "prospero://"+f.Addr+"//y" {

@@ -95,7 +95,7 @@ func FuzzReply(f *testing.F) {
 				t.Fatalf("line of %d tokens", len(l))
 			}
 		}
-		r, _ := parseReply(lines) // a FAILURE still yields what came before it
+		r, _ := parseReply(string(b)) // a FAILURE still yields what came before it
 		if r == nil {
 			return
 		}
@@ -108,6 +108,9 @@ func FuzzReply(f *testing.F) {
 		}
 		u, _ := fetch.Parse("prospero://pros.example//x")
 		l := (&Driver{}).listing(&fetch.Request{URL: u}, target{hsoname: "/x"}, r)
+		if err := l.ReadAll(); err != nil {
+			t.Fatalf("listing: %v", err)
+		}
 		fetchtest.CheckEntryURLs(t, "fuzzed listing", l)
 	})
 }
@@ -149,6 +152,9 @@ func TestGarbageReplies(t *testing.T) {
 			}
 		} else {
 			if res.Listing != nil {
+				if err := res.Listing.ReadAll(); err != nil {
+					t.Errorf("reply %q: listing: %v", in, err)
+				}
 				fetchtest.CheckEntryURLs(t, "garbage listing", res.Listing)
 			}
 			res.Close()

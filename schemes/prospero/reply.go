@@ -3,6 +3,7 @@ package prospero
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -43,11 +44,15 @@ type Link struct {
 // Reply is a parsed reply to one request.
 type Reply struct {
 	Attrs      []Attribute // not attached to a link (GET-OBJECT-INFO)
-	Links      []Link
 	NoneFound  bool
 	Forwarded  *Link // FORWARDED: where the object moved (Name empty)
 	Unresolved string
 	Warnings   []string
+	// linkText is the reply's text from its first LINK line, read again
+	// for its links (readLinks) rather than held as Links: a listing
+	// makes them into entries one at a time, and 100,000 links held
+	// took 15 MB beside the reply's 4 MiB.
+	linkText string
 }
 
 // ReplyError is a FAILURE, ERROR or VERSION-NOT-SUPPORTED reply.
@@ -68,41 +73,39 @@ func (e *ReplyError) Error() string {
 	return s
 }
 
-// parseReply reads the lines of a reply. The first FAILURE or ERROR line
-// ends it with a *ReplyError; lines of kinds it does not know (VERSION,
-// AUTHENTICATED, SUCCESS, ID, LINK-INFO) are passed over.
-func parseReply(lines []Line) (*Reply, error) {
+// parseReply reads a reply's text. The first FAILURE or ERROR line ends
+// it with a *ReplyError, and the links before it are the reply's; lines
+// of kinds it does not know (VERSION, AUTHENTICATED, SUCCESS, ID,
+// LINK-INFO) are passed over. Links are checked here and read when asked
+// for (readLinks). The text is read as checkReply reads it: a reply it
+// refuses is refused here too, unless a FAILURE or a malformed line
+// comes first.
+func parseReply(text string) (*Reply, error) {
 	r := &Reply{}
-	for _, l := range lines {
+	lr := lineReader{text: text}
+	linksAt := -1 // where the first LINK line starts
+	var failure error
+lines:
+	for lr.next() {
+		l := lr.line
 		word := l[0]
 		switch {
 		case strings.HasPrefix(word, "ATTRIBUTE"):
-			if strings.Trim(word[len("ATTRIBUTE"):], ">") != "" {
-				continue // another word beginning with ATTRIBUTE
-			}
-			nested := len(word) > len("ATTRIBUTE")
-			rest := l[1:]
-			if !nested && len(rest) > 0 && strings.Trim(rest[0], ">") == "" {
-				nested, rest = true, rest[1:]
-			}
-			a, err := parseAttribute(rest)
+			a, ok, err := attributeLine(l)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v in %q", errSyntax, err, l.String())
+				return nil, err
 			}
-			if nested {
-				continue // a sub-attribute of a link-valued attribute
-			}
-			if n := len(r.Links); n > 0 {
-				r.Links[n-1].Attrs = append(r.Links[n-1].Attrs, a)
-			} else {
+			if ok && linksAt < 0 { // after a LINK, it is the link's: read with it
+				a.Value = slices.Clone(a.Value)
 				r.Attrs = append(r.Attrs, a)
 			}
 		case word == "LINK":
-			k, err := parseLink(l[1:])
-			if err != nil {
+			if _, err := parseLink(l[1:]); err != nil {
 				return nil, fmt.Errorf("%w: %v in %q", errSyntax, err, l.String())
 			}
-			r.Links = append(r.Links, k)
+			if linksAt < 0 {
+				linksAt = lr.start
+			}
 		case word == "NONE-FOUND":
 			r.NoneFound = true
 		case word == "FORWARDED":
@@ -124,12 +127,83 @@ func parseReply(lines []Line) (*Reply, error) {
 				e.Code = l[1]
 				e.Text = strings.Join(l[2:], " ")
 			}
-			return r, e
+			failure = e
+			break lines
 		case word == "ERROR", word == "VERSION-NOT-SUPPORTED":
-			return r, &ReplyError{Word: word, Text: strings.Join(l[1:], " ")}
+			failure = &ReplyError{Word: word, Text: strings.Join(l[1:], " ")}
+			break lines
 		}
 	}
-	return r, nil
+	if lr.err != nil {
+		return nil, lr.err
+	}
+	if linksAt >= 0 {
+		end := len(text)
+		if failure != nil {
+			end = lr.start // the links end before the FAILURE or ERROR
+		}
+		r.linkText = text[linksAt:end]
+	}
+	return r, failure
+}
+
+// attributeLine reads an ATTRIBUTE line (one whose first word begins
+// with ATTRIBUTE). It is not ok, and passed over, when its word only
+// begins so or it is a sub-attribute of a link-valued attribute
+// ("ATTRIBUTE>" or "ATTRIBUTE >"). The attribute's Value is a part of l.
+func attributeLine(l Line) (a Attribute, ok bool, err error) {
+	word := l[0]
+	if strings.Trim(word[len("ATTRIBUTE"):], ">") != "" {
+		return a, false, nil // another word beginning with ATTRIBUTE
+	}
+	nested := len(word) > len("ATTRIBUTE")
+	rest := l[1:]
+	if !nested && len(rest) > 0 && strings.Trim(rest[0], ">") == "" {
+		nested, rest = true, rest[1:]
+	}
+	a, err = parseAttribute(rest)
+	if err != nil {
+		return a, false, fmt.Errorf("%w: %v in %q", errSyntax, err, l.String())
+	}
+	return a, !nested, nil
+}
+
+// readLinks reads the reply's links from its text, one at a time.
+func (r *Reply) readLinks() *linkReader {
+	return &linkReader{lines: lineReader{text: r.linkText}}
+}
+
+// linkReader reads the links of a reply in order, each with the
+// ATTRIBUTE lines that follow it.
+type linkReader struct {
+	lines lineReader
+	next  Link // the link of the LINK line read last, its attributes to come
+	held  bool // whether next holds one
+}
+
+// read returns the next link, or false after the last. parseReply has
+// read the same text without error, so its lines are not checked again.
+func (r *linkReader) read() (Link, bool) {
+	for r.lines.next() {
+		l := r.lines.line
+		switch {
+		case l[0] == "LINK":
+			k, _ := parseLink(l[1:])
+			prev, had := r.next, r.held
+			r.next, r.held = k, true
+			if had {
+				return prev, true
+			}
+		case strings.HasPrefix(l[0], "ATTRIBUTE"):
+			if a, ok, _ := attributeLine(l); ok {
+				a.Value = slices.Clone(a.Value)
+				r.next.Attrs = append(r.next.Attrs, a)
+			}
+		}
+	}
+	k, had := r.next, r.held
+	r.next, r.held = Link{}, false
+	return k, had
 }
 
 func parseAttribute(t []string) (Attribute, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,6 +35,30 @@ func TestQuote(t *testing.T) {
 			t.Errorf("split(quote(%q)) = %q, %v", in, lines, err)
 		}
 	}
+}
+
+// splitReply reads every line of b as the driver reads a reply, each
+// line a slice of its own.
+func splitReply(b []byte) ([]Line, error) {
+	r := lineReader{text: string(b)}
+	var lines []Line
+	for r.next() {
+		lines = append(lines, slices.Clone(r.line))
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return lines, nil
+}
+
+// links reads every link of r.
+func links(r *Reply) []Link {
+	var ks []Link
+	lr := r.readLinks()
+	for k, ok := lr.read(); ok; k, ok = lr.read() {
+		ks = append(ks, k)
+	}
+	return ks
 }
 
 func TestSplitReply(t *testing.T) {
@@ -111,11 +136,11 @@ LINK  L NULL secret NULL NULL NULL NULL 0
 `
 
 func TestParseListReply(t *testing.T) {
-	r := mustParse(t, listReply)
-	if len(r.Links) != 5 {
-		t.Fatalf("%d links", len(r.Links))
+	ks := links(mustParse(t, listReply))
+	if len(ks) != 5 {
+		t.Fatalf("%d links", len(ks))
 	}
-	if k := r.Links[1]; k.Name != "read me" || k.Target != "EXTERNAL" || len(k.Attrs) != 1 || k.Attrs[0].AppliesTo != "CACHED" {
+	if k := ks[1]; k.Name != "read me" || k.Target != "EXTERNAL" || len(k.Attrs) != 1 || k.Attrs[0].AppliesTo != "CACHED" {
 		t.Errorf("external link %+v", k)
 	}
 }
@@ -130,16 +155,14 @@ func TestParseFailures(t *testing.T) {
 		"ATTRIBUTE OBJECT FIELD A x\nFAILURE NOT-A-DIRECTORY\n": "FAILURE NOT-A-DIRECTORY",
 	}
 	for in, want := range cases {
-		lines, _ := splitReply([]byte(in))
-		_, err := parseReply(lines)
+		_, err := parseReply(in)
 		var re *ReplyError
 		if !errors.As(err, &re) || re.Error() != want {
 			t.Errorf("%q: %v, want %s", in, err, want)
 		}
 	}
 	for _, bad := range []string{"ATTRIBUTE OBJECT\n", "ATTRIBUTE OBJECT WEIRD X\n", "LINK L FILE x\n", "ATTRIBUTE OBJECT INTRINSIC X\n", "FORWARDED a b\n"} {
-		lines, _ := splitReply([]byte(bad))
-		if _, err := parseReply(lines); !errors.Is(err, errSyntax) {
+		if _, err := parseReply(bad); !errors.Is(err, errSyntax) {
 			t.Errorf("%q: %v, want a syntax error", bad, err)
 		}
 	}
@@ -151,11 +174,7 @@ func TestParseFailures(t *testing.T) {
 
 func mustParse(t *testing.T, s string) *Reply {
 	t.Helper()
-	lines, err := splitReply([]byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := parseReply(lines)
+	r, err := parseReply(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,6 +264,9 @@ func TestMethodURLBounds(t *testing.T) {
 	r := mustParse(t, text)
 	u, _ := fetch.Parse("prospero://p.example//")
 	l := (&Driver{}).listing(&fetch.Request{URL: u}, target{hsoname: "/"}, r)
+	if err := l.ReadAll(); err != nil {
+		t.Fatal(err)
+	}
 	runtime.ReadMemStats(&after)
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 128<<20 {
 		t.Errorf("a listing reply of %d bytes allocated %d MiB", len(text), alloc>>20)
@@ -286,4 +308,56 @@ func TestReplyBounds(t *testing.T) {
 	if !errors.Is(err, errReplyTooLarge) || !strings.Contains(err.Error(), "more than 1000000 tokens") {
 		t.Errorf("%d tokens: %v", n*4000+1, err)
 	}
+}
+
+// TestLargeListingMemory: a LIST reply at the driver's bounds (99,990
+// short LINK lines, 3.7 MB: under maxReply and maxReplyLines) is read
+// from its text. Parsing it allocates next to nothing, and its listing,
+// read an entry at a time, holds little beside the text. Held as lines of
+// tokens, then links, then entries, it took 61 MB at once, and a fetch of
+// it 150 MB resident: over the 64 MiB maxReply is to keep a fetch under.
+func TestLargeListingMemory(t *testing.T) {
+	const n = maxReplyLines - 10
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "LINK L FILE n ASCII h ASCII /%05d 0\n", i)
+	}
+	text := b.String()
+	if len(text) > maxReply {
+		t.Fatalf("the reply is %d bytes, over maxReply", len(text))
+	}
+	u, _ := fetch.Parse("prospero://p.example//")
+
+	var start, parsed, midway runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&start)
+	r, err := parseReply(text)
+	runtime.ReadMemStats(&parsed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := (&Driver{}).listing(&fetch.Request{URL: u}, target{hsoname: "/"}, r)
+	defer l.Close()
+	read := 0
+	for read < n/2 && l.Next() {
+		read++
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&midway)
+
+	// The bounds are generous: what is measured is well under them, and
+	// the text held as lines, links or entries is several times them.
+	if alloc := parsed.TotalAlloc - start.TotalAlloc; alloc > 256<<10 {
+		t.Errorf("parsing a reply of %d bytes allocated %d KiB", len(text), alloc>>10)
+	}
+	if held := int64(midway.HeapAlloc) - int64(start.HeapAlloc); held > 4<<20 {
+		t.Errorf("a listing of %d links, half read, holds %d KiB beside its reply's %d", n, held>>10, len(text)>>10)
+	}
+	for l.Next() {
+		read++
+	}
+	if e := l.Entry(); read != n || e.URL != "prospero://h//99989" || e.Kind != fetch.EntryFile {
+		t.Errorf("%d entries, the last %+v; want %d, the last a file at prospero://h//99989", read, e, n)
+	}
+	runtime.KeepAlive(text)
 }

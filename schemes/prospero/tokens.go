@@ -16,10 +16,10 @@ import (
 // literal quote; "''" alone is the empty token.
 
 // Limits on a reply's text. A reply is bounded in octets by maxReply; these
-// bound what its octets become, since every line is a slice and every
-// token a string of its own, each costing far more than the two octets
-// ("a\n") it can take on the wire. A reply of short lines at maxReply
-// would otherwise become tens of times its size in slices and strings.
+// bound what its octets become. Its lines are read one at a time and its
+// tokens share its octets (see lineReader), but what is kept of them (an
+// attribute, a link, an entry) costs far more than the two octets ("a\n")
+// a line can take on the wire.
 const (
 	maxLineTokens = 4096
 	// maxReplyLines is the most lines a reply may have. dirsrv writes a
@@ -30,7 +30,7 @@ const (
 	maxReplyLines = 100_000
 	// maxReplyTokens is the most tokens a reply may have: ten a line on
 	// average at maxReplyLines (dirsrv's LINK and ACCESS-METHOD lines
-	// have eight to twelve), some 16 MiB of string headers at most.
+	// have eight to twelve), 16 MiB of string headers were they all kept.
 	maxReplyTokens = 1_000_000
 )
 
@@ -76,90 +76,127 @@ func (l Line) String() string {
 // reads.
 var errReplyTooLarge = fmt.Errorf("%w: an oversized Prospero reply", fetch.ErrTooLarge)
 
-// splitReply cuts a reply into lines of tokens. An unquoted CR is taken
-// for white space, so CR LF ends a line too; empty lines are dropped. A
-// quote left open at the end is an error, and so is a line of more than
-// maxLineTokens tokens (fetch.ErrLineTooLong, this driver's bound on one
-// line) or a reply of more than maxReplyLines lines or maxReplyTokens
-// tokens, each found before the line or token past the bound is kept.
-func splitReply(b []byte) ([]Line, error) {
-	var (
-		lines  []Line
-		line   Line
-		tok    []byte
-		inTok  bool // a token has started (possibly empty, as in '')
-		quoted bool
-		lineNo = 1
-		tokens = 0 // tokens kept, in every line
-	)
-	endTok := func() error {
-		if inTok {
-			if len(line) >= maxLineTokens {
-				return fmt.Errorf("%w: reply line %d has more than %d tokens", fetch.ErrLineTooLong, lineNo, maxLineTokens)
-			}
-			if tokens >= maxReplyTokens {
-				return fmt.Errorf("%w: more than %d tokens (at line %d), the most this client reads", errReplyTooLarge, maxReplyTokens, lineNo)
-			}
-			line = append(line, string(tok))
-			tokens++
+// lineReader reads a reply's text one line at a time. An unquoted CR is
+// taken for white space, so CR LF ends a line too; blank lines are passed
+// over. A quote left open at the end is an error, and so is a line of
+// more than maxLineTokens tokens (fetch.ErrLineTooLong, this driver's
+// bound on one line) or a reply of more than maxReplyLines lines or
+// maxReplyTokens tokens, each found before the line or token past the
+// bound is read.
+//
+// A token is a substring of the text when the text holds it as it is
+// (unquoted, or quoted whole with no quote inside), so a reply's tokens
+// share its octets rather than each taking a string of its own. The
+// line's slice is reused from one line to the next: a caller keeps the
+// strings, or a copy of the slice.
+type lineReader struct {
+	text   string
+	pos    int  // where the next line starts
+	start  int  // where the line last read starts
+	line   Line // the line last read
+	lineNo int  // its number, blank lines counted
+	lines  int  // lines read, blank ones not counted
+	tokens int  // tokens read, in every line
+	err    error
+}
+
+// next reads the next line that is not blank, reporting false at the
+// end of the text or on an error (see err).
+func (r *lineReader) next() bool {
+	for r.err == nil && r.pos < len(r.text) {
+		r.start, r.line = r.pos, r.line[:0]
+		r.lineNo++
+		if r.err = r.readLine(); r.err != nil {
+			return false
 		}
-		tok, inTok = tok[:0], false
-		return nil
+		if len(r.line) == 0 {
+			continue // a blank line
+		}
+		if r.lines >= maxReplyLines {
+			r.err = fmt.Errorf("%w: more than %d lines, the most this client reads", errReplyTooLarge, maxReplyLines)
+			return false
+		}
+		r.lines++
+		return true
 	}
-	endLine := func() error {
-		if len(line) == 0 {
+	return false
+}
+
+// readLine reads the tokens of one line into r.line, up to and past the
+// unquoted LF that ends it or to the end of the text.
+func (r *lineReader) readLine() error {
+	t := r.text
+	for r.pos < len(t) {
+		switch t[r.pos] {
+		case '\n':
+			r.pos++
 			return nil
-		}
-		if len(lines) >= maxReplyLines {
-			return fmt.Errorf("%w: more than %d lines, the most this client reads", errReplyTooLarge, maxReplyLines)
-		}
-		lines = append(lines, line)
-		return nil
-	}
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if quoted {
-			if c == '\'' {
-				if i+1 < len(b) && b[i+1] == '\'' {
-					tok = append(tok, '\'')
-					i++
-					continue
-				}
-				quoted = false
-				continue
-			}
-			tok = append(tok, c)
+		case ' ', '\t', '\r', '\f', '\v':
+			r.pos++
 			continue
 		}
-		switch c {
-		case '\'':
-			quoted, inTok = true, true
-		case ' ', '\t', '\r', '\f', '\v':
-			if err := endTok(); err != nil {
-				return nil, err
+		// A token, to the first unquoted white space. Inside quotes,
+		// "''" closes and opens them again: the token goes on.
+		start, quoted := r.pos, false
+	token:
+		for ; r.pos < len(t); r.pos++ {
+			switch t[r.pos] {
+			case '\'':
+				quoted = !quoted
+			case ' ', '\t', '\r', '\f', '\v', '\n':
+				if !quoted {
+					break token
+				}
 			}
-		case '\n':
-			if err := endTok(); err != nil {
-				return nil, err
-			}
-			if err := endLine(); err != nil {
-				return nil, err
-			}
-			line = nil
-			lineNo++
+		}
+		if quoted {
+			return fmt.Errorf("%w: a quote opened on line %d is never closed", errSyntax, r.lineNo)
+		}
+		if len(r.line) >= maxLineTokens {
+			return fmt.Errorf("%w: reply line %d has more than %d tokens", fetch.ErrLineTooLong, r.lineNo, maxLineTokens)
+		}
+		if r.tokens >= maxReplyTokens {
+			return fmt.Errorf("%w: more than %d tokens (at line %d), the most this client reads", errReplyTooLarge, maxReplyTokens, r.lineNo)
+		}
+		r.line = append(r.line, unquote(t[start:r.pos]))
+		r.tokens++
+	}
+	return nil
+}
+
+// unquote is the value of a token as the text writes it: a quote starts
+// or ends quoting, and inside quotes two of them are one literal quote.
+func unquote(s string) string {
+	i := strings.IndexByte(s, '\'')
+	switch {
+	case i < 0:
+		return s
+	case i == 0 && strings.IndexByte(s[1:], '\'') == len(s)-2:
+		return s[1 : len(s)-1] // quoted whole, as dirsrv writes "'/pub'"
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] != '\'':
+			b.WriteByte(s[i])
+		case quoted && i+1 < len(s) && s[i+1] == '\'':
+			b.WriteByte('\'')
+			i++
 		default:
-			tok = append(tok, c)
-			inTok = true
+			quoted = !quoted
 		}
 	}
-	if quoted {
-		return nil, fmt.Errorf("%w: a quote opened on line %d is never closed", errSyntax, lineNo)
+	return b.String()
+}
+
+// checkReply reads the whole of a reply's text as lineReader does,
+// returning the number of its lines or the first error in it, so that a
+// reply is refused before any of it is used.
+func checkReply(text string) (int, error) {
+	r := lineReader{text: text}
+	for r.next() {
 	}
-	if err := endTok(); err != nil {
-		return nil, err
-	}
-	if err := endLine(); err != nil {
-		return nil, err
-	}
-	return lines, nil
+	return r.lines, r.err
 }
