@@ -386,14 +386,22 @@ func (d *Driver) follow(ctx context.Context, req *fetch.Request, t target, ms []
 		u, _ := fetch.Parse(m.URL)
 		return fetchVia(ctx, req, u)
 	}
-	meta := map[string]string{
-		"prospero.hsoname": t.hsoname,
-		"prospero.chosen":  m.Name() + " " + m.URL,
-	}
+	meta := make(map[string]string, 2+len(ms))
+	meta["prospero.hsoname"] = t.hsoname
+	meta["prospero.chosen"] = m.Name() + " " + m.URL
 	for k, m := range ms {
 		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = m.String()
 	}
-	body := &methodBody{ctx: ctx, req: req, ms: ms, next: i}
+	body := &methodBody{ctx: ctx, req: req}
+	for _, m := range ms[i:] {
+		switch {
+		case m.URL == "" || m.Kind != fetch.KindDocument:
+		case len(body.ms) <= maxFallbacks:
+			body.ms = append(body.ms, m)
+		default:
+			body.untried++
+		}
+	}
 	if offersContents(ms) {
 		body.contents = d.readContents(ctx, req, t)
 	}
@@ -419,11 +427,13 @@ func (d *Driver) follow(ctx context.Context, req *fetch.Request, t target, ms []
 // maxFallbacks of them, when one fails, and last to PROSPERO-CONTENTS
 // when the server offered it.
 type methodBody struct {
-	ctx      context.Context
-	req      *fetch.Request
+	ctx context.Context
+	req *fetch.Request
+	// ms are the methods to try: the chosen one, then at most
+	// maxFallbacks more that give a document, in the server's order.
 	ms       []Method
+	untried  int // the usable methods offered past those
 	contents func() (io.Reader, error)
-	next     int
 	res      *fetch.Result
 	rc       io.ReadCloser
 	err      error
@@ -441,17 +451,7 @@ func (b *methodBody) Read(p []byte) (int, error) {
 
 func (b *methodBody) open() error {
 	var first error
-	tried, untried := 0, 0
-	for ; b.next < len(b.ms); b.next++ {
-		m := b.ms[b.next]
-		if m.URL == "" || m.Kind != fetch.KindDocument {
-			continue
-		}
-		if tried > maxFallbacks { // the chosen method and maxFallbacks more have failed
-			untried++
-			continue
-		}
-		tried++
+	for _, m := range b.ms {
 		u, err := fetch.Parse(m.URL)
 		if err == nil {
 			var res *fetch.Result
@@ -470,11 +470,11 @@ func (b *methodBody) open() error {
 			first = err
 		}
 	}
-	if untried > 0 {
-		b.req.Trace(fetch.DirInfo, fmt.Sprintf("prospero: %d more access methods not tried: at most %d after the chosen one are", untried, maxFallbacks))
+	if b.untried > 0 { // the chosen method and maxFallbacks more have failed
+		b.req.Trace(fetch.DirInfo, fmt.Sprintf("prospero: %d more access methods not tried: at most %d after the chosen one are", b.untried, maxFallbacks))
 		// The error stays the chosen method's (its kind, its errors.Is
 		// chain); the text says the rest were not all tried.
-		first = fmt.Errorf("%w (%d more access methods offered were not tried: at most %d after the chosen one are)", first, untried, maxFallbacks)
+		first = fmt.Errorf("%w (%d more access methods offered were not tried: at most %d after the chosen one are)", first, b.untried, maxFallbacks)
 	}
 	if b.contents != nil {
 		b.req.Trace(fetch.DirInfo, "prospero: falling back to PROSPERO-CONTENTS")
