@@ -194,8 +194,10 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	budget := maxMethodURLBytes
 	ms := resolveMethods(accessMethods(rep.Attrs), o, &budget)
-	for _, m := range ms {
-		req.Trace(fetch.DirInfo, "prospero: method "+m.String())
+	if req.Options.Tracer != nil { // an object may offer 100,000 methods
+		for _, m := range ms {
+			req.Trace(fetch.DirInfo, "prospero: method "+m.String())
+		}
 	}
 	if i := chosen(ms); i >= 0 {
 		return d.follow(ctx, req, t, ms, i)
