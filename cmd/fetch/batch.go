@@ -1007,32 +1007,44 @@ func (b *batch) inRoot(p string) (string, bool) {
 // spelling maps a file named in an earlier run's log to the name claim
 // gives it: a log written with the output directory spelled otherwise
 // (absolute or relative, through a symbolic link) names the same files,
-// which must not go to other URLs. A relative name is read from the
+// which must not go to other URLs. The file's directories are looked at
+// from the nearest up, until one is the output directory (as spelled, or
+// once resolved); what lies below it is kept as written, a directory in
+// it that is a symbolic link included. A relative name is read from the
 // current directory. Each directory is resolved once.
 func (b *batch) spelling() func(string) string {
 	root, err := resolvedPath(b.root)
 	if err != nil {
 		return nil
 	}
-	dirs := map[string]string{}
+	absRoot, err := filepath.Abs(b.root)
+	if err != nil {
+		return nil
+	}
+	isRoot := map[string]bool{absRoot: true}
 	return func(file string) string {
-		dir, base := filepath.Split(file)
-		real, ok := dirs[dir]
-		if !ok {
-			real = ""
-			if r, err := resolvedPath(filepath.Clean(dir)); err == nil {
-				real = r
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			return file
+		}
+		for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+			is, ok := isRoot[d]
+			if !ok {
+				real, err := resolvedPath(d)
+				is = err == nil && real == root
+				isRoot[d] = is
 			}
-			dirs[dir] = real
+			if is {
+				rel, err := filepath.Rel(d, abs)
+				if err != nil || !filepath.IsLocal(rel) {
+					return file
+				}
+				return filepath.Join(b.root, rel)
+			}
+			if filepath.Dir(d) == d {
+				return file // not in the output directory
+			}
 		}
-		if real == "" {
-			return file
-		}
-		rel, err := filepath.Rel(root, filepath.Join(real, base))
-		if err != nil || !filepath.IsLocal(rel) {
-			return file
-		}
-		return filepath.Join(b.root, rel)
 	}
 }
 
@@ -1569,7 +1581,9 @@ func (h *hostLimiter) acquire(ctx context.Context, key string) (release func(), 
 
 // hostPlace is a transfer's place among its host's transfers. A redirect
 // to another host moves it there, so that --per-host and --delay count
-// the host the transfer talks to, not only the one its URL named.
+// the host the transfer talks to, not only the one its URL named. The
+// wait for the new place is within the request's context, so within its
+// --max-time: the transfer's whole time, as its redirects' are.
 type hostPlace struct {
 	h       *hostLimiter
 	mu      sync.Mutex

@@ -1466,6 +1466,35 @@ func TestBatchResumeOutputSpelledOtherwise(t *testing.T) {
 	}
 }
 
+// TestBatchResumeThroughLinkedSubdirectory: a directory of the output
+// that is a symbolic link to elsewhere keeps its files' names in the log
+// (the output directory spelled otherwise on the rerun).
+func TestBatchResumeThroughLinkedSubdirectory(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "doc "+r.URL.Path) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.Mkdir("elsewhere", 0o777)
+	os.Mkdir("out", 0o777)
+	if err := os.Symlink(filepath.Join("..", "elsewhere"), filepath.Join("out", "sub")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	a, b := srv.URL+"/a/x", srv.URL+"/b/x"
+	if code, _, stderr := runFetch(t, "", "-q", "-o", "sub/{file}", "--output-dir", "out", "--log", "log", a); code != 0 {
+		t.Fatalf("first run: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runFetch(t, "", "-q", "-o", "sub/{file}", "--output-dir", filepath.Join(dir, "out"), "--log", "log", a, b); code != 0 {
+		t.Fatalf("rerun: exit %d, %q", code, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join("elsewhere", "x")); string(got) != "doc /a/x" {
+		t.Errorf("out/sub/x holds %q, want /a/x's document", got)
+	}
+	by, _ := readLog(t, "log")
+	if l := by[b]; l.Outcome != "ok" || filepath.Base(l.File) == "x" {
+		t.Errorf("/b/x: %+v, want a suffixed file", l)
+	}
+}
+
 // TestSummaryCountsJournalURLs: a resumed crawl's URLs come from its
 // journal, not from what this run read; the summary counted only the
 // latter ("0 URLs: 0 ok, 200 failed").
