@@ -466,6 +466,33 @@ func TestLineTooLong(t *testing.T) {
 	}
 }
 
+// TestShownMethodsBound: a document's metadata lists the first
+// maxShownMethods of the methods offered and counts the rest.
+func TestShownMethodsBound(t *testing.T) {
+	var reply strings.Builder
+	for i := range maxShownMethods + 5 {
+		fmt.Fprintf(&reply, "ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFTP INTERNET-D h%d.example(2121) ASCII '/x' BINARY\n", i)
+	}
+	f := newFake(t, tree(map[string]string{"/x": reply.String()}, nil)).start()
+	c := client(f, &stubs{}, fetch.Options{})
+	res, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	m := res.Document.Meta
+	methods := 0
+	for k := range m {
+		if strings.HasPrefix(k, "prospero.method.") && k != "prospero.method.more" {
+			methods++
+		}
+	}
+	if methods != maxShownMethods || m["prospero.method.more"] != "5 more access methods offered, not shown" ||
+		!strings.Contains(m[fmt.Sprintf("prospero.method.%02d", maxShownMethods)], fmt.Sprintf("h%d.example", maxShownMethods-1)) {
+		t.Errorf("%d methods shown, more %q", methods, m["prospero.method.more"])
+	}
+}
+
 // TestFallbackBound: a server offering many methods that fail gets the
 // chosen one and maxFallbacks more tried, not all of them; the trace and
 // the error say how many were left.

@@ -26,8 +26,9 @@
 //     when nothing else is (LOCAL never).
 //  4. A document is fetched through the chosen URL with the same client,
 //     under that scheme's own port policy, when its Body is first read, so
-//     `fetch --info` shows every method (Document.Meta, the chosen one
-//     marked) without fetching. If the chosen method fails, the next ones
+//     `fetch --info` shows the methods (Document.Meta, the chosen one
+//     marked; the first maxShownMethods and a count of the rest) without
+//     fetching. If the chosen method fails, the next ones
 //     are tried in turn, at most maxFallbacks (3) of them. A listing or
 //     session method is fetched at once.
 //  5. A file with no usable method but PROSPERO-CONTENTS (which dirsrv
@@ -85,6 +86,10 @@ const (
 	// object by one method or two (its archive and a mirror) beside
 	// PROSPERO-CONTENTS and LOCAL; three fallbacks cover them.
 	maxFallbacks = 3
+	// maxShownMethods bounds the methods a document's metadata lists
+	// (--info, --json): past it, a count. Real servers offer two to
+	// four; a server offering 74,000 made their JSON alone 77 MB.
+	maxShownMethods = 1000
 	// protocolVersion is the Prospero protocol spoken.
 	protocolVersion = 5
 	softwareID      = "fetch"
@@ -389,11 +394,15 @@ func (d *Driver) follow(ctx context.Context, req *fetch.Request, t target, ms []
 		u, _ := fetch.Parse(m.URL)
 		return fetchVia(ctx, req, u)
 	}
-	meta := make(map[string]string, 2+len(ms))
+	shown := ms[:min(len(ms), maxShownMethods)]
+	meta := make(map[string]string, 3+len(shown))
 	meta["prospero.hsoname"] = t.hsoname
 	meta["prospero.chosen"] = m.Name() + " " + m.URL
-	for k, m := range ms {
+	for k, m := range shown {
 		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = m.String()
+	}
+	if n := len(ms) - len(shown); n > 0 {
+		meta["prospero.method.more"] = fmt.Sprintf("%d more access methods offered, not shown", n)
 	}
 	body := &methodBody{ctx: ctx, req: req}
 	for _, m := range ms[i:] {
