@@ -1067,23 +1067,35 @@ func TestDispatchBacklogBytes(t *testing.T) {
 	b.cancel = cancel
 	done := make(chan struct{})
 	go func() { b.dispatch(ctx); close(done) }()
-	// The count the bound allows is reached at once; give more a chance.
-	deadline := time.Now().Add(2 * time.Second)
-	for time.Now().Before(deadline) && fr.leased.Load() <= 2*room {
-		time.Sleep(10 * time.Millisecond)
-	}
 	// one in transfer, room set aside, and the one whose URL crossed
 	// the bound
-	if n := fr.leased.Load(); n > room+2 {
+	if n := settledCount(fr.leased.Load, 2*room); n > room+2 {
 		t.Errorf("%d tasks of %d KiB leased: the backlog of %d KiB was not kept", n, len(url)>>10, room*len(url)>>10)
 	} else if n < room {
 		t.Errorf("only %d tasks leased", n)
 	}
 	cancel()
+	endsWithin(t, done, "dispatch")
+}
+
+// settledCount is count once it has passed past, or after 2 s: the count
+// a bound allows is reached at once, and more is given a chance.
+func settledCount(count func() int64, past int64) int64 {
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) && count() <= past {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return count()
+}
+
+// endsWithin fails the test unless done is closed within 30 s of the
+// cancellation of what.
+func endsWithin(t *testing.T, done <-chan struct{}, what string) {
+	t.Helper()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
-		t.Fatal("dispatch still running 30 s after the cancellation")
+		t.Fatalf("%s still running 30 s after the cancellation", what)
 	}
 }
 
@@ -1109,24 +1121,19 @@ func TestListBacklogBytes(t *testing.T) {
 	b.log, b.done, b.names, _ = openLog("", nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
-	done := make(chan error, 1)
-	go func() { done <- b.feed(ctx, []urlList{{name: "-", r: strings.NewReader(list.String())}}, func() {}) }()
+	done := make(chan struct{})
+	go func() {
+		b.feed(ctx, []urlList{{name: "-", r: strings.NewReader(list.String())}}, func() {})
+		close(done)
+	}()
 	// nobody takes the tasks: the reader stops at the bound
-	deadline := time.Now().Add(2 * time.Second)
-	for time.Now().Before(deadline) && b.read.Load() <= 2*room {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := b.read.Load(); n > room+1 {
+	if n := settledCount(b.read.Load, 2*room); n > room+1 {
 		t.Errorf("%d URLs of %d KiB read ahead: the backlog of %d KiB was not kept", n, len(url)>>10, room*len(url)>>10)
 	} else if n < room {
 		t.Errorf("only %d URLs read", n)
 	}
 	cancel()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("feed still reading 30 s after the cancellation")
-	}
+	endsWithin(t, done, "the list's reader")
 }
 
 // commandClient parses args as the command does and makes its client,
@@ -1162,11 +1169,7 @@ func TestDispatchEndsAfterCancel(t *testing.T) {
 	go func() { b.dispatch(ctx); close(done) }()
 	time.Sleep(100 * time.Millisecond)
 	cancel()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("dispatch still running 30 s after the cancellation")
-	}
+	endsWithin(t, done, "dispatch")
 }
 
 // TestWindowsNames: with Windows' rules, a name loses what Windows

@@ -994,8 +994,7 @@ func TestPipelineUnsolicitedWhileIdle(t *testing.T) {
 				if err != nil {
 					return
 				}
-				body := "body of " + r.URL.Path
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+				answer(c, r.URL.Path, "")
 				time.Sleep(50 * time.Millisecond) // the answer read and the connection idle
 				io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
 				wrote <- struct{}{}
