@@ -1723,3 +1723,79 @@ func TestDeepNameFolded(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBatchDocumentSizes: documents of every size about the copy buffer
+// (read ahead whole below it, streamed past it) are saved and digested
+// whole, with a log and without; one cut short, within the buffer or past
+// it, fails and leaves no file.
+func TestBatchDocumentSizes(t *testing.T) {
+	sizes := []int{0, 1, 1000, copyBufferSize - 1, copyBufferSize, copyBufferSize + 1, 3*copyBufferSize + 7}
+	body := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*7 + i/251)
+		}
+		return b
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n, cut int
+		if _, err := fmt.Sscanf(r.URL.Path, "/cut%d-%d", &n, &cut); err == nil {
+			// announces n bytes, sends cut of them and drops the connection
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+			w.Write(body(n)[:cut])
+			w.(http.Flusher).Flush()
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close()
+			return
+		}
+		fmt.Sscanf(r.URL.Path, "/d%d", &n)
+		w.Write(body(n))
+	}))
+	defer srv.Close()
+	var urls []string
+	for _, n := range sizes {
+		urls = append(urls, fmt.Sprintf("%s/d%d", srv.URL, n))
+	}
+	cuts := []string{srv.URL + "/cut1000-500", fmt.Sprintf("%s/cut%d-%d", srv.URL, 2*copyBufferSize, copyBufferSize+100)}
+	for _, withLog := range []bool{false, true} {
+		dir := t.TempDir()
+		args := []string{"-i", "-", "-j", "4", "-O", "--output-dir", dir, "-q"}
+		logName := filepath.Join(t.TempDir(), "log")
+		if withLog {
+			args = append(args, "--log", logName)
+		}
+		code, _, stderr := runFetch(t, strings.Join(append(urls, cuts...), "\n"), args...)
+		if code == 0 {
+			t.Errorf("log %v: exit 0 with two documents cut short", withLog)
+		}
+		for _, n := range sizes {
+			name := fmt.Sprintf("d%d", n)
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil || !bytes.Equal(got, body(n)) {
+				t.Errorf("log %v: %s: %d bytes, %v; want %d (stderr %q)", withLog, name, len(got), err, n, stderr)
+			}
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), "d") {
+				t.Errorf("log %v: %s left in the output directory", withLog, e.Name())
+			}
+		}
+		if !withLog {
+			continue
+		}
+		by, _ := readLog(t, logName)
+		for _, n := range sizes {
+			u := fmt.Sprintf("%s/d%d", srv.URL, n)
+			if l := by[u]; l.Outcome != "ok" || l.Bytes != int64(n) || l.SHA256 != sum(body(n)) {
+				t.Errorf("%s logged %+v", u, l)
+			}
+		}
+		for _, u := range cuts {
+			if l := by[u]; l.Outcome != "failed" || l.File != "" {
+				t.Errorf("%s logged %+v", u, l)
+			}
+		}
+	}
+}

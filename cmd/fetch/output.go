@@ -498,6 +498,36 @@ func copyDocument(w io.Writer, r io.Reader) (int64, error) {
 	return n + m, err
 }
 
+// readAhead reads r into buf until r ends (whole) or buf is full; head is
+// what it read.
+func readAhead(r io.Reader, buf []byte) (head []byte, whole bool, err error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		switch {
+		case err == io.EOF:
+			return buf[:n], true, nil
+		case err != nil:
+			return buf[:n], false, err
+		}
+	}
+	return buf[:n], false, nil
+}
+
+// writeHead writes what readAhead read to w as copyDocument would (errors
+// writing come back as localWriteError).
+func writeHead(w io.Writer, head []byte) (int64, error) {
+	if len(head) == 0 {
+		return 0, nil
+	}
+	if f, ok := w.(*os.File); ok {
+		w = fetch.FileOutput(f)
+	}
+	n, err := localWriter{w}.Write(head)
+	return int64(n), err
+}
+
 // copyBody streams the document to w, with a progress bar when wanted.
 // Errors writing w are local (exit 7); errors reading are the driver's.
 func copyBody(ctx context.Context, o *options, s stdio, w io.Writer, res *fetch.Result, total int64) (int64, error) {
