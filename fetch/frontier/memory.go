@@ -136,14 +136,9 @@ func (m *Memory) Size() int64 {
 	return m.size
 }
 
-// WaitBelow blocks until fewer than n tasks are queued: a producer reading
-// a long list keeps only a little of it in memory.
-func (m *Memory) WaitBelow(ctx context.Context, n int) error {
-	return m.WaitRoom(ctx, n, -1)
-}
-
 // WaitRoom blocks until fewer than n tasks are queued and, unless size is
-// negative, their URLs take fewer than size bytes.
+// negative, their URLs take fewer than size bytes: a producer reading a
+// long list keeps only a little of it in memory.
 func (m *Memory) WaitRoom(ctx context.Context, n int, size int64) error {
 	for {
 		m.mu.Lock()

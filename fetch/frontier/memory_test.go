@@ -22,7 +22,7 @@ func TestMemory(t *testing.T) {
 
 // TestMemoryWakes: each change a waiter waits for wakes it: an Add wakes
 // Next, a release of Hold ends the frontier, a Next makes room for
-// WaitBelow, and Close ends every wait. (The wait channel is replaced only
+// WaitRoom, and Close ends every wait. (The wait channel is replaced only
 // when someone holds it, so a waiter that took it before a change must
 // still see that change.)
 func TestMemoryWakes(t *testing.T) {
@@ -65,19 +65,19 @@ func TestMemoryWakes(t *testing.T) {
 	m = frontier.NewMemory(nil)
 	m.Add(ctx, frontier.Task{URL: "a"}, frontier.Task{URL: "b"})
 	room := make(chan error)
-	go func() { room <- m.WaitBelow(ctx, 2) }()
+	go func() { room <- m.WaitRoom(ctx, 2, -1) }()
 	time.Sleep(time.Millisecond)
 	if _, err := m.Next(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-room; err != nil {
-		t.Fatalf("WaitBelow after Next: %v", err)
+		t.Fatalf("WaitRoom after Next: %v", err)
 	}
-	go func() { room <- m.WaitBelow(ctx, 1) }()
+	go func() { room <- m.WaitRoom(ctx, 1, -1) }()
 	time.Sleep(time.Millisecond)
 	m.Close()
 	if err := <-room; err != nil {
-		t.Fatalf("WaitBelow after Close: %v", err)
+		t.Fatalf("WaitRoom after Close: %v", err)
 	}
 	if _, err := m.Next(ctx); err != frontier.ErrClosed {
 		t.Fatalf("Next after Close: %v, want ErrClosed", err)
