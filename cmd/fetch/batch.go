@@ -776,6 +776,10 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task, key string, u *fe
 		place := &hostPlace{h: b.hosts, key: key, release: release}
 		transferred := func() { place.free(); free() }
 		redirected := func(ctx context.Context, to *fetch.URL) error {
+			// A wait for a place at the new host is no transfer: the
+			// status line counts it queued, as the first wait.
+			b.active.Add(-1)
+			defer b.active.Add(1)
 			return place.move(ctx, hostKey(b.o.nntpServer, to))
 		}
 		n, sum, file, rec, err := b.fetchOnce(ctx, u, line.URL, dest, lk, transferred, redirected)

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -1797,5 +1798,71 @@ func TestBatchDocumentSizes(t *testing.T) {
 				t.Errorf("%s logged %+v", u, l)
 			}
 		}
+	}
+}
+
+// TestRedirectWaitIsNotActive: a transfer redirected to a host whose
+// places are all taken waits without counting as active on the status
+// line, and counts again once it has one.
+func TestRedirectWaitIsNotActive(t *testing.T) {
+	hold := make(chan struct{})
+	var got atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got.Add(1) == 1 {
+			<-hold
+		}
+		io.WriteString(w, r.URL.Path)
+	}))
+	defer target.Close()
+	from := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+r.URL.Path, http.StatusFound)
+	}))
+	defer from.Close()
+	o, s, _, c := commandClient(t, "-O", "-j", "2", "--per-host", "1", target.URL+"/a")
+	b := &batch{o: o, s: s, c: c, root: t.TempDir(), backlog: 10}
+	b.log, b.done, b.names, _ = openLog("", nil, nil)
+	b.hosts = newHostLimiter(1, 0)
+	ctx := context.Background()
+	lines := make(chan logLine, 2)
+	fetchOne := func(raw string) {
+		line, _, _ := b.fetchURL(ctx, frontier.Task{URL: raw}, "", nil, func() {})
+		lines <- line
+	}
+	go fetchOne(target.URL + "/a") // holds the target's one place
+	for deadline := time.Now().Add(30 * time.Second); got.Load() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first request never reached the target")
+		}
+	}
+	go fetchOne(from.URL + "/b") // redirected there: waits for that place
+	tu, _ := url.Parse(target.URL)
+	waiting := func() bool { // the target's place is held and waited for
+		b.hosts.mu.Lock()
+		defer b.hosts.mu.Unlock()
+		s := b.hosts.hosts[tu.Host]
+		return s != nil && s.users == 2
+	}
+	for deadline := time.Now().Add(30 * time.Second); !waiting(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the redirected transfer never waited for the target's place")
+		}
+	}
+	// The redirect's wait shows as one transfer active (the first), not two.
+	if n := b.active.Load(); n != 1 {
+		t.Errorf("%d transfers active while one waits for a redirect's place; want 1", n)
+	}
+	close(hold)
+	for range 2 {
+		select {
+		case l := <-lines:
+			if l.Outcome != "ok" {
+				t.Errorf("%s: %+v", l.URL, l)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("a transfer never ended")
+		}
+	}
+	if n := b.active.Load(); n != 0 {
+		t.Errorf("%d transfers active after both ended", n)
 	}
 }
