@@ -902,7 +902,18 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 				copyBuffers.Put(bp)
 			}
 		}()
-		head, whole, err := readAhead(res.Document.Body, *bp)
+		// The progress line counts the bytes as they come, those read
+		// ahead too: a slow document that fits in the buffer would show
+		// none until it ended. They leave this count once writeFile has
+		// counted them as written, or when the attempt fails before.
+		var src io.Reader = res.Document.Body
+		var ahead *countReader
+		if b.progressWanted() {
+			ahead = &countReader{r: src, n: &b.bytesDone}
+			src = ahead
+			defer ahead.uncount()
+		}
+		head, whole, err := readAhead(src, *bp)
 		if err != nil {
 			return 0, "", "", rec, err
 		}
@@ -914,6 +925,7 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 		}
 		fill = func(w io.Writer) (int64, error) {
 			n, err := writeHead(w, head)
+			ahead.uncount() // counted by w now, if written
 			if err == nil && !whole {
 				held = false
 				copyBuffers.Put(bp) // what follows is copied through another
@@ -1313,6 +1325,28 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	c.n.Add(int64(len(p)))
 	c.own += int64(len(p))
 	return len(p), nil
+}
+
+// countReader counts what is read from r for the progress line.
+type countReader struct {
+	r   io.Reader
+	n   *atomic.Int64
+	own int64 // what this reader added to n
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	c.own += int64(k)
+	return k, err
+}
+
+// uncount takes what c counted back out of n; a nil c counted nothing.
+func (c *countReader) uncount() {
+	if c != nil {
+		c.n.Add(-c.own)
+		c.own = 0
+	}
 }
 
 // countedWriter is w, counting what it took.

@@ -1871,3 +1871,55 @@ func TestRedirectWaitIsNotActive(t *testing.T) {
 		t.Errorf("%d transfers active after both ended", n)
 	}
 }
+
+// TestProgressCountsReadAhead: the progress line counts a document's
+// bytes as they come, those read ahead before its file is made too (a
+// slow document that fits in a copy buffer showed none until it ended).
+// A document cut short leaves the count, and one saved is counted once.
+func TestProgressCountsReadAhead(t *testing.T) {
+	const part, size = 40000, 50000
+	hold, stop := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		w.Write(bytes.Repeat([]byte("x"), part))
+		w.(http.Flusher).Flush()
+		select {
+		case <-hold:
+		case <-stop:
+			return
+		}
+		if r.URL.Path == "/cut" {
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Close()
+			return
+		}
+		w.Write(bytes.Repeat([]byte("x"), size-part))
+	}))
+	defer srv.Close()
+	defer close(stop) // before the server closes, which waits for its handlers
+	for _, path := range []string{"/doc", "/cut"} {
+		o, s, _, c := commandClient(t, "-O", "--progress", srv.URL+path)
+		b := &batch{o: o, s: s, c: c, root: t.TempDir(), backlog: 10}
+		b.log, b.done, b.names, _ = openLog("", nil, nil)
+		b.hosts = newHostLimiter(1, 0)
+		lines := make(chan logLine, 1)
+		go func() {
+			line, _, _ := b.fetchURL(context.Background(), frontier.Task{URL: srv.URL + path}, "", nil, func() {})
+			lines <- line
+		}()
+		for deadline := time.Now().Add(10 * time.Second); b.bytesDone.Load() < part; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d bytes counted while the first %d were read", path, b.bytesDone.Load(), part)
+			}
+		}
+		hold <- struct{}{}
+		l := <-lines
+		want := int64(size)
+		if path == "/cut" {
+			want = 0
+		}
+		if (l.Outcome == "ok") != (path == "/doc") || b.bytesDone.Load() != want {
+			t.Errorf("%s: %+v, %d bytes counted; want %d", path, l, b.bytesDone.Load(), want)
+		}
+	}
+}
