@@ -485,21 +485,29 @@ func copyDocument(w io.Writer, r io.Reader) (int64, error) {
 			}
 		}
 	}
-	if toFile {
-		if o := stdoutOutput(); o.f == f {
-			w = o.w
-		} else {
-			w = fetch.FileOutput(f)
-		}
-	}
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)
-	m, err := io.CopyBuffer(localWriter{w}, r, *bp)
+	m, err := io.CopyBuffer(localWriter{fileOutput(w)}, r, *bp)
 	return n + m, err
 }
 
+// fileOutput is w, written with raw system calls where w is a file that
+// allows them (fetch.FileOutput; standard output's made once a run).
+func fileOutput(w io.Writer) io.Writer {
+	f, ok := w.(*os.File)
+	if !ok {
+		return w
+	}
+	if o := stdoutOutput(); o.f == f {
+		return o.w
+	}
+	return fetch.FileOutput(f)
+}
+
 // readAhead reads r into buf until r ends (whole) or buf is full; head is
-// what it read.
+// what it read. Not io.ReadFull: it turns a short read's end into
+// io.ErrUnexpectedEOF, which is also what a driver returns for a
+// document cut short.
 func readAhead(r io.Reader, buf []byte) (head []byte, whole bool, err error) {
 	n := 0
 	for n < len(buf) {
@@ -521,10 +529,7 @@ func writeHead(w io.Writer, head []byte) (int64, error) {
 	if len(head) == 0 {
 		return 0, nil
 	}
-	if f, ok := w.(*os.File); ok {
-		w = fetch.FileOutput(f)
-	}
-	n, err := localWriter{w}.Write(head)
+	n, err := localWriter{fileOutput(w)}.Write(head)
 	return int64(n), err
 }
 
