@@ -305,11 +305,23 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 	whole := rq.attributeRequest() && !raw
 	timer := wire.NewReplyTimer(conn)
 	timer.Begin(req.Options.Idle())
+	var w io.Writer = conn
+	var form *bufio.Writer
+	if rq.form != nil {
+		// A form's lines go out in one write: pygopherd answers from the
+		// selector line and may close before lines written after it
+		// arrive, which then fail unsent (and untraced).
+		form = bufio.NewWriter(conn)
+		w = form
+	}
 	c := wire.NewConn(struct {
 		io.Reader
 		io.Writer
-	}{timer, conn}, 0, req.Options.Tracer)
+	}{timer, w}, 0, req.Options.Tracer)
 	werr := rq.write(c)
+	if werr == nil && form != nil {
+		werr = form.Flush()
+	}
 	if werr != nil && !errors.Is(werr, syscall.EPIPE) && !errors.Is(werr, syscall.ECONNRESET) {
 		conn.Close()
 		return nil, nil, netErr(req, "send request", werr)
