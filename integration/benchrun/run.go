@@ -338,6 +338,15 @@ func (b *bench) rows(small []string, latency, batch, parallel int) ([]*row, erro
 		for _, peer := range []*tool{curlZ, xargs} {
 			rows = append(rows, b.jobsRow(fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s vs %s", t.proto, t.name, parallel, j, peerLabel(peer.name, pj)), fetchPar(), peer))
 		}
+		if t.proto == "Gopher" {
+			// The same against curl with as many connections as fetch's
+			// default opens: a server that answers requests side by side
+			// (gophernicus forks a process for each) serves four
+			// connections faster than two on a machine it fills, so this
+			// row tells the client's part from the connections' count.
+			curlZ2 := b.stdoutTool("curl -Z", append(append([]string{"sh", "-c", filesScript}, b.curlArgv("-Z", "--parallel-max", "2", "--remote-name-all")...), us...), "curlz2-parallel", 1, checkSorted, pwant, false)
+			rows = append(rows, b.jobsRow(fmt.Sprintf("parallel %s %s: %d × 1 KiB, -j %s vs %s (two connections each)", t.proto, t.name, parallel, j, peerLabel(curlZ2.name, "2")), fetchPar(), curlZ2))
+		}
 		if t.proto == "HTTP" {
 			// The same with HTTP/1.1 pipelining, which curl does not do:
 			// the 16 transfers share two connections.
