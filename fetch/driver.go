@@ -275,6 +275,26 @@ func (r *Request) Dial(ctx context.Context, addr string) (net.Conn, error) {
 	if d == nil {
 		d = &net.Dialer{}
 	}
+	return r.dial(ctx, addr, d)
+}
+
+// DialTransfer is Dial for a connection that carries one exchange and is
+// closed after it (a Gopher item, an FTP data connection). With the
+// default dialer it asks for no TCP keep-alive: such a connection is
+// bounded by the idle timeout, and Go's default probes would cost four
+// socket options a connection, a sixth of a small Gopher item's system
+// calls. A configured Options.Dialer is used as it is.
+func (r *Request) DialTransfer(ctx context.Context, addr string) (net.Conn, error) {
+	d := r.Options.Dialer
+	if d == nil {
+		d = transferDialer
+	}
+	return r.dial(ctx, addr, d)
+}
+
+var transferDialer = &net.Dialer{KeepAlive: -1}
+
+func (r *Request) dial(ctx context.Context, addr string, d ContextDialer) (net.Conn, error) {
 	dctx, cancel := context.WithTimeout(ctx, r.Options.dialTimeout())
 	defer cancel()
 	r.Trace(DirInfo, "connecting to "+addr)

@@ -135,11 +135,6 @@ func (s *session) badData(op string, r reply, err error) *fetch.Error {
 		Code: r.Code, Reply: clip(r.Text()), Err: err}
 }
 
-// dataDialer makes direct data connections. A data connection carries one
-// transfer, bounded by the idle timeout: TCP keep-alive probes, Go's
-// default, would only cost four socket options a file.
-var dataDialer = &net.Dialer{KeepAlive: -1}
-
 // dialData connects to a passive data port on the control peer, in the
 // background with overlap, after the port policy has accepted it: a
 // server must not make us talk to port 25 or another reserved port
@@ -159,18 +154,15 @@ func (s *session) dialData(ctx context.Context, port int, overlap bool) (*passiv
 	quiet := *s.req
 	quiet.Options.Tracer = nil
 	quiet.URL = nil
-	if quiet.Options.Dialer == nil {
-		quiet.Options.Dialer = dataDialer
-	}
 	p := &passiveConn{done: make(chan struct{})}
 	if !overlap {
-		p.c, p.err = quiet.Dial(ctx, addr)
+		p.c, p.err = quiet.DialTransfer(ctx, addr)
 		close(p.done)
 		return p, nil
 	}
 	go func() {
 		defer close(p.done)
-		p.c, p.err = quiet.Dial(ctx, addr)
+		p.c, p.err = quiet.DialTransfer(ctx, addr)
 	}()
 	return p, nil
 }

@@ -277,22 +277,10 @@ func (rq *request) attributeRequest() bool {
 	return rq.hasPlus && rq.plus != "" && (rq.plus[0] == '!' || rq.plus[0] == '$')
 }
 
-// itemDialer makes the connections of the default dialer. A connection
-// carries one request and its reply, read under the idle timeout: TCP
-// keep-alive probes, Go's default, would only cost four socket options
-// an item, about a sixth of the system calls of a small document (as
-// ftp's data connections).
-var itemDialer = &net.Dialer{KeepAlive: -1}
-
 // exchange dials, sends rq and reads the head of the reply.
 func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) (net.Conn, *reply, error) {
-	dial := req
-	if req.Options.Dialer == nil {
-		r := *req
-		r.Options.Dialer = itemDialer
-		dial = &r
-	}
-	conn, err := dial.Dial(ctx, req.URL.HostPort(DefaultPort))
+	// a connection carries one request and its reply
+	conn, err := req.DialTransfer(ctx, req.URL.HostPort(DefaultPort))
 	if err != nil {
 		return nil, nil, err
 	}
