@@ -294,12 +294,13 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 	timer := wire.NewReplyTimer(conn)
 	timer.Begin(req.Options.Idle())
 	var w io.Writer = conn
-	var form *bufio.Writer
+	var form *bytes.Buffer
 	if rq.form != nil {
-		// A form's lines go out in one write: pygopherd answers from the
-		// selector line and may close before lines written after it
-		// arrive, which then fail unsent (and untraced).
-		form = bufio.NewWriter(conn)
+		// A form's lines go out in one write, however long its answers:
+		// pygopherd answers from the selector line and may close before
+		// lines written after it arrive, which then fail unsent (and
+		// untraced).
+		form = new(bytes.Buffer)
 		w = form
 	}
 	c := wire.NewConn(struct {
@@ -308,7 +309,7 @@ func (d *Driver) exchange(ctx context.Context, req *fetch.Request, rq *request) 
 	}{timer, w}, 0, req.Options.Tracer)
 	werr := rq.write(c)
 	if werr == nil && form != nil {
-		werr = form.Flush()
+		_, werr = conn.Write(form.Bytes())
 	}
 	if werr != nil && !errors.Is(werr, syscall.EPIPE) && !errors.Is(werr, syscall.ECONNRESET) {
 		conn.Close()

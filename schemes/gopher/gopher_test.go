@@ -955,3 +955,59 @@ func TestMenuStreams(t *testing.T) {
 		t.Error("Next after Close gave an entry")
 	}
 }
+
+// TestAskFormOneWrite: a form's request reaches the server in one piece,
+// however long its answers, for a server that reads once and answers
+// from what it got (pygopherd answers from the selector line and closes).
+func TestAskFormOneWrite(t *testing.T) {
+	long := strings.Repeat("x", 10000) // past a 4 KiB write buffer
+	var mu sync.Mutex
+	var got []string
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			buf := make([]byte, 64<<10)
+			n, _ := c.Read(buf) // one read, as the server answers from it
+			req := string(buf[:n])
+			line, _, _ := strings.Cut(req, "\r\n")
+			switch {
+			case strings.HasSuffix(line, "\t!+ASK"), strings.HasSuffix(line, "\t!"):
+				io.WriteString(c, "+-2\r\n+INFO: 0form\t/form\th\t70\t?\r\n+ASK:\r\n Ask: Name?\r\n")
+			default:
+				mu.Lock()
+				got = append(got, req)
+				mu.Unlock()
+				io.WriteString(c, "+-1\r\nthanks\r\n.\r\n")
+			}
+			c.Close()
+		}
+	})
+	u := "gopher://" + ln.Addr().String() + "/0/form%09%09?"
+	_, body, err := getWith(t, client(fetch.Options{}), u, fetch.Request{Form: map[string]string{"Name?": long}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(body) != "thanks\n" {
+		t.Errorf("body %q", body)
+	}
+	want := "/form\t+\t1\r\n+-1\r\n" + long + "\r\n.\r\n"
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != want {
+		n := 0
+		if len(got) > 0 {
+			n = len(got[0])
+		}
+		t.Errorf("the server's one read held %d bytes of the form request (%d requests), want all %d", n, len(got), len(want))
+	}
+}
