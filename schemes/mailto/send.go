@@ -286,8 +286,16 @@ func startTLS(ctx context.Context, raw net.Conn, t fetch.Tracer, hello string, l
 		return nil, "", &fetch.Error{Kind: fetch.KindServer, Op: "STARTTLS", Offset: -1,
 			Err: errors.New("the server sent data after its STARTTLS reply, before TLS began (RFC 3207 §6)")}
 	}
+	// Each read of raw waits at most the idle timeout, but a server that
+	// sends a byte within each would hold the handshake for ever: it gets
+	// the idle timeout as a whole, as the http driver's does.
 	tc := tls.Client(raw, cfg)
-	if err := tc.HandshakeContext(ctx); err != nil {
+	hctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		if ctx.Err() == nil && hctx.Err() != nil {
+			err = fmt.Errorf("%w: %v", fetch.ErrTimeout, err)
+		}
 		return nil, "", &fetch.Error{Kind: fetch.KindNetwork, Op: "TLS handshake", Offset: -1, Err: err}
 	}
 	if t != nil {
