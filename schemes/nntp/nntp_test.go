@@ -1023,6 +1023,29 @@ func TestCapabilitiesBound(t *testing.T) {
 	}
 }
 
+// TestCapabilityBytesBound: the capability list is bounded in bytes too
+// (64 KiB): 999 lines of 64,000 bytes fit the line bounds, and a list
+// read again after MODE READER had two such maps live, 125 MiB for one
+// article, one of them kept by the pooled session.
+func TestCapabilityBytesBound(t *testing.T) {
+	pad := strings.Repeat("a", 64000)
+	f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
+		if line != "CAPABILITIES" {
+			return false
+		}
+		c.printf("101 Capability list:")
+		for i := 0; i < 999; i++ {
+			fmt.Fprintf(c.w, "X%07d %s\r\n", i, pad)
+		}
+		c.w.WriteString("READER\r\n.\r\n")
+		return true
+	}})
+	_, _, err := get(t, client(fetch.Options{}, Config{Server: f.addr()}), "news:hello.1@fetch.test")
+	if !errors.Is(err, fetch.ErrTooLarge) || fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(fmt.Sprint(err), "65536 bytes") {
+		t.Errorf("a 64 MB capability list: %v (kind %v); want the bound, exit 4", err, fetch.KindOf(err))
+	}
+}
+
 // TestListingIDWithoutAt: a message-id without "@" (RFC 3977 §3.6 allows
 // one) gets no URL in a group's listing: news:<id> without "@" names a
 // group (RFC 1738 §3.6), so the entry would have listed a group.

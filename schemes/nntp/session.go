@@ -99,8 +99,15 @@ func (s *session) greet(ctx context.Context) error {
 	return nil
 }
 
-// maxCapabilities bounds the lines of a CAPABILITIES reply.
-const maxCapabilities = 1000
+// maxCapabilities bounds the lines of a CAPABILITIES reply, and
+// maxCapabilityBytes their bytes: a line may be as long as any protocol
+// line (64 KiB), and the list is kept for the session's life, pooled
+// sessions included. A server lists a dozen capabilities in a few hundred
+// bytes.
+const (
+	maxCapabilities    = 1000
+	maxCapabilityBytes = 64 << 10
+)
 
 // capabilities sends CAPABILITIES; a server that does not know it (an
 // RFC 977 server answers 500) leaves caps nil.
@@ -121,14 +128,18 @@ func (s *session) capabilities(ctx context.Context) error {
 	// status line is.
 	s.timer.Begin(s.req.Options.Idle())
 	defer s.timer.End()
-	lines := 0
+	lines, size := 0, 0
 	err = s.readBlock(ctx, "CAPABILITIES", func(line string) error {
 		s.req.Trace(fetch.DirReceived, line)
 		// A server lists a dozen capabilities; each is held in a map,
-		// so the list has a bound of its own, far below a data block's.
+		// so the list has bounds of its own, far below a data block's.
 		if lines++; lines > maxCapabilities {
 			return &fetch.Error{Kind: fetch.KindPolicy, Op: "CAPABILITIES", Offset: -1,
 				Err: fmt.Errorf("%w: a capability list is limited to %d lines", fetch.ErrTooLarge, maxCapabilities)}
+		}
+		if size += len(line); size > maxCapabilityBytes {
+			return &fetch.Error{Kind: fetch.KindPolicy, Op: "CAPABILITIES", Offset: -1,
+				Err: fmt.Errorf("%w: a capability list is limited to %d bytes", fetch.ErrTooLarge, maxCapabilityBytes)}
 		}
 		label, args, _ := strings.Cut(strings.TrimSpace(line), " ")
 		if label != "" {
