@@ -43,9 +43,13 @@ const maxMetaAttributes = 64 << 10
 // and 6 lines on each item (testdata/harness/gopher-observed). The bounds
 // admit 10,000 such items, more than a gopher directory holds in practice,
 // and hold the parse of any reply to a few tens of MiB.
+// A +ASK line's tab-separated fields are kept one string each, 16 bytes
+// for a 1-byte tab, so they have a bound of their own: 4 MiB of tabs in
+// one line came to 64 MiB. A form offers a few dozen choices.
 const (
 	maxAttrItems = 10000
 	maxAttrLines = 100000
+	maxAskFields = 100000
 )
 
 // maxViewURLBytes bounds the URLs made for the +VIEWS lines of one
@@ -119,7 +123,8 @@ type Block struct {
 // "+" in column 1, their lines with a space; each +INFO block starts the
 // attributes of a new item. Lines it cannot place are kept in the block
 // they follow. It fails, with fetch.ErrTooLarge, only for data of more
-// than 10,000 items or 100,000 lines.
+// than 10,000 items or 100,000 lines, or +ASK lines of more than 100,000
+// tab-separated fields together.
 func ParseAttributes(data []byte) ([]Attributes, error) {
 	return parseAttributes(string(data))
 }
@@ -143,7 +148,7 @@ func parseAttributes(s string) ([]Attributes, error) {
 		}
 		start = len(all)
 	}
-	lines := 0
+	lines, fields := 0, 0
 	for line := range strings.Lines(s) {
 		if lines++; lines > maxAttrLines {
 			return nil, errAttrLines
@@ -179,6 +184,11 @@ func parseAttributes(s string) ([]Attributes, error) {
 			cur = &out[len(out)-1]
 			blk = &cur.Blocks[0]
 		}
+		if blk.Name == "+ASK" {
+			if fields += strings.Count(line, "\t"); fields > maxAskFields {
+				return nil, errAskFields
+			}
+		}
 		all = append(all, strings.TrimPrefix(line, " "))
 	}
 	endBlock()
@@ -193,6 +203,7 @@ func parseAttributes(s string) ([]Attributes, error) {
 var (
 	errAttrItems = fmt.Errorf("%w (an attribute reply is limited to %d items)", fetch.ErrTooLarge, maxAttrItems)
 	errAttrLines = fmt.Errorf("%w (an attribute reply is limited to %d lines)", fetch.ErrTooLarge, maxAttrLines)
+	errAskFields = fmt.Errorf("%w (an attribute reply's +ASK lines are limited to %d fields)", fetch.ErrTooLarge, maxAskFields)
 )
 
 // interpret fills the parsed fields from the blocks; the views' URLs

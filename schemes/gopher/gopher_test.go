@@ -519,6 +519,9 @@ func TestAttributeBounds(t *testing.T) {
 		{"items", "0/x%09%09!", items(maxAttrItems + 1), "10000 items"},
 		{"lines", "1/x%09%09$", lines(maxAttrLines + 1), "100000 lines"},
 		{"+ASK items", "0/x%09%09?", items(maxAttrItems + 1), "10000 items"},
+		// One line of tabs, within the bounds above (4 MiB held 64 MiB)
+		{"+ASK fields", "0/x%09%09!", "+-2\r\n+INFO: 0x\t/x\th\t70\t+\r\n+ASK:\r\n Choose: pick" + strings.Repeat("\t", maxAskFields+1) + "\r\n", "100000 fields"},
+		{"+ASK fields, form", "0/x%09%09?", "+-2\r\n+ASK:\r\n Choose: pick" + strings.Repeat("\tx", maxAskFields/2) + "\r\n Select: more" + strings.Repeat("\ty", maxAskFields/2+1) + "\r\n", "100000 fields"},
 	} {
 		f := newFake(t, answerWith(c.reply))
 		_, _, err := get(t, client(fetch.Options{}), f.url(c.url))
@@ -529,7 +532,8 @@ func TestAttributeBounds(t *testing.T) {
 
 	// At the bounds the reply is parsed; its JSON is too long for Meta,
 	// which says so, and the attributes come from Native.
-	for _, reply := range []string{items(maxAttrItems), lines(maxAttrLines)} {
+	askFields := "+-2\r\n+INFO: 0x\t/x\th\t70\t+\r\n+ASK:\r\n Choose: pick" + strings.Repeat("\tx", maxAskFields) + "\r\n"
+	for _, reply := range []string{items(maxAttrItems), lines(maxAttrLines), askFields} {
 		f := newFake(t, answerWith(reply))
 		res, _, err := get(t, client(fetch.Options{}), f.url("1/x%09%09$"))
 		if err != nil {
