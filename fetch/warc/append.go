@@ -38,13 +38,24 @@ func Append(path string, opts Options) (*Writer, error) {
 			last = serials[len(serials)-1]
 		}
 		if last >= 0 {
-			kept, err := repair(fmt.Sprintf("%s-%05d%s", w.base, last, ext), opts.Uncompressed, opts.KeepTail)
+			// Locked while it is repaired and until the next file is:
+			// another writer may be writing it still.
+			name := fmt.Sprintf("%s-%05d%s", w.base, last, ext)
+			f, err := lockExisting(name)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			kept, err := repair(name, opts.Uncompressed, opts.KeepTail)
 			if err != nil {
 				return nil, err
 			}
 			w.serial = last + 1
 			if kept == 0 {
-				w.serial = last // empty, or emptied of a torn warcinfo: started again
+				// Empty, or emptied of a torn warcinfo: started again,
+				// by open, which locks it anew.
+				w.serial = last
+				f.Close()
 			}
 		}
 		if err := w.open(); err != nil {
@@ -52,7 +63,8 @@ func Append(path string, opts Options) (*Writer, error) {
 		}
 		return w, nil
 	}
-	good, err := repair(path, opts.Uncompressed, opts.KeepTail)
+	// Locked before it is repaired: another writer may be writing it.
+	f, err := lockExisting(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := w.open(); err != nil {
 			return nil, err
@@ -62,8 +74,9 @@ func Append(path string, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	good, err := repair(path, opts.Uncompressed, opts.KeepTail)
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/filelock"
 )
 
 // Version is the WARC version written.
@@ -113,12 +114,30 @@ type Writer struct {
 // first, as one file would be truncated: left, the earlier run's later
 // files would read as part of this run's series (and an Append after it
 // would go on from the last of them).
+//
+// Each file the Writer writes is locked until it is done with
+// (filelock.TryLock): Create and Append fail with filelock.ErrLocked,
+// changing nothing, when another Writer, in this process or another, is
+// writing the file or any file of the series.
 func Create(path string, opts Options) (*Writer, error) {
 	w := newWriter(path, opts)
 	if opts.MaxSize > 0 {
 		serials, err := w.series()
 		if err != nil {
 			return nil, err
+		}
+		// None is removed while another writer is writing one of them:
+		// each is locked first, and the locks are held until the new
+		// series has its first file.
+		for _, n := range serials {
+			f, err := lockExisting(w.seriesName(n))
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
 		}
 		for _, n := range serials {
 			if err := os.Remove(w.seriesName(n)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -130,6 +149,20 @@ func Create(path string, opts Options) (*Writer, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// lockExisting opens the existing file name for writing and locks it
+// (filelock.TryLock); the error names the file.
+func lockExisting(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := filelock.TryLock(f); err != nil {
+		f.Close()
+		return nil, &os.PathError{Op: "lock", Path: name, Err: err}
+	}
+	return f, nil
 }
 
 // newWriter is a Writer for path with no file open yet.
@@ -197,11 +230,20 @@ func (w *Writer) series() ([]int, error) {
 }
 
 // open starts the next file with its warcinfo record; w.mu is held or
-// the writer is not yet shared.
+// the writer is not yet shared. The file is locked before it is emptied,
+// so that one another writer is writing is left alone.
 func (w *Writer) open() error {
 	name := w.name()
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
+		return err
+	}
+	if err := filelock.TryLock(f); err != nil {
+		f.Close()
+		return &os.PathError{Op: "lock", Path: name, Err: err}
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
 		return err
 	}
 	w.f, w.size = f, 0
