@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/filelock"
 )
 
 // logLine is one URL's outcome in a batch: a line of the --log file and,
@@ -50,6 +52,22 @@ const maxLogLine = 1 << 20
 // as the log does). A last line cut short by a kill is ignored (its URL
 // is fetched again); whole is the length of the log without it, where
 // the next line goes.
+// errNotRegularLog is the error for a --log that is a directory, a FIFO
+// or a device other than /dev/null.
+var errNotRegularLog = errors.New("not a regular file (a --log is one, or /dev/null to keep none)")
+
+// lockErr is the error for the file of flag (--log, --warc) that another
+// writer has locked (filelock.ErrLocked): most likely a run of fetch
+// still going, of which the next run of a cron job must not cut the
+// records.
+func lockErr(flag, name string, err error) error {
+	if !errors.Is(err, filelock.ErrLocked) {
+		return outputErr(flag+": open", name, err)
+	}
+	return &fetch.Error{Kind: fetch.KindLocal, Op: flag + " " + fetch.RedactedText(name), Offset: -1,
+		Err: fmt.Errorf("%w; another fetch is writing it: wait for that run to end, or give this one a %s of its own", filelock.ErrLocked, flag)}
+}
+
 func readDone(name string, spell func(string) string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
 	done, names = map[string]bool{}, map[nameDigest]nameDigest{}
 	// Checked before opening: a FIFO's open waits for a writer, and a
@@ -57,7 +75,7 @@ func readDone(name string, spell func(string) string) (done map[string]bool, nam
 	if fi, err := os.Stat(name); errors.Is(err, os.ErrNotExist) || err == nil && name == os.DevNull {
 		return done, names, 0, nil // a new log, or none kept
 	} else if err == nil && !fi.Mode().IsRegular() {
-		return nil, nil, 0, errors.New("not a regular file (a --log is one, or /dev/null to keep none)")
+		return nil, nil, 0, errNotRegularLog
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -131,18 +149,31 @@ func openLog(name string, jsonOut io.Writer, spell func(string) string) (*batchL
 	if name == "" {
 		return l, map[string]bool{}, map[nameDigest]nameDigest{}, nil
 	}
-	done, names, whole, err := readDone(name, spell)
-	if err != nil {
-		return nil, nil, nil, outputErr("--log: read", name, err)
+	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && name != os.DevNull {
+		// before opening: a FIFO's open waits for a reader
+		return nil, nil, nil, outputErr("--log: read", name, errNotRegularLog)
 	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 	if err != nil {
 		return nil, nil, nil, outputErr("--log: open", name, err)
 	}
-	// A line cut short by a kill goes, so that every line of the log is
-	// whole JSON; its URL was not done and is fetched again.
 	fi, err := f.Stat()
 	l.keep = err == nil && fi.Mode().IsRegular()
+	// Locked before it is read: another run writing it would go on
+	// appending after this one read it, and have its last lines cut.
+	if l.keep {
+		if err := filelock.TryLock(f); err != nil {
+			f.Close()
+			return nil, nil, nil, lockErr("--log", name, err)
+		}
+	}
+	done, names, whole, err := readDone(name, spell)
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, outputErr("--log: read", name, err)
+	}
+	// A line cut short by a kill goes, so that every line of the log is
+	// whole JSON; its URL was not done and is fetched again.
 	if l.keep && fi.Size() > whole {
 		if err := f.Truncate(whole); err != nil {
 			f.Close()

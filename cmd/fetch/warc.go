@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/filelock"
 	"github.com/fetchproject/fetch/fetch/warc"
 	"github.com/fetchproject/fetch/schemes/http"
 )
@@ -58,6 +59,9 @@ func openWARC(o *options, args []string) error {
 		open = warc.Append
 	}
 	w, err := open(o.warc.path, wo)
+	if errors.Is(err, filelock.ErrLocked) {
+		return lockErr("--warc", o.warc.path, err)
+	}
 	if err != nil {
 		return outputErr("--warc: create", o.warc.path, err)
 	}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fetchproject/fetch/fetch/filelock"
+)
+
+// holdLock locks name as another run writing it would, until the test
+// ends.
+func holdLock(t *testing.T, name string) {
+	t.Helper()
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := filelock.TryLock(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBatchRefusesLockedFiles: a run whose --log or --warc another run is
+// writing (a cron job started again before the last ended) stops with
+// exit 7 and a message saying so, having changed neither file (but for
+// a line its own log had cut short) and fetched nothing. Two such runs cut each other's records: the WARC was
+// left unreadable and the log held each URL twice.
+func TestBatchRefusesLockedFiles(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.WriteString(w, "doc "+r.URL.Path)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	logName, warcName := filepath.Join(dir, "run.log"), filepath.Join(dir, "run.warc.gz")
+	out := filepath.Join(dir, "out")
+	args := []string{"-O", "--output-dir", out, "--log", logName, "--warc", warcName, srv.URL + "/a", srv.URL + "/b"}
+	if code, _, stderr := runFetch(t, "", args[:len(args)-1]...); code != 0 {
+		t.Fatalf("first run: exit %d, %q", code, stderr)
+	}
+	// The first run's log ends in a line cut short, as a kill leaves it:
+	// a run that may go on cuts it away, one that may not leaves it.
+	f, _ := os.OpenFile(logName, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"url":"` + srv.URL + `/b","outc`)
+	f.Close()
+	for _, locked := range []string{logName, warcName} {
+		t.Run(filepath.Base(locked), func(t *testing.T) {
+			logBefore, _ := os.ReadFile(logName)
+			warcBefore, _ := os.ReadFile(warcName)
+			holdLock(t, locked)
+			hits.Store(0)
+			code, _, stderr := runFetch(t, "", args...)
+			flag := map[string]string{logName: "--log", warcName: "--warc"}[locked]
+			if code != 7 || !strings.Contains(stderr, flag+" ") || !strings.Contains(stderr, "another fetch is writing it") {
+				t.Errorf("exit %d, %q; want 7 and the %s named as in use", code, stderr, flag)
+			}
+			if hits.Load() != 0 {
+				t.Errorf("%d requests made by a run that could not keep their records", hits.Load())
+			}
+			// Its own log, which no other run writes when only the WARC
+			// is locked, may have lost the line cut short, no more.
+			whole := logBefore[:bytes.LastIndexByte(logBefore, '\n')+1]
+			if b, _ := os.ReadFile(logName); !bytes.Equal(b, logBefore) && (locked == logName || !bytes.Equal(b, whole)) {
+				t.Errorf("the log changed:\n%s\nwas\n%s", b, logBefore)
+			}
+			if b, _ := os.ReadFile(warcName); !bytes.Equal(b, warcBefore) {
+				t.Errorf("the WARC changed: %d bytes, was %d", len(b), len(warcBefore))
+			}
+		})
+	}
+	// Once the other run has ended the batch goes on where the log left
+	// it: only /b is fetched.
+	hits.Store(0)
+	if code, _, stderr := runFetch(t, "", args...); code != 0 || hits.Load() != 1 {
+		t.Errorf("after the lock was released: exit %d, %d requests, %q; want 0 and one", code, hits.Load(), stderr)
+	}
+}
