@@ -263,7 +263,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return report(s, o, err)
 	}
 	defer closeLists()
-	if err := logIsList(s, o); err != nil {
+	if err := sameFiles(s, batchFiles(o)); err != nil {
 		return report(s, o, err)
 	}
 	var jsonOut io.Writer
@@ -525,31 +525,71 @@ func openLists(s stdio, o *options) ([]urlList, func(), error) {
 	return lists, closeAll, nil
 }
 
-// logIsList refuses a --log that is one of the -i lists (or standard
-// input, when that is read): the log's lines, appended to the list as it
-// is read, would be read as URLs, fail and be logged again without end,
-// and opening the log cuts a last line without its line end.
-func logIsList(s stdio, o *options) error {
-	if o.batch.log == "" || o.batch.log == os.DevNull {
-		return nil // none kept
-	}
-	lfi, err := os.Stat(o.batch.log)
-	if err != nil {
-		return nil // a new log is no list
-	}
+// ownFile is a file the command writes or reads besides the documents,
+// with the flag that names it.
+type ownFile struct{ flag, name string }
+
+// batchFiles are a batch's own files: its lists, log, WARC and metadata
+// file.
+func batchFiles(o *options) []ownFile {
+	var fs []ownFile
 	for _, name := range o.batch.input {
-		var fi os.FileInfo
-		if name == "-" {
-			if f, ok := s.in.(*os.File); ok {
-				fi, _ = f.Stat()
+		fs = append(fs, ownFile{"-i", name})
+	}
+	return append(fs, ownFile{"--log", o.batch.log}, ownFile{"--warc", o.warc.path}, ownFile{"--json-meta", o.jsonMeta})
+}
+
+// singleFiles are the own files of a fetch of URLs without a batch: the
+// -o files, the WARC and the metadata file.
+func singleFiles(o *options) []ownFile {
+	fs := []ownFile{{"--warc", o.warc.path}, {"--json-meta", o.jsonMeta}}
+	for _, name := range o.outputs {
+		fs = append(fs, ownFile{"-o", name})
+	}
+	return fs
+}
+
+// sameFiles refuses two of the command's own files that are one file
+// (named alike or not, through a link or not): one would overwrite the
+// other. A log that is its list is read back as URLs without end, a WARC
+// that is the list replaces the URLs with gzip before they are read, and
+// a log and WARC in one file, or a document in its WARC, leave neither
+// readable. Standard input and output ("-"), terminals and /dev/null are
+// written by each freely.
+func sameFiles(s stdio, files []ownFile) error {
+	type known struct {
+		ownFile
+		fi  os.FileInfo // nil: it does not exist (yet)
+		abs string
+	}
+	var seen []known
+	for _, f := range files {
+		if f.name == "" || f.name == os.DevNull || f.name == "-" && f.flag != "-i" {
+			continue
+		}
+		k := known{ownFile: f}
+		if f.name == "-" {
+			if in, ok := s.in.(*os.File); ok {
+				k.fi, _ = in.Stat()
 			}
 		} else {
-			fi, _ = os.Stat(name)
+			k.fi, _ = os.Stat(f.name)
+			k.abs, _ = resolvedPath(f.name)
 		}
-		if fi != nil && os.SameFile(fi, lfi) {
-			return &fetch.Error{Kind: fetch.KindUsage, Op: "--log", Offset: -1,
-				Err: fmt.Errorf("%s is the list -i %s: the log is a file of its own", fetch.RedactedText(o.batch.log), fetch.RedactedText(name))}
+		if k.fi != nil && k.fi.Mode()&os.ModeCharDevice != 0 {
+			continue
 		}
+		for _, p := range seen {
+			same := k.fi != nil && p.fi != nil && os.SameFile(k.fi, p.fi) ||
+				k.fi == nil && p.fi == nil && k.abs != "" && k.abs == p.abs
+			// (a list given twice is read twice, and two URLs given
+			// one -o name are refused as they come: the first is saved)
+			if same && f.flag != p.flag {
+				return &fetch.Error{Kind: fetch.KindUsage, Op: f.flag, Offset: -1,
+					Err: fmt.Errorf("%s is %s %s too: each needs a file of its own", fetch.RedactedText(f.name), p.flag, fetch.RedactedText(p.name))}
+			}
+		}
+		seen = append(seen, k)
 	}
 	return nil
 }

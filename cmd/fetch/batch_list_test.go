@@ -163,3 +163,47 @@ func mapKeys[V any](m map[string]V) []string {
 	}
 	return ks
 }
+
+// TestOwnFilesDistinct: two of the command's own files that are one are
+// refused before anything is written: a --warc naming the -i list turned
+// the list into gzip before it was read, --log and --warc in one file left
+// neither readable (exit 0), and a single URL's -o naming its --warc or
+// --json-meta file lost one of them.
+func TestOwnFilesDistinct(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "doc") }))
+	defer srv.Close()
+	dir := t.TempDir()
+	list := filepath.Join(dir, "list")
+	listText := srv.URL + "/a\n"
+	link := filepath.Join(dir, "link")
+	for _, c := range []struct {
+		name string
+		args []string
+		flag string
+	}{
+		{"warc is the list", []string{"-i", list, "-O", "--output-dir", dir, "--warc", list}, "--warc"},
+		{"warc is the list through a link", []string{"-i", link, "-O", "--output-dir", dir, "--warc", list}, "--warc"},
+		{"log is the warc", []string{"-i", list, "-O", "--output-dir", dir, "--log", filepath.Join(dir, "same"), "--warc", filepath.Join(dir, "same")}, "--warc"},
+		{"output is the warc", []string{"--warc", filepath.Join(dir, "a.warc.gz"), "-o", filepath.Join(dir, "a.warc.gz"), srv.URL + "/a"}, "-o"},
+		{"output is the metadata", []string{"--json-meta", filepath.Join(dir, "m.json"), "-o", filepath.Join(dir, "sub", "..", "m.json"), srv.URL + "/a"}, "-o"},
+	} {
+		os.WriteFile(list, []byte(listText), 0o666)
+		os.Remove(link)
+		if err := os.Symlink(list, link); err != nil {
+			t.Fatal(err)
+		}
+		os.Mkdir(filepath.Join(dir, "sub"), 0o777)
+		code, _, stderr := runFetch(t, "", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.flag+": ") || !strings.Contains(stderr, "each needs a file of its own") {
+			t.Errorf("%s: exit %d, %q; want 2 naming %s", c.name, code, stderr, c.flag)
+		}
+		if b, _ := os.ReadFile(list); string(b) != listText {
+			t.Errorf("%s: the list became %q", c.name, b)
+		}
+		for _, f := range []string{"same", "a.warc.gz", "m.json"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("%s: %s was written", c.name, f)
+			}
+		}
+	}
+}

@@ -184,6 +184,9 @@ func run(ctx context.Context, args []string, s stdio) int {
 		return each(ctx, s, o, func(_ int, raw string) error { return printResolved(s.out, o.base, raw) })
 	}
 
+	if err := sameFiles(s, singleFiles(o)); err != nil {
+		return report(s, o, err)
+	}
 	client, err := newClient(o, s)
 	if err != nil {
 		return report(s, o, err)
