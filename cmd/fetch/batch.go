@@ -221,8 +221,10 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		return usage("%s makes this a batch, and a batch writes files: give -O, or -o with a template such as '{host}/{path}'", o.batchFlag())
 	case bo.jobs < 1 || bo.jobs > maxJobs:
 		return usage("-j %d: from 1 to %d", bo.jobs, maxJobs)
-	case bo.perHost < 0 || bo.retry < 0:
-		return usage("--per-host and --retry cannot be negative")
+	case bo.perHost < 0:
+		return usage("--per-host %d: at least 0 (0 is no cap)", bo.perHost)
+	case bo.retry < 0:
+		return usage("--retry %d: at least 0 (0 asks once)", bo.retry)
 	case o.set["C"]:
 		// Only the flag: the configuration file's C is a default for a
 		// document saved to a file, which a batch's log resumes instead.

@@ -647,6 +647,12 @@ func TestBatchUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)
 		}
 	}
+	// A negative count names its own flag.
+	for _, flag := range []string{"--per-host", "--retry"} {
+		if code, _, stderr := runFetch(t, "http://127.0.0.1:1/x\n", "-i", "-", "-O", flag, "-1"); code != 2 || !strings.HasPrefix(stderr, "fetch: "+flag+" -1: at least 0") {
+			t.Errorf("%s -1: exit %d, %q", flag, code, stderr)
+		}
+	}
 }
 
 // TestTemplateNames: every name the template gives stays inside the
