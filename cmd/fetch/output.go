@@ -833,9 +833,9 @@ func sortedKeys(m map[string]string) []string {
 func openSpecial(ctx context.Context, o *options, path string, mode os.FileMode) (io.WriteCloser, error) {
 	wctx := ctx // the writes' context: the open's own ends with the open
 	// The open waits at most --timeout (and within --max-time).
-	wait := o.timeout
+	wait, flag := o.timeout, "--timeout"
 	if o.maxTime > 0 && (wait <= 0 || o.maxTime < wait) {
-		wait = o.maxTime
+		wait, flag = o.maxTime, "--max-time"
 	}
 	if wait > 0 {
 		var cancel context.CancelFunc
@@ -844,8 +844,12 @@ func openSpecial(ctx context.Context, o *options, path string, mode os.FileMode)
 	}
 	localErr := func(err error) error {
 		if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			limit := ""
+			if wait > 0 {
+				limit = fmt.Sprintf(" (%v, %s)", wait, flag)
+			}
 			return &fetch.Error{Kind: fetch.KindLocal, Op: "open", Offset: -1,
-				Err: fmt.Errorf("%s: %w waiting for a reader", path, fetch.ErrTimeout)}
+				Err: fmt.Errorf("%s: %w waiting for a reader%s", path, fetch.ErrTimeout, limit)}
 		}
 		return fetch.Wrap(fetch.KindLocal, "open", err)
 	}

@@ -203,8 +203,8 @@ func TestOutputOntoFIFONoReader(t *testing.T) {
 	case <-time.After(300 * timeout): // generous: the bound under test is the timeout
 		t.Fatal("fetch -o FIFO with no reader still waiting after 300 times --timeout")
 	}
-	if code != 7 || !strings.Contains(stderr, "timed out") {
-		t.Errorf("exit %d, stderr %q; want 7 and a timeout", code, stderr)
+	if code != 7 || !strings.Contains(stderr, "timed out waiting for a reader (200ms, --timeout)") {
+		t.Errorf("exit %d, stderr %q; want 7 and a timeout naming --timeout", code, stderr)
 	}
 	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("%s is now %v (%v), want the FIFO", fifo, st.Mode(), err)
