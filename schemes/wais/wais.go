@@ -209,7 +209,7 @@ func searchWords(ctx context.Context, req *fetch.Request, w *URL) (string, error
 	}
 	q, err := req.Prompt(ctx, fetch.Question{Field: "query", Label: "Search " + w.Database + " for"})
 	if errors.Is(err, fetch.ErrNoAnswer) {
-		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "search", Part: "search", Offset: -1,
+		return "", &fetch.Error{Kind: fetch.KindUsage, Part: "search", Offset: -1,
 			Err: fmt.Errorf("%w: the URL names the database %q to search: add ?words to it or give --query", fetch.ErrNoAnswer, w.Database)}
 	}
 	return q, err

@@ -401,7 +401,7 @@ func TestQueryWithoutSearch(t *testing.T) {
 		t.Fatalf("searches sent: %+v", reqs)
 	}
 	_, err = client(fetch.Options{}).Fetch(context.Background(), u)
-	if !errors.Is(err, fetch.ErrNoAnswer) || fetch.KindOf(err) != fetch.KindUsage {
+	if !errors.Is(err, fetch.ErrNoAnswer) || fetch.KindOf(err) != fetch.KindUsage || strings.Contains(err.Error(), "search: search:") {
 		t.Fatalf("no query, no prompter: %v", err)
 	}
 	if len(f.requests()) != 2 {
