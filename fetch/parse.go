@@ -143,11 +143,14 @@ func urlParse(reg *Registry, raw string) (*URL, error) {
 	rest, restOff := s[colon+1:], off+colon+1
 	g := reg.grammar(u.Scheme)
 
+	// The parts are read out of their order in the URL (the fragment
+	// first, the path before the host); an error is the first fault in
+	// the URL's own order, so one in the fragment or the path waits in
+	// late until what comes before it has been read.
+	var late error
 	if h := strings.IndexByte(rest, '#'); h >= 0 {
 		frag, err := urlCleanPart(rest[h+1:], "fragment", restOff+h+1)
-		if err != nil {
-			return nil, err
-		}
+		late = err
 		u.Fragment, u.HasFragment = frag, true
 		rest = rest[:h]
 	}
@@ -156,6 +159,9 @@ func urlParse(reg *Registry, raw string) (*URL, error) {
 		opaque, err := urlCleanPart(rest, "opaque", restOff)
 		if err != nil {
 			return nil, err
+		}
+		if late != nil {
+			return nil, late
 		}
 		u.Opaque = opaque
 		return u, nil
@@ -176,7 +182,7 @@ func urlParse(reg *Registry, raw string) (*URL, error) {
 			u.Path, err = urlCleanPart(auth[end:], "path", authOff+end)
 		}
 		if err != nil {
-			return nil, err
+			late = err // before the fragment
 		}
 		auth = auth[:end]
 	}
@@ -244,6 +250,9 @@ func urlParse(reg *Registry, raw string) (*URL, error) {
 		if u.HasUser || u.Port != 0 {
 			return nil, urlParseErr("host", hpOff, "user or port given without a host")
 		}
+	}
+	if late != nil {
+		return nil, late
 	}
 	return u, nil
 }

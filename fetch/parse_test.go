@@ -237,6 +237,13 @@ func TestParseErrors(t *testing.T) {
 		{"http://\xff.com/", "host", 7},
 		{"ftp://a@b@h/", "user", 7},
 		{"ftp://a:b:c@d@h/", "password", 8}, // the start of the mask, "ftp://a:****@h/"
+		// Two faults: the first in the URL's order is the one reported,
+		// though the fragment and the path are read before the host.
+		{"http://h/a # c", "path", 10},
+		{"http://h:x/a b#c d", "port", 9},
+		{"http://a@b@h/a b", "user", 8},
+		{"news:a b#c d", "opaque", 6},
+		{"http://h/a#c d", "fragment", 12},
 	}
 	for _, c := range cases {
 		u, err := testParse(c.in)
