@@ -254,11 +254,6 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 			return usage("%v", err)
 		}
 	}
-	if err := b.makeDir(b.root); err != nil {
-		return report(s, o, outputErr("create", b.root, err))
-	}
-	b.cleanStale(b.root)
-
 	b.total.Store(-1)
 	lists, closeLists, err := openLists(s, o)
 	if err != nil {
@@ -268,6 +263,12 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	if err := sameFiles(s, batchFiles(o)); err != nil {
 		return report(s, o, err)
 	}
+	// Made once the lists are open and the files apart: a run refused
+	// leaves no empty output directory behind.
+	if err := b.makeDir(b.root); err != nil {
+		return report(s, o, outputErr("create", b.root, err))
+	}
+	b.cleanStale(b.root)
 	var jsonOut io.Writer
 	if o.jsonOut {
 		jsonOut = s.out

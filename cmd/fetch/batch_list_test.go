@@ -206,4 +206,18 @@ func TestOwnFilesDistinct(t *testing.T) {
 			}
 		}
 	}
+	// A batch refused so leaves no output directory behind, nor one
+	// whose list cannot be read.
+	for _, args := range [][]string{
+		{"-i", list, "--warc", list},
+		{"-i", filepath.Join(dir, "no-such-list")},
+	} {
+		out := filepath.Join(dir, "new")
+		if code, _, _ := runFetch(t, "", append(args, "-O", "--output-dir", out)...); code == 0 {
+			t.Errorf("%q: exit 0", args)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%q: the output directory was made by a run refused", args)
+		}
+	}
 }
