@@ -233,3 +233,36 @@ func TestConfigLineTooLong(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 naming line 2", code, e)
 	}
 }
+
+// TestRedirectRefusalNamesListedURL: in a batch, the message of a hop
+// refused for the password in its URL (exit 3) or for its port (exit 4)
+// begins with the URL of the list it belongs to, the hop after it with
+// its password masked: it began with the hop alone, which no line of the
+// list held.
+func TestRedirectRefusalNamesListedURL(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/userredir":
+			http.Redirect(w, r, "http://user:s3cret@127.0.0.1:18080/hello.txt", http.StatusFound)
+		case "/portredir":
+			http.Redirect(w, r, "http://127.0.0.1:25/mail", http.StatusFound)
+		}
+	}))
+	defer srv.Close()
+	user, port := srv.URL+"/userredir", srv.URL+"/portredir"
+	code, _, stderr := runFetch(t, user+"\n"+port+"\n", "-i", "-", "-O", "--output-dir", t.TempDir(), "-q")
+	if code != 4 {
+		t.Errorf("exit %d, want 4 (the worse of 3 and 4): %s", code, stderr)
+	}
+	for _, want := range []string{
+		"fetch: " + user + ": redirect to http://user:****@127.0.0.1:18080/hello.txt: user: ",
+		"fetch: " + port + ": redirect to http://127.0.0.1:25/mail: port policy: ",
+	} {
+		if !strings.Contains(stderr, "\n"+want) && !strings.HasPrefix(stderr, want) {
+			t.Errorf("no line begins %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "s3cret") {
+		t.Errorf("the hop's password is shown:\n%s", stderr)
+	}
+}

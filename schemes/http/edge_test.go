@@ -161,8 +161,8 @@ func TestResumeComplete(t *testing.T) {
 }
 
 // TestRedirectPortNamesHop: a redirect refused for its port names
-// the hop's URL (as a refused gateway names the gateway), not the first
-// URL, whose port was allowed.
+// the hop's URL (as a refused gateway names the gateway) as the hop at
+// fault, after the first URL, whose port was allowed.
 func TestRedirectPortNamesHop(t *testing.T) {
 	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
 		nethttp.Redirect(w, r, "http://127.0.0.1:25/mail", nethttp.StatusFound)
@@ -173,8 +173,45 @@ func TestRedirectPortNamesHop(t *testing.T) {
 	if !errors.As(err, &fe) || fetch.KindOf(err) != fetch.KindPolicy {
 		t.Fatalf("err = %v, want a policy refusal", err)
 	}
-	if !strings.Contains(err.Error(), "127.0.0.1:25/mail") || !strings.Contains(err.Error(), "redirect") {
+	if !strings.Contains(err.Error(), "redirect to http://127.0.0.1:25/mail: ") {
 		t.Errorf("%q does not name the redirect's URL", err)
+	}
+}
+
+// TestRedirectRefusalNamesFirstURL: a hop refused for a password in its
+// URL or for its port is reported about the URL that was asked for, the
+// hop named after it, as a refused scheme and too many redirects are:
+// the error named the hop alone, and a batch's message could not be told
+// to belong to its line of the list. The exit status stays the one the
+// refusal had, and the hop's password stays masked.
+func TestRedirectRefusalNamesFirstURL(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		switch r.URL.Path {
+		case "/userredir":
+			nethttp.Redirect(w, r, "http://user:s3cret@127.0.0.1:18080/hello.txt", nethttp.StatusFound)
+		case "/portredir":
+			nethttp.Redirect(w, r, "http://127.0.0.1:25/mail", nethttp.StatusFound)
+		}
+	}))
+	defer srv.Close()
+	for _, tt := range []struct {
+		path, hop string
+		kind      fetch.Kind
+	}{
+		{"/userredir", "http://user:****@127.0.0.1:18080/hello.txt", fetch.KindMalformed},
+		{"/portredir", "http://127.0.0.1:25/mail", fetch.KindPolicy},
+	} {
+		first := srv.URL + tt.path
+		_, err := newClient(fetch.Options{}).Fetch(context.Background(), first)
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Kind != tt.kind {
+			t.Errorf("%s: err = %v, want a %v error", tt.path, err, tt.kind)
+			continue
+		}
+		msg := err.Error()
+		if fe.URL != first || !strings.HasPrefix(msg, first+": redirect to "+tt.hop+": ") || strings.Contains(msg, "s3cret") {
+			t.Errorf("%s: %q (URL %q); want it about %s, naming the hop %s", tt.path, msg, fe.URL, first, tt.hop)
+		}
 	}
 }
 

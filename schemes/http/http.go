@@ -343,35 +343,46 @@ func (d *Driver) header() nethttp.Header {
 }
 
 // checkHop refuses a redirect to another scheme or to a refused port.
+// Its errors name the URL asked for, as every other error of the fetch
+// does, so that a batch's message matches its line in the list; the hop
+// at fault is named after "redirect to".
 func (d *Driver) checkHop(req *fetch.Request, next *neturl.URL) error {
+	hop := hopText(next)
 	if next.Scheme != "http" && next.Scheme != "https" {
 		return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", Part: "scheme", Offset: -1,
-			Err: fmt.Errorf("redirect to %s refused: only http and https redirects are followed", next.Redacted())}
+			Err: fmt.Errorf("redirect to %s refused: only http and https redirects are followed", hop)}
 	}
 	if next.User != nil {
 		// As a first URL would be (ParseURL): net/http would send the
 		// server's user and password as Basic credentials, and they
 		// would name the hop in the WARC record and the result.
-		return &fetch.Error{Kind: fetch.KindMalformed, Op: "redirect", URL: next.Redacted(), Part: "user", Offset: -1,
+		return &fetch.Error{Kind: fetch.KindMalformed, Op: "redirect to " + hop, URL: req.URL.Redacted(), Part: "user", Offset: -1,
 			Err: errors.New("http URLs may not hold a user name or password (RFC 1738 §3.3)")}
 	}
 	port := defaultPort(next.Scheme)
 	if p := next.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil {
-			return &fetch.Error{Kind: fetch.KindMalformed, Op: "redirect", URL: next.Redacted(), Part: "port", Offset: -1, Err: err}
+			return &fetch.Error{Kind: fetch.KindMalformed, Op: "redirect to " + hop, URL: req.URL.Redacted(), Part: "port", Offset: -1, Err: err}
 		}
 		port = n
 	}
 	if err := req.CheckPort(next.Scheme, port); err != nil {
-		// The hop's port, not the first URL's: named so.
+		// The port refused is the hop's, not the first URL's (which
+		// CheckPort names): the hop is named before the refusal.
 		var fe *fetch.Error
 		if errors.As(err, &fe) {
-			fe.URL, fe.Op = next.Redacted(), "redirect: "+fe.Op
+			fe.Op = "redirect to " + hop + ": " + fe.Op
 		}
 		return err
 	}
 	return nil
+}
+
+// hopText is a redirect's URL for a message, its password masked as the
+// client masks a URL's ("****"; net/url's Redacted writes "xxxxx").
+func hopText(u *neturl.URL) string {
+	return fetch.RedactedText(u.String())
 }
 
 // requestKey carries the fetch.Request on the context of the net/http

@@ -88,8 +88,8 @@ func TestRedirectWithUserinfo(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, err := newClient(fetch.Options{}).Fetch(context.Background(), srv.URL+"/start")
-	if fetch.KindOf(err).ExitCode() != 3 || strings.Contains(fmt.Sprint(err), "s3cret") {
-		t.Errorf("a redirect to a URL with a password: %v; want exit 3 without the password", err)
+	if fetch.KindOf(err).ExitCode() != 3 || strings.Contains(fmt.Sprint(err), "s3cret") || !strings.Contains(fmt.Sprint(err), "user:****@") {
+		t.Errorf("a redirect to a URL with a password: %v; want exit 3 naming the hop without the password", err)
 	}
 }
 
