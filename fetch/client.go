@@ -217,7 +217,7 @@ func (c *Client) Do(ctx context.Context, in *Request) (*Result, error) {
 			// The port refused is the gateway's, not the URL's: said so,
 			// or the message reads as if the URL's port were at fault.
 			if fe, ok := err.(*Error); ok {
-				fe.Op = "gateway " + req.Proxy.Redacted() + ": " + fe.Op
+				fe.Op = req.Options.Gateway(u, req.Proxy) + ": " + fe.Op
 			}
 			return nil, err
 		}
@@ -356,14 +356,11 @@ func (b *guardedBody) Close() error {
 // form, except HTTP_PROXY, which CGI programs can be made to set), with
 // no_proxy listing hosts to reach directly.
 func ProxyFromEnvironment(u *URL) (*URL, error) {
-	name := u.Scheme + "_proxy"
-	v := os.Getenv(name)
-	if v == "" && u.Scheme != "http" {
-		v = os.Getenv(strings.ToUpper(name))
-	}
-	if v == "" || noProxy(u.Host) {
+	name := ProxyVariable(u)
+	if name == "" {
 		return nil, nil
 	}
+	v := os.Getenv(name)
 	if !strings.Contains(v, "://") {
 		v = "http://" + v
 	}
@@ -375,6 +372,21 @@ func ProxyFromEnvironment(u *URL) (*URL, error) {
 		return nil, fmt.Errorf("%s: only http:// gateways are supported, not %s", name, p.Scheme)
 	}
 	return p, nil
+}
+
+// ProxyVariable names the environment variable ProxyFromEnvironment takes
+// u's gateway from ("gopher_proxy", or "GOPHER_PROXY" when only that one
+// is set), or is "" when it takes none: the Options.ProxyFrom of a client
+// whose Proxy is ProxyFromEnvironment.
+func ProxyVariable(u *URL) string {
+	name := u.Scheme + "_proxy"
+	if os.Getenv(name) == "" && u.Scheme != "http" {
+		name = strings.ToUpper(name)
+	}
+	if os.Getenv(name) == "" || noProxy(u.Host) {
+		return ""
+	}
+	return name
 }
 
 func noProxy(host string) bool {

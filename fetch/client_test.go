@@ -184,6 +184,33 @@ func TestProxyFromEnvironment(t *testing.T) {
 	}
 }
 
+// TestProxyVariable: the variable named is the one ProxyFromEnvironment
+// took the gateway from, in the case it was written in, and none when it
+// took none (HTTP_PROXY is never read; no_proxy sends the host direct).
+func TestProxyVariable(t *testing.T) {
+	for _, k := range []string{"gopher_proxy", "GOPHER_PROXY", "http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("GOPHER_PROXY", "127.0.0.1:3128")
+	t.Setenv("HTTP_PROXY", "127.0.0.1:3128")
+	t.Setenv("no_proxy", "local.test")
+	for _, tt := range []struct{ url, want string }{
+		{"gopher://far.test/", "GOPHER_PROXY"},
+		{"gopher://a.local.test/", ""},
+		{"http://far.test/", ""},
+	} {
+		u, _ := Parse(tt.url)
+		p, _ := ProxyFromEnvironment(u)
+		if got := ProxyVariable(u); got != tt.want || (got == "") != (p == nil) {
+			t.Errorf("%s: %q (gateway %v), want %q", tt.url, got, p, tt.want)
+		}
+	}
+	t.Setenv("gopher_proxy", "127.0.0.1:3129")
+	if u, _ := Parse("gopher://far.test/"); ProxyVariable(u) != "gopher_proxy" {
+		t.Errorf("with both cases set: %q, want gopher_proxy, the one read", ProxyVariable(u))
+	}
+}
+
 func TestIdleLimit(t *testing.T) {
 	var none *Request
 	if got := none.IdleLimit(); got != DefaultIdleTimeout {

@@ -83,6 +83,12 @@ type Options struct {
 	// fetched whole, or nil to fetch it directly (RFC 1738 §3.3's gateways;
 	// see ProxyFromEnvironment).
 	Proxy func(u *URL) (*URL, error)
+	// ProxyFrom, when set, names where the gateway Proxy chose for u was
+	// configured, in the caller's terms ("gopher_proxy", "--proxy"; see
+	// ProxyVariable). The errors about that gateway say it (Gateway): a
+	// gateway set long ago and forgotten, refused or not listening, reads
+	// otherwise as a wrong port of the URL's own server.
+	ProxyFrom func(u *URL) string
 
 	// Session pools (HTTP keep-alive connections, FTP control connections,
 	// NNTP sessions) keep at most MaxIdlePerHost unused sessions per
@@ -141,6 +147,19 @@ func (o *Options) dialTimeout() time.Duration {
 		return o.DialTimeout
 	}
 	return DefaultDialTimeout
+}
+
+// Gateway is how errors name the gateway p chosen for u: its URL,
+// password masked, and where it was configured when ProxyFrom says
+// ("gateway http://127.0.0.1:3128 (from gopher_proxy)").
+func (o *Options) Gateway(u, p *URL) string {
+	name := "gateway " + p.Redacted()
+	if o.ProxyFrom != nil {
+		if from := o.ProxyFrom(u); from != "" {
+			name += " (from " + from + ")"
+		}
+	}
+	return name
 }
 
 // Idle is the idle timeout in force.
