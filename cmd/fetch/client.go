@@ -29,6 +29,7 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 		// Asked for every URL and redirect, so only when the environment
 		// names a gateway at all.
 		opts.Proxy = fetch.ProxyFromEnvironment
+		opts.ProxyFrom = fetch.ProxyVariable
 	}
 	if o.batchMode() {
 		// Every transfer that may run at once to one host keeps its
@@ -79,6 +80,14 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 			return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--proxy", Part: "scheme", Offset: 0, Err: errors.New(why)}
 		}
 		opts.Proxy = func(*fetch.URL) (*fetch.URL, error) { return p, nil }
+		from := "--proxy"
+		if !o.set["proxy"] {
+			// Not given on the command line, it is the
+			// configuration file's proxy setting (applyConfig).
+			path, _ := configPath(o)
+			from = "proxy in " + path
+		}
+		opts.ProxyFrom = func(*fetch.URL) string { return from }
 	}
 	if o.socks5 != "" {
 		if err := checkSOCKS5(o.socks5); err != nil {

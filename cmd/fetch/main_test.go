@@ -371,6 +371,47 @@ func TestConfigProxyAndEnvironment(t *testing.T) {
 	}
 }
 
+// TestGatewayRefusedNamesSource: a gateway that refuses the connection
+// is named as the gateway, with the variable, flag or file line that set
+// it and its password masked, and the exit status of any refused
+// connection (5): the message named the address alone, and a forgotten
+// gopher_proxy read as a wrong port of the gopher server.
+func TestGatewayRefusedNamesSource(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	cfg := filepath.Join(t.TempDir(), "config")
+	os.WriteFile(cfg, []byte("proxy = http://u:s3cret@"+addr+"/\n"), 0o644)
+	const target = "gopher://127.0.0.1:18071/"
+	for _, tt := range []struct {
+		env, value string
+		args       []string
+		from       string
+	}{
+		{"gopher_proxy", "http://u:s3cret@" + addr + "/", nil, "gopher_proxy"},
+		{"GOPHER_PROXY", "u:s3cret@" + addr, nil, "GOPHER_PROXY"},
+		{"", "", []string{"--proxy", "http://u:s3cret@" + addr + "/"}, "--proxy"},
+		{"", "", []string{"--config", cfg}, "proxy in " + cfg},
+	} {
+		t.Run(tt.from, func(t *testing.T) {
+			for _, k := range []string{"gopher_proxy", "GOPHER_PROXY", "no_proxy", "NO_PROXY"} {
+				t.Setenv(k, "")
+			}
+			if tt.env != "" {
+				t.Setenv(tt.env, tt.value)
+			}
+			code, _, stderr := runFetch(t, "", append(tt.args, target)...)
+			want := "fetch: " + target + ": gateway http://u:****@" + addr
+			if code != 5 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, " (from "+tt.from+"): dial "+addr+": ") || strings.Contains(stderr, "s3cret") {
+				t.Errorf("exit %d, %q; want 5 and the gateway %s named, from %s", code, stderr, addr, tt.from)
+			}
+		})
+	}
+}
+
 // TestSMTPStartTLSSetting: smtp-starttls is yes or no (on/off, true/false
 // too); another value is a configuration error, not "no"; and the refusal
 // to send a password in the clear names the setting.

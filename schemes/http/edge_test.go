@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"strings"
@@ -251,5 +252,39 @@ func TestRedirectGatewayPortNamesGateway(t *testing.T) {
 	msg := err.Error()
 	if !strings.Contains(msg, "gateway http://user:****@127.0.0.1:25") || !strings.Contains(msg, "localhost") || strings.Contains(msg, "s3cret") {
 		t.Errorf("%q does not name the hop's gateway (or shows its password)", msg)
+	}
+}
+
+// TestGatewayDialNamesGateway: a gateway that refuses the connection is
+// named as the gateway, with where it was set (Options.ProxyFrom) and its
+// password masked, whether the URL goes whole to it (gopher:) or through
+// net/http's transport (http:): the message named the address alone, and
+// a forgotten gopher_proxy read as a wrong port of the URL's server.
+func TestGatewayDialNamesGateway(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	gw := "http://u:s3cret@" + addr + "/"
+	c := fetch.NewClient(fetch.Options{
+		Proxy:     func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse(gw) },
+		ProxyFrom: func(u *fetch.URL) string { return u.Scheme + "_proxy" },
+	})
+	d := newDriver(Config{})
+	c.Register("http", d)
+	for _, rawURL := range []string{"gopher://127.0.0.1:18071/", "http://127.0.0.1:18080/hello.txt"} {
+		scheme, _, _ := strings.Cut(rawURL, ":")
+		_, err := c.Fetch(context.Background(), rawURL)
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fetch.KindOf(err) != fetch.KindNetwork {
+			t.Errorf("%s: err = %v, want a network failure", rawURL, err)
+			continue
+		}
+		want := "gateway http://u:****@" + addr + "/ (from " + scheme + "_proxy): dial " + addr + ": "
+		if msg := err.Error(); !strings.HasPrefix(msg, rawURL+": "+want) || strings.Contains(msg, "s3cret") {
+			t.Errorf("%s: %q; want it to begin %q", rawURL, msg, rawURL+": "+want)
+		}
 	}
 }

@@ -137,6 +137,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	var tunnel *tunnelFailure // a gateway's answer to CONNECT, refused
 	if req.Options.Proxy != nil {
 		hctx, tunnel = withTunnelFailure(hctx)
+		hctx = context.WithValue(hctx, gatewayKey{}, new(gatewayChoice))
 	}
 	if req.Capture != nil {
 		hctx = httptrace.WithClientTrace(hctx, withCaptureTrace(req, func() string {
@@ -459,7 +460,14 @@ func (d *Driver) dialer(opts fetch.Options) func(ctx context.Context, network, a
 			if dctx.Err() == nil && tctx.Err() != nil {
 				err = fetch.ErrTimeout
 			}
-			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "dial " + addr, URL: where, Offset: -1, Err: err}
+			op := "dial " + addr
+			if gw := gatewayOf(dctx).nameFor(addr); gw != "" {
+				// net/http dials a gateway as it dials a server: the
+				// address is named as the gateway's, with where it was
+				// set, or it reads as the URL's server's.
+				op = gw + ": " + op
+			}
+			return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: op, URL: where, Offset: -1, Err: err}
 		}
 		c = fetch.NewDeadlineConn(context.Background(), c, opts.Idle())
 		if opts.Proxy != nil {
@@ -563,29 +571,79 @@ func (d *Driver) newTransport(opts fetch.Options, tap bool) *nethttp.Transport {
 // request's trace learns the choice (sentTrace.route).
 func (d *Driver) proxyFor(opts fetch.Options) func(*nethttp.Request) (*neturl.URL, error) {
 	return func(r *nethttp.Request) (*neturl.URL, error) {
-		pu, err := gatewayFor(opts, r)
+		pu, name, err := gatewayFor(opts, r)
 		if s, ok := r.Context().Value(sentKey{}).(*sentTrace); ok && err == nil {
 			s.route(r, pu)
+		}
+		if err == nil {
+			gatewayOf(r.Context()).set(pu, name)
 		}
 		return pu, err
 	}
 }
 
+// gatewayKey carries a fetch's gatewayChoice on the context of its
+// net/http requests, the first and each redirect's.
+type gatewayKey struct{}
+
+// gatewayChoice is the gateway chosen for a fetch's latest hop, kept for
+// the dialer: net/http dials a gateway's address as it dials a server's,
+// and a failure to connect to it is to be named as the gateway's.
+type gatewayChoice struct {
+	mu   sync.Mutex
+	addr string // the gateway's host:port, "" for none
+	name string // its name in errors (fetch.Options.Gateway)
+}
+
+func gatewayOf(ctx context.Context) *gatewayChoice {
+	c, _ := ctx.Value(gatewayKey{}).(*gatewayChoice)
+	return c
+}
+
+// set records gateway pu, named name, for the hop under way; nil records
+// none (a redirect may leave the gateway of the hop before it).
+func (c *gatewayChoice) set(pu *neturl.URL, name string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.addr, c.name = "", ""
+	if pu != nil {
+		c.addr, c.name = pu.Host, name
+	}
+}
+
+// nameFor is the name of the gateway at addr, "" when addr is not the
+// gateway chosen (a connection to the server itself).
+func (c *gatewayChoice) nameFor(addr string) string {
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if addr != c.addr {
+		return ""
+	}
+	return c.name
+}
+
 // gatewayFor is the gateway of r by opts.Proxy (its password in the
 // URL's userinfo, which net/http sends as Proxy-Authorization), nil for
-// none.
-func gatewayFor(opts fetch.Options, r *nethttp.Request) (*neturl.URL, error) {
+// none, and its name in errors.
+func gatewayFor(opts fetch.Options, r *nethttp.Request) (*neturl.URL, string, error) {
 	if opts.Proxy == nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	u, err := parseURL(r.URL.String())
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	p, err := opts.Proxy(u)
 	if err != nil || p == nil {
-		return nil, err
+		return nil, "", err
 	}
+	name := opts.Gateway(u, p)
 	port := p.PortOr(defaultPort(p.Scheme))
 	if req := requestOf(r.Context()); req != nil {
 		err = req.CheckPort(p.Scheme, port)
@@ -598,15 +656,15 @@ func gatewayFor(opts fetch.Options, r *nethttp.Request) (*neturl.URL, error) {
 		// client says it of the first URL's gateway.
 		var fe *fetch.Error
 		if errors.As(err, &fe) {
-			fe.URL, fe.Op = u.Redacted(), "gateway "+p.Redacted()+": "+fe.Op
+			fe.URL, fe.Op = u.Redacted(), name+": "+fe.Op
 		}
-		return nil, err
+		return nil, "", err
 	}
 	pu := &neturl.URL{Scheme: p.Scheme, Host: p.HostPort(defaultPort(p.Scheme))}
 	if p.HasUser {
 		pu.User = neturl.UserPassword(p.User, p.Password)
 	}
-	return pu, nil
+	return pu, name, nil
 }
 
 // pastDeadline reports whether ctx's deadline has come; its Err may lag
@@ -1041,6 +1099,12 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 	p := req.Proxy
 	conn, err := req.Dial(ctx, p.HostPort(defaultPort(p.Scheme)))
 	if err != nil {
+		// The address that failed is the gateway's, not the URL's
+		// server's: said so, with where the gateway was set.
+		var fe *fetch.Error
+		if errors.As(err, &fe) {
+			fe.Op = req.Options.Gateway(req.URL, p) + ": " + fe.Op
+		}
 		return nil, err
 	}
 	target := req.URL.String()
