@@ -537,11 +537,14 @@ func writeHead(w io.Writer, head []byte) (int64, error) {
 // Errors writing w are local (exit 7); errors reading are the driver's.
 func copyBody(ctx context.Context, o *options, s stdio, w io.Writer, res *fetch.Result, total int64) (int64, error) {
 	var r io.Reader = res.Document.Body
-	if bar := newProgress(o, s, w, total, res.Document.Offset); bar != nil {
-		defer bar.Finish()
+	bar := newProgress(o, s, w, total, res.Document.Offset)
+	if bar != nil {
 		r = io.TeeReader(r, bar)
 	}
 	n, err := copyDocument(w, r)
+	if bar != nil {
+		bar.end(err)
+	}
 	if err != nil {
 		var lw localWriteError
 		if errors.As(err, &lw) {
@@ -671,8 +674,9 @@ func printListing(w io.Writer, o *options, s stdio, res *fetch.Result) error {
 	if bar == nil {
 		return printListingVisit(w, o, res, nil)
 	}
-	defer bar.Finish()
-	return printListingVisit(w, o, res, func(fetch.Entry) { bar.Add(1) })
+	err := printListingVisit(w, o, res, func(fetch.Entry) { bar.add(1) })
+	bar.end(err)
+	return err
 }
 
 // printListingVisit is printListing calling visit (when not nil) with each

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/schollz/progressbar/v3"
@@ -48,7 +49,7 @@ func isTerminalWriter(w io.Writer) bool { _, ok := terminalFd(w); return ok }
 // only when stderr is a terminal (or --progress), the body is not going to
 // that same terminal, and the transfer may be long (unknown size or over
 // 1 MiB).
-func newProgress(o *options, s stdio, dest io.Writer, total, offset int64) *progressbar.ProgressBar {
+func newProgress(o *options, s stdio, dest io.Writer, total, offset int64) *progress {
 	if !progressFor(o, s, dest) || !o.progress && total >= 0 && total-offset < 1<<20 {
 		return nil
 	}
@@ -56,15 +57,9 @@ func newProgress(o *options, s stdio, dest io.Writer, total, offset int64) *prog
 	if total >= 0 {
 		max = total - offset
 	}
-	return progressbar.NewOptions64(max,
-		progressbar.OptionSetWriter(s.err),
+	return newBar(s, max,
 		progressbar.OptionShowBytes(true),
 		progressbar.OptionUseIECUnits(true), // it counts in 1024s: say MiB
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100_000_000),
-		progressbar.OptionShowCount(),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(s.err) }),
-		progressbar.OptionSetRenderBlankState(true),
 	)
 }
 
@@ -81,20 +76,85 @@ func progressFor(o *options, s stdio, dest io.Writer) bool {
 // newListingProgress is a listing's progress bar, counting its entries as
 // they come (a news group or a gopher hole's menu may hold a million), or
 // nil when none is wanted.
-func newListingProgress(o *options, s stdio, dest io.Writer) *progressbar.ProgressBar {
+func newListingProgress(o *options, s stdio, dest io.Writer) *progress {
 	if !progressFor(o, s, dest) {
 		return nil
 	}
-	return progressbar.NewOptions64(-1,
-		progressbar.OptionSetWriter(s.err),
-		progressbar.OptionSetWidth(30),
-		progressbar.OptionThrottle(100_000_000),
-		progressbar.OptionShowCount(),
+	return newBar(s, -1,
 		progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString("entries"),
+	)
+}
+
+// progress is a progress bar that counts what is handed to it (Write, for
+// an io.TeeReader, or add) and is ended with end.
+//
+// It throttles the drawing itself, to one every tenth of a second: the
+// bar's own throttle skips drawing a count that comes too soon after the
+// last drawing, so the drawing left on the screen when a transfer failed
+// could be a tenth of a second behind what was received. Here the bar
+// draws each count it is given, and end gives it the last one.
+type progress struct {
+	bar     *progressbar.ProgressBar
+	sized   bool  // the bar's end is the document's size
+	pending int64 // counted and not yet given to the bar
+	given   time.Time
+}
+
+// newBar is a bar on stderr counting up to total (-1: unknown), with the
+// options all bars share and opts.
+func newBar(s stdio, total int64, opts ...progressbar.Option) *progress {
+	p := &progress{sized: total >= 0, given: time.Now()}
+	p.bar = progressbar.NewOptions64(total, append([]progressbar.Option{
+		progressbar.OptionSetWriter(s.err),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(0), // progress.add throttles
+		progressbar.OptionShowCount(),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(s.err) }),
 		progressbar.OptionSetRenderBlankState(true),
-	)
+	}, opts...)...)
+	return p
+}
+
+// Write counts len(b) bytes.
+func (p *progress) Write(b []byte) (int, error) {
+	p.add(int64(len(b)))
+	return len(b), nil
+}
+
+// add counts n, giving the bar what was counted when its last drawing is
+// a tenth of a second old.
+func (p *progress) add(n int64) {
+	p.pending += n
+	if now := time.Now(); now.Sub(p.given) >= 100*time.Millisecond {
+		p.give()
+		p.given = now
+	}
+}
+
+// give hands the bar what was counted, which it draws at once.
+func (p *progress) give() {
+	p.bar.Add64(p.pending)
+	p.pending = 0
+}
+
+// end draws the bar a last time and ends its line, after the transfer
+// succeeded (err nil) or failed.
+//
+// After a failure a sized bar stays at its count: Finish would fill it to
+// the size, with a rate from bytes never received, while Exit keeps the
+// last drawing and ends the line. An unsized bar is ended with Finish
+// either way: that leaves its count as it is (only the spinner is moved
+// to its end), and a bar that Exit leaves unfinished goes on being redrawn
+// by its spinner goroutine, over the error message.
+func (p *progress) end(err error) {
+	p.give()
+	switch {
+	case err == nil || !p.sized:
+		p.bar.Finish()
+	case !p.bar.IsFinished(): // a failure after the last byte leaves it full, its line ended
+		p.bar.Exit()
+	}
 }
 
 // terminalPrompter asks the user at the terminal; answers from flags

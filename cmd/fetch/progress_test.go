@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// loopbackServer serves h on 127.0.0.1 at a port in 23000-23999, trying
+// the next while one is taken.
+func loopbackServer(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close()
+	start := rand.IntN(1000)
+	for i := range 1000 {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 23000+(start+i)%1000))
+		if err == nil {
+			srv.Listener = l
+			srv.Start()
+			t.Cleanup(srv.Close)
+			return srv
+		}
+	}
+	t.Fatal("no free port in 23000-23999")
+	return nil
+}
+
+// cutShort answers with a body of size bytes (chunked when size is -1)
+// and closes the connection after sent of them.
+func cutShort(size, sent int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if size >= 0 {
+			w.Header().Set("Content-Length", fmt.Sprint(size))
+		}
+		w.Write(bytes.Repeat([]byte("x"), sent))
+		w.(http.Flusher).Flush()
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			c.Close()
+		}
+	})
+}
+
+// lastDrawing is the bar's last drawing in stderr, the one left on the
+// screen before the line that starts with prefix; ok is false when that
+// line does not start a line of its own.
+func lastDrawing(stderr, prefix string) (drawing string, ok bool) {
+	before, _, found := strings.Cut(stderr, "\n"+prefix)
+	if !found {
+		return "", false
+	}
+	draws := strings.Split(before, "\r")
+	for i := len(draws) - 1; i >= 0; i-- {
+		if strings.TrimSpace(draws[i]) != "" {
+			return draws[i], true
+		}
+	}
+	return "", true
+}
+
+// TestProgressFailureKeepsCount: a transfer cut short leaves its bar at
+// the bytes received, and the error starts a line of its own. The bar was
+// filled to the size before, with a rate from bytes never received
+// ("100% ... (4.0/4.0 MiB, ...)").
+func TestProgressFailureKeepsCount(t *testing.T) {
+	const size, sent = 4 << 20, 3 << 19 // 1.5 MiB of 4
+	srv := loopbackServer(t, cutShort(size, sent))
+	out := filepath.Join(t.TempDir(), "doc")
+	code, _, stderr := runFetch(t, "", "--progress", "-o", out, srv.URL+"/doc")
+	if code == 0 {
+		t.Fatalf("a body cut short: exit 0: %q", stderr)
+	}
+	drawing, ok := lastDrawing(stderr, "fetch: ")
+	if !ok {
+		t.Fatalf("the error does not start a line: %q", stderr)
+	}
+	if !strings.Contains(drawing, " 37% ") || !strings.Contains(drawing, "(1.5/4.0 MiB") {
+		t.Errorf("the last drawing is %q, want 37%% and 1.5/4.0 MiB", drawing)
+	}
+	if strings.Contains(stderr, "100%") {
+		t.Errorf("the bar was filled: %q", stderr)
+	}
+}
+
+// TestProgressFailureUnsized: a document of unknown size cut short keeps
+// its count too, and nothing is drawn after the error: the bar's spinner
+// redraws itself until the bar is finished (Exit does not finish it).
+func TestProgressFailureUnsized(t *testing.T) {
+	const sent = 3 << 19
+	srv := loopbackServer(t, cutShort(-1, sent))
+	t.Setenv("FETCH_CONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var stderr lockedBuffer
+	out := filepath.Join(t.TempDir(), "doc")
+	code := run(context.Background(), []string{"--progress", "-o", out, srv.URL + "/doc"},
+		stdio{in: strings.NewReader(""), out: new(bytes.Buffer), err: &stderr})
+	if code == 0 {
+		t.Fatalf("a body cut short: exit 0: %q", stderr.String())
+	}
+	ended := stderr.String()
+	drawing, ok := lastDrawing(ended, "fetch: ")
+	if !ok || !strings.Contains(drawing, "1.5 MiB") {
+		t.Errorf("the last drawing before the error is %q, want 1.5 MiB: %q", drawing, ended)
+	}
+	// The spinner draws every tenth of a second: three would show.
+	time.Sleep(300 * time.Millisecond)
+	if later := stderr.String(); later != ended {
+		t.Errorf("drawn after the error: %q", strings.TrimPrefix(later, ended))
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a bar's goroutine may write to while a
+// test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
