@@ -1554,18 +1554,22 @@ func (b *batch) startProgress(start time.Time) func() {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		// A line wider than the terminal wraps, and each redraw, which
+		// clears only the line the cursor is on, leaves a piece behind.
+		width := watchWidth(b.s.err)
+		defer width.end()
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
 		for {
 			select {
 			case <-stop:
 				b.errMu.Lock()
-				fmt.Fprint(b.s.err, "\r\x1b[K"+b.statusLine(time.Since(start))+"\n")
+				fmt.Fprint(b.s.err, "\r\x1b[K"+fitLine(b.statusLine(time.Since(start)), width.get())+"\n")
 				b.errMu.Unlock()
 				return
 			case <-t.C:
 				b.errMu.Lock()
-				fmt.Fprint(b.s.err, "\r\x1b[K"+b.statusLine(time.Since(start)))
+				fmt.Fprint(b.s.err, "\r\x1b[K"+fitLine(b.statusLine(time.Since(start)), width.get()))
 				b.errMu.Unlock()
 			}
 		}
@@ -1573,7 +1577,8 @@ func (b *batch) startProgress(start time.Time) func() {
 	return func() { close(stop); wg.Wait() }
 }
 
-// statusLine: queued, active, done, failed, bytes, rate, ETA.
+// statusLine: queued, active, done, failed, bytes, rate, ETA, separated
+// by two spaces (fitLine drops fields from the end at those).
 func (b *batch) statusLine(elapsed time.Duration) string {
 	finished := b.ok.Load() + b.failed.Load()
 	queued := "?"

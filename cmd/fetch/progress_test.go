@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // loopbackServer serves h on 127.0.0.1 at a port in 23000-23999, trying
@@ -136,4 +137,39 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+func TestFitLine(t *testing.T) {
+	const line = "queued 1234  active 16  done 5678  failed 12  1.5 GiB  12.3 MiB/s  ETA 1m23s"
+	const bar = "█████ 50%  (1.5 MiB)"
+	tests := []struct {
+		line string
+		cols int
+		want string
+	}{
+		{line, 0, line}, // the width is not known
+		{line, 20, "queued 1234"},
+		{line, 40, "queued 1234  active 16  done 5678"},
+		{line, 80, line},
+		{line, 200, line},
+		{line, len(line), "queued 1234  active 16  done 5678  failed 12  1.5 GiB  12.3 MiB/s"},
+		{line, len(line) + 1, line},
+		{line, 8, "queued "}, // a first field too wide is cut within
+		{line, 1, ""},
+		// Runes, not bytes: "█" is one column in three bytes, and is
+		// never cut in two.
+		{bar, 12, "█████ 50%"},
+		{bar, 6, "█████"},
+		{bar, 20, "█████ 50%"},
+		{bar, 21, bar},
+	}
+	for _, tt := range tests {
+		got := fitLine(tt.line, tt.cols)
+		if got != tt.want {
+			t.Errorf("fitLine(%q, %d) = %q, want %q", tt.line, tt.cols, got, tt.want)
+		}
+		if tt.cols > 0 && utf8.RuneCountInString(got) > tt.cols-1 || !utf8.ValidString(got) {
+			t.Errorf("fitLine(%q, %d) = %q: wider than %d columns, or not UTF-8", tt.line, tt.cols, got, tt.cols-1)
+		}
+	}
 }

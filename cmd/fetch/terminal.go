@@ -7,10 +7,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/schollz/progressbar/v3"
@@ -155,6 +158,118 @@ func (p *progress) end(err error) {
 	case !p.bar.IsFinished(): // a failure after the last byte leaves it full, its line ended
 		p.bar.Exit()
 	}
+}
+
+// termWidth is the width in columns of the terminal a progress line is
+// drawn on, read when it is made and again each time the terminal says it
+// changed (SIGWINCH, where there is one). Its methods take a nil
+// termWidth as a width not known.
+type termWidth struct {
+	cols atomic.Int64
+	stop func()
+}
+
+// watchWidth follows the width of w, or is nil when w is not a terminal or
+// its width cannot be read: lines are then drawn whole.
+func watchWidth(w io.Writer) *termWidth {
+	fd, ok := terminalFd(w)
+	if !ok {
+		return nil
+	}
+	return watchSize(func() (int, error) {
+		cols, _, err := term.GetSize(fd)
+		return cols, err
+	})
+}
+
+// watchSize is watchWidth with the width read by size.
+func watchSize(size func() (int, error)) *termWidth {
+	cols, err := size()
+	if err != nil || cols <= 0 {
+		return nil
+	}
+	t := &termWidth{}
+	t.cols.Store(int64(cols))
+	resized := make(chan os.Signal, 1)
+	notifyResize(resized)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-resized:
+				// A width that cannot be read now leaves the last one.
+				if cols, err := size(); err == nil && cols > 0 {
+					t.cols.Store(int64(cols))
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	t.stop = sync.OnceFunc(func() {
+		signal.Stop(resized)
+		close(done)
+	})
+	return t
+}
+
+// get is the width in columns, 0 when not known.
+func (t *termWidth) get() int {
+	if t == nil {
+		return 0
+	}
+	return int(t.cols.Load())
+}
+
+// end stops following the width.
+func (t *termWidth) end() {
+	if t != nil {
+		t.stop()
+	}
+}
+
+// fitLine is a status line cut to fit a terminal cols wide less one
+// column: some terminals wrap as soon as the last column is written, and
+// the next redraw, which returns to the start of the line, then leaves the
+// line above behind. Fields are separated by two spaces, the most needed
+// first (a batch's counts, then its bytes, rate and ETA), so whole ones
+// are dropped from the end; a first field wider than the terminal is cut
+// within. A cols of 0 or less, a width not known, leaves the line whole.
+//
+// Each rune is taken as one column: a status line is ASCII, and a bar
+// draws "█", one column in three bytes.
+func fitLine(line string, cols int) string {
+	limit := cols - 1
+	if cols <= 0 || utf8.RuneCountInString(line) <= limit {
+		return line
+	}
+	fit := ""
+	for i := 0; i < len(line); {
+		j := strings.Index(line[i:], "  ")
+		if j < 0 {
+			break
+		}
+		if utf8.RuneCountInString(line[:i+j]) > limit {
+			break
+		}
+		fit = line[:i+j]
+		i += j + 2
+	}
+	if fit != "" {
+		return fit
+	}
+	return cutColumns(line, limit)
+}
+
+// cutColumns is s cut after its first n runes.
+func cutColumns(s string, n int) string {
+	for i := range s {
+		if n <= 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // terminalPrompter asks the user at the terminal; answers from flags
