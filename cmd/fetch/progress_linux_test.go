@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -94,5 +95,22 @@ func TestBatchStatusFitsTerminal(t *testing.T) {
 	status, _, _ := strings.Cut(drawn, "fetch: 2 URLs")
 	if n := widest(status); n > 39 {
 		t.Errorf("a status line of %d columns: %q", n, drawn)
+	}
+}
+
+// TestProgressFitsTerminal: on a terminal 40 columns wide, a document's
+// bar is drawn in 39. The bar library narrows its bar to fit the whole
+// terminal width, and its figures alone take about 40.
+func TestProgressFitsTerminal(t *testing.T) {
+	srv := loopbackServer(t, cutShort(2<<20, 2<<20))
+	code, drawn := runOnTerminal(t, 40, "", "-o", filepath.Join(t.TempDir(), "doc"), srv.URL+"/doc")
+	if code != 0 {
+		t.Fatalf("exit %d: %q", code, drawn)
+	}
+	if n := widest(drawn); n > 39 {
+		t.Errorf("a line of %d columns: %q", n, drawn)
+	}
+	if !strings.Contains(drawn, " 100% |") || !strings.Contains(drawn, "(2.0/2.0 MiB") || !strings.HasSuffix(drawn, "\r\n") {
+		t.Errorf("no whole last drawing, or the line does not end: %q", drawn)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/schollz/progressbar/v3"
 )
 
 // loopbackServer serves h on 127.0.0.1 at a port in 23000-23999, trying
@@ -139,6 +141,13 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// fixedWidth is a terminal width that does not change.
+func fixedWidth(cols int) *termWidth {
+	t := &termWidth{stop: func() {}}
+	t.cols.Store(int64(cols))
+	return t
+}
+
 func TestFitLine(t *testing.T) {
 	const line = "queued 1234  active 16  done 5678  failed 12  1.5 GiB  12.3 MiB/s  ETA 1m23s"
 	const bar = "█████ 50%  (1.5 MiB)"
@@ -171,5 +180,72 @@ func TestFitLine(t *testing.T) {
 		if tt.cols > 0 && utf8.RuneCountInString(got) > tt.cols-1 || !utf8.ValidString(got) {
 			t.Errorf("fitLine(%q, %d) = %q: wider than %d columns, or not UTF-8", tt.line, tt.cols, got, tt.cols-1)
 		}
+	}
+}
+
+// TestFitWriterCutsBar: a bar drawn through fitWriter has no line wider
+// than the terminal less one column, whatever the terminal's width, and
+// its "█" are kept whole.
+func TestFitWriterCutsBar(t *testing.T) {
+	for _, cols := range []int{20, 40, 80, 200} {
+		var buf bytes.Buffer
+		w := &fitWriter{w: &buf, width: fixedWidth(cols)}
+		bar := progressbar.NewOptions64(100<<20,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetWidth(60),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
+			progressbar.OptionSetRenderBlankState(true),
+		)
+		for range 4 {
+			bar.Add64(20 << 20)
+		}
+		bar.Finish()
+		out := buf.String()
+		if !utf8.ValidString(out) {
+			t.Errorf("%d columns: a rune was cut: %q", cols, out)
+		}
+		widest := 0
+		for _, line := range strings.FieldsFunc(out, func(r rune) bool { return r == '\r' || r == '\n' }) {
+			widest = max(widest, utf8.RuneCountInString(line))
+		}
+		if widest > cols-1 {
+			t.Errorf("%d columns: a line of %d: %q", cols, widest, out)
+		}
+		// The bar's line, 60 columns of bar and some 45 more, is cut
+		// just at the limit on the narrower terminals.
+		if cols <= 80 && widest != cols-1 {
+			t.Errorf("%d columns: the widest line is %d, want %d: %q", cols, widest, cols-1, out)
+		}
+		if !strings.HasSuffix(out, "\n") {
+			t.Errorf("%d columns: the line does not end: %q", cols, out)
+		}
+	}
+}
+
+// TestBarFollowsWidth: a sized bar is narrowed when the terminal is, so
+// that its figures still fit; it kept the width it started with, and its
+// line was cut within them.
+func TestBarFollowsWidth(t *testing.T) {
+	var buf bytes.Buffer
+	width := fixedWidth(200)
+	p := barOn(&buf, width, 100<<20, progressbar.OptionShowBytes(true), progressbar.OptionUseIECUnits(true))
+	p.add(10 << 20)
+	p.give()
+	width.cols.Store(60)
+	p.add(40 << 20)
+	p.give()
+	draws := strings.Split(buf.String(), "\r")
+	last := draws[len(draws)-1]
+	if !strings.Contains(last, "(50/100 MiB, ") || !strings.Contains(last, "/s) [") || utf8.RuneCountInString(last) > 59 {
+		t.Errorf("on 60 columns, the last drawing is %q (%d columns), want its figures whole in 59", last, utf8.RuneCountInString(last))
+	}
+	if bar := strings.Split(last, "|"); len(bar) < 3 || utf8.RuneCountInString(bar[1]) != 14 {
+		t.Errorf("on 60 columns, the bar is not 14 columns: %q", last)
+	}
+	p.end(nil)
+	if !strings.HasSuffix(buf.String(), "\n") {
+		t.Errorf("the line does not end: %q", buf.String())
 	}
 }

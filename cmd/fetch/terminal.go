@@ -102,18 +102,32 @@ type progress struct {
 	sized   bool  // the bar's end is the document's size
 	pending int64 // counted and not yet given to the bar
 	given   time.Time
+	width   *termWidth // nil when stderr's width is unknown
+	columns int        // the bar's own width, within its line
 }
 
 // newBar is a bar on stderr counting up to total (-1: unknown), with the
 // options all bars share and opts.
 func newBar(s stdio, total int64, opts ...progressbar.Option) *progress {
-	p := &progress{sized: total >= 0, given: time.Now()}
+	return barOn(s.err, watchWidth(s.err), total, opts...)
+}
+
+// barOn is newBar drawing on w, a terminal width wide (nil: a width not
+// known). On a terminal of known width, the drawing is cut to that width
+// less one column (see fitWriter), and the bar narrowed so that most lines
+// fit without a cut.
+func barOn(w io.Writer, width *termWidth, total int64, opts ...progressbar.Option) *progress {
+	p := &progress{sized: total >= 0, given: time.Now(), width: width, columns: barColumns(width.get())}
+	out := w
+	if width != nil {
+		out = &fitWriter{w: w, width: width}
+	}
 	p.bar = progressbar.NewOptions64(total, append([]progressbar.Option{
-		progressbar.OptionSetWriter(s.err),
-		progressbar.OptionSetWidth(30),
+		progressbar.OptionSetWriter(out),
+		progressbar.OptionSetWidth(p.columns),
 		progressbar.OptionThrottle(0), // progress.add throttles
 		progressbar.OptionShowCount(),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(s.err) }),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(out) }),
 		progressbar.OptionSetRenderBlankState(true),
 	}, opts...)...)
 	return p
@@ -137,6 +151,14 @@ func (p *progress) add(n int64) {
 
 // give hands the bar what was counted, which it draws at once.
 func (p *progress) give() {
+	// A sized bar is narrowed or widened when the terminal is. Setting an
+	// option after the bar is made is safe for it: only an unsized bar
+	// has a goroutine of the library's drawing it, and a sized one is
+	// drawn only from the goroutine that counts.
+	if c := barColumns(p.width.get()); p.sized && c != p.columns {
+		progressbar.OptionSetWidth(c)(p.bar)
+		p.columns = c
+	}
 	p.bar.Add64(p.pending)
 	p.pending = 0
 }
@@ -158,6 +180,22 @@ func (p *progress) end(err error) {
 	case !p.bar.IsFinished(): // a failure after the last byte leaves it full, its line ended
 		p.bar.Exit()
 	}
+	p.width.end()
+}
+
+// barText is about the columns a sized bar's line takes besides the bar
+// itself: 40 for "  45% |", "| (45/100 MiB, 2.7 GiB/s) [1s:2s]", a few
+// more for a larger or slower transfer.
+const barText = 45
+
+// barColumns is the width of a bar on a terminal cols wide (0: not
+// known). At least one column: an unsized bar's spinner counts modulo the
+// width, and the library refuses a zero.
+func barColumns(cols int) int {
+	if cols <= 0 {
+		return 30
+	}
+	return min(max(cols-1-barText, 1), 30)
 }
 
 // termWidth is the width in columns of the terminal a progress line is
@@ -270,6 +308,40 @@ func cutColumns(s string, n int) string {
 		n--
 	}
 	return s
+}
+
+// fitWriter passes a progress bar's drawing on to w with each line cut to
+// the terminal's width less one column (see fitLine). The bar starts each
+// drawing with a carriage return, and with the options newBar sets it
+// writes no escape sequences, so the runes since the last carriage return
+// or newline are the column it is at. Its writes are whole strings, one at
+// a time (under the bar's lock).
+type fitWriter struct {
+	w     io.Writer
+	width *termWidth
+	col   int // columns written since the last \r or \n
+	buf   []byte
+}
+
+func (f *fitWriter) Write(p []byte) (int, error) {
+	limit := f.width.get() - 1
+	f.buf = f.buf[:0]
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRune(p[i:])
+		switch {
+		case r == '\r' || r == '\n':
+			f.col = 0
+			f.buf = append(f.buf, p[i:i+n]...)
+		case f.col < limit:
+			f.col++
+			f.buf = append(f.buf, p[i:i+n]...)
+		}
+		i += n
+	}
+	if _, err := f.w.Write(f.buf); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // terminalPrompter asks the user at the terminal; answers from flags
