@@ -288,3 +288,19 @@ func TestGatewayDialNamesGateway(t *testing.T) {
 		}
 	}
 }
+
+// TestTooManyRedirectsMasksHop: the message for one redirect too many
+// names the last hop with its password masked as every other URL is
+// ("****"; net/url's Redacted wrote "xxxxx").
+func TestTooManyRedirectsMasksHop(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		nethttp.Redirect(w, r, "http://user:s3cret@127.0.0.1:18080/hello.txt", nethttp.StatusFound)
+	}))
+	defer srv.Close()
+	c := fetch.NewClient(fetch.Options{})
+	c.Register("http", newDriver(Config{MaxRedirects: -1}))
+	_, err := c.Fetch(context.Background(), srv.URL+"/")
+	if err == nil || fetch.KindOf(err) != fetch.KindPolicy || !strings.Contains(err.Error(), "(last to http://user:****@127.0.0.1:18080/hello.txt)") {
+		t.Errorf("%v; want the refusal naming the hop, password masked", err)
+	}
+}

@@ -184,7 +184,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 			hops++
 			if hops > d.maxRedirects() {
 				return &fetch.Error{Kind: fetch.KindPolicy, Op: "redirect", Offset: -1,
-					Err: fmt.Errorf("more than %d redirects (last to %s)", d.maxRedirects(), next.URL.Redacted())}
+					Err: fmt.Errorf("more than %d redirects (last to %s)", d.maxRedirects(), hopText(next.URL))}
 			}
 			if err := d.checkHop(req, next.URL); err != nil {
 				return err
@@ -216,7 +216,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 				}
 			}
 			hop = next.URL
-			req.Trace(fetch.DirInfo, "redirected to "+next.URL.Redacted())
+			req.Trace(fetch.DirInfo, "redirected to "+hopText(next.URL))
 			return nil
 		},
 	}
