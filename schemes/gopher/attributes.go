@@ -283,14 +283,28 @@ func angleDate(v string) time.Time {
 func parseView(l string) (View, bool) {
 	l = strings.TrimSpace(l)
 	left, right, _ := strings.Cut(l, ":")
-	f := strings.Fields(left)
-	if len(f) == 0 || !strings.Contains(f[0], "/") {
+	// Read field by field rather than split: a line of 4 MiB of
+	// one-letter words made 32 MiB of strings to join again.
+	var typ string
+	var lang strings.Builder
+	if strings.ContainsAny(strings.TrimSpace(left), " \t") {
+		lang.Grow(len(left)) // the most it can take, once
+	}
+	for f := range strings.FieldsSeq(left) {
+		switch {
+		case typ == "":
+			typ = f
+		case lang.Len() > 0:
+			lang.WriteByte(' ')
+			fallthrough
+		default:
+			lang.WriteString(f)
+		}
+	}
+	if !strings.Contains(typ, "/") {
 		return View{}, false
 	}
-	v := View{Type: strings.ToLower(f[0])}
-	if len(f) > 1 {
-		v.Language = strings.Join(f[1:], " ")
-	}
+	v := View{Type: strings.ToLower(typ), Language: lang.String()}
 	if i := strings.IndexByte(right, '<'); i >= 0 {
 		if j := strings.IndexByte(right[i:], '>'); j > 0 {
 			v.Size = right[i+1 : i+j]
