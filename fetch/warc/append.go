@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fetchproject/fetch/fetch/filelock"
 )
 
 // Append opens path to add records after the ones it holds, as a batch
@@ -46,6 +48,13 @@ func Append(path string, opts Options) (*Writer, error) {
 				return nil, err
 			}
 			defer f.Close()
+			// A writer that rotated since the listing has a later file.
+			if again, err := w.series(); err != nil || len(again) == 0 || again[len(again)-1] != last {
+				if err == nil {
+					err = &os.PathError{Op: "lock", Path: path, Err: filelock.ErrLocked}
+				}
+				return nil, err
+			}
 			kept, err := repair(name, opts.Uncompressed, opts.KeepTail)
 			if err != nil {
 				return nil, err

@@ -127,17 +127,34 @@ func Create(path string, opts Options) (*Writer, error) {
 			return nil, err
 		}
 		// None is removed while another writer is writing one of them:
-		// each is locked first, and the locks are held until the new
-		// series has its first file.
+		// each is locked first, and the series listed again after, since
+		// a writer rotating meanwhile locks its next file before it lets
+		// go of the last. The locks go before the removal: Windows
+		// removes no file that is open.
+		var locked []*os.File
+		unlock := func() {
+			for _, f := range locked {
+				f.Close()
+			}
+		}
 		for _, n := range serials {
 			f, err := lockExisting(w.seriesName(n))
 			if errors.Is(err, os.ErrNotExist) {
 				continue
 			}
 			if err != nil {
+				unlock()
 				return nil, err
 			}
-			defer f.Close()
+			locked = append(locked, f)
+		}
+		again, err := w.series()
+		unlock()
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(again, serials) {
+			return nil, &os.PathError{Op: "lock", Path: w.path, Err: filelock.ErrLocked}
 		}
 		for _, n := range serials {
 			if err := os.Remove(w.seriesName(n)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -389,11 +406,15 @@ func (w *Writer) rotate() error {
 	if w.opts.MaxSize <= 0 || w.size < w.opts.MaxSize {
 		return nil
 	}
-	if err := w.f.Close(); err != nil {
+	// The next file is opened, and locked, before the last is closed:
+	// the series always has a file locked, which Create and Append of
+	// the same series look for.
+	last := w.f
+	if err := w.open(); err != nil {
 		w.err = err
 		return err
 	}
-	if err := w.open(); err != nil {
+	if err := last.Close(); err != nil {
 		w.err = err
 		return err
 	}

@@ -1,0 +1,72 @@
+package warc_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch/warc"
+)
+
+// While Writer A writes a rotating series, Create of the same series by
+// another Writer must fail (ErrLocked) every time. A's rotate closes file
+// N before it locks file N+1, so for a moment no file of the series is
+// locked: a Create then succeeds, removes A's files and starts the series
+// again under A.
+func TestCreateDuringRotation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.warc.gz")
+	opts := warc.Options{MaxSize: 1, Software: "fetch/test", CommandLine: "writer-A"}
+	a, err := warc.Create(path, opts)
+	opts.CommandLine = "writer-B"
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	done := make(chan error, 1)
+	go func() {
+		for !stop.Load() {
+			tr := a.Begin("http", "http://h/", nil)
+			sent, recv := tr.Exchange("http://h/", nil)
+			io.WriteString(sent, "GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+			io.WriteString(recv, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			if err := tr.End("", "", nil); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	deadline := time.Now().Add(8 * time.Second)
+	tries, won := 0, 0
+	for time.Now().Before(deadline) && won == 0 {
+		tries++
+		b, err := warc.Create(path, opts)
+		if err == nil {
+			won++
+			files, _ := filepath.Glob(filepath.Join(dir, "r-*.warc.gz"))
+			b.Close()
+			first, _ := os.ReadFile(a.Files()[0])
+			t.Errorf("try %d: Create succeeded while Writer A was writing the series (A had written %d files, %d on disk now); A's first file %s now holds B's warcinfo: %v",
+				tries, len(a.Files()), len(files), filepath.Base(a.Files()[0]), gzContains(first, "writer-B"))
+		}
+	}
+	stop.Store(true)
+	aerr := <-done
+	a.Close()
+	t.Logf("%d Create attempts, %d succeeded; A's last error: %v", tries, won, aerr)
+}
+
+func gzContains(b []byte, s string) bool {
+	z, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return false
+	}
+	all, _ := io.ReadAll(z)
+	return bytes.Contains(all, []byte(s))
+}
