@@ -153,7 +153,7 @@ func openLog(name string, jsonOut io.Writer, spell func(string) string) (*batchL
 		// before opening: a FIFO's open waits for a reader
 		return nil, nil, nil, outputErr("--log: read", name, errNotRegularLog)
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o666) // RDWR: Windows locks no append-only handle
 	if err != nil {
 		return nil, nil, nil, outputErr("--log: open", name, err)
 	}

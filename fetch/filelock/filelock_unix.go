@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !solaris && !aix
 
 package filelock
 
@@ -20,7 +20,7 @@ func tryLock(fd uintptr) error {
 			continue
 		case errors.Is(err, syscall.EWOULDBLOCK):
 			return ErrLocked
-		case errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.EOPNOTSUPP), errors.Is(err, syscall.EINVAL):
+		case errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.EOPNOTSUPP), errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.EINVAL):
 			return nil // a file system without locks
 		default:
 			return err

@@ -19,8 +19,8 @@ func tryLock(fd uintptr) error {
 		return nil
 	case errors.Is(err, windows.ERROR_LOCK_VIOLATION), errors.Is(err, windows.ERROR_IO_PENDING):
 		return ErrLocked
-	case errors.Is(err, windows.ERROR_NOT_SUPPORTED), errors.Is(err, windows.ERROR_INVALID_FUNCTION):
-		return nil // a file system without locks
+	case errors.Is(err, windows.ERROR_NOT_SUPPORTED), errors.Is(err, windows.ERROR_INVALID_FUNCTION), errors.Is(err, windows.ERROR_ACCESS_DENIED):
+		return nil // a file system without locks, or a handle that cannot take one
 	default:
 		return err
 	}
