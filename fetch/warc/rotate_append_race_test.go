@@ -11,8 +11,9 @@ import (
 	"github.com/fetchproject/fetch/fetch/warc"
 )
 
-// As TestCreateDuringRotation, with Append: it must fail every
-// time while A writes the series, and leave A's files as they are.
+// TestAppendDuringRotation: as TestCreateDuringRotation, with Append: it
+// fails every time while A writes the series, and leaves A's files as
+// they are (it emptied one A had finished).
 func TestAppendDuringRotation(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.warc.gz")

@@ -13,11 +13,12 @@ import (
 	"github.com/fetchproject/fetch/fetch/warc"
 )
 
-// While Writer A writes a rotating series, Create of the same series by
-// another Writer must fail (ErrLocked) every time. A's rotate closes file
-// N before it locks file N+1, so for a moment no file of the series is
-// locked: a Create then succeeds, removes A's files and starts the series
-// again under A.
+// TestCreateDuringRotation: while Writer A writes a rotating series,
+// Create of the same series by another Writer fails (ErrLocked) every
+// time. When A's rotation closed file N before it locked file N+1, and
+// Create locked only the files it had listed before, a Create that came
+// in between succeeded, removed A's files and started the series again
+// under A.
 func TestCreateDuringRotation(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.warc.gz")
