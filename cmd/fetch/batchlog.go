@@ -47,11 +47,6 @@ type batchLog struct {
 // 64 KiB, and a line repeats one in its error message.
 const maxLogLine = 1 << 20
 
-// readDone reads an existing log: the URLs it records as ok, and the
-// files they were written to (file → URL), each as spell writes it (nil:
-// as the log does). A last line cut short by a kill is ignored (its URL
-// is fetched again); whole is the length of the log without it, where
-// the next line goes.
 // errNotRegularLog is the error for a --log that is a directory, a FIFO
 // or a device other than /dev/null.
 var errNotRegularLog = errors.New("not a regular file (a --log is one, or /dev/null to keep none)")
@@ -68,6 +63,11 @@ func lockErr(flag, name string, err error) error {
 		Err: fmt.Errorf("%w; another fetch is writing it: wait for that run to end, or give this one a %s of its own", filelock.ErrLocked, flag)}
 }
 
+// readDone reads an existing log: the URLs it records as ok, and the
+// files they were written to (file → URL), each as spell writes it (nil:
+// as the log does). A last line cut short by a kill is ignored (its URL
+// is fetched again); whole is the length of the log without it, where
+// the next line goes.
 func readDone(name string, spell func(string) string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
 	done, names = map[string]bool{}, map[nameDigest]nameDigest{}
 	// Checked before opening: a FIFO's open waits for a writer, and a
