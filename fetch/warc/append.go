@@ -30,7 +30,6 @@ import (
 func Append(path string, opts Options) (*Writer, error) {
 	w := newWriter(path, opts)
 	if opts.MaxSize > 0 {
-		ext := opts.Ext()
 		serials, err := w.series()
 		if err != nil {
 			return nil, err
@@ -41,15 +40,28 @@ func Append(path string, opts Options) (*Writer, error) {
 		}
 		if last >= 0 {
 			// Locked while it is repaired and until the next file is:
-			// another writer may be writing it still.
-			name := fmt.Sprintf("%s-%05d%s", w.base, last, ext)
+			// another writer may be writing it still. The file before
+			// it is locked first: a writer rotating holds its last
+			// file until it has locked the next, so while it has
+			// created the next and not yet locked it, the file before
+			// is still held.
+			if last > 0 {
+				prev, err := lockExisting(w.seriesName(last - 1))
+				if err != nil && !errors.Is(err, os.ErrNotExist) {
+					return nil, err
+				}
+				if err == nil {
+					defer prev.Close()
+				}
+			}
+			name := w.seriesName(last)
 			f, err := lockExisting(name)
 			if err != nil {
 				return nil, err
 			}
-			defer f.Close()
 			// A writer that rotated since the listing has a later file.
 			if again, err := w.series(); err != nil || len(again) == 0 || again[len(again)-1] != last {
+				f.Close()
 				if err == nil {
 					err = &os.PathError{Op: "lock", Path: path, Err: filelock.ErrLocked}
 				}
@@ -57,17 +69,24 @@ func Append(path string, opts Options) (*Writer, error) {
 			}
 			kept, err := repair(name, opts.Uncompressed, opts.KeepTail)
 			if err != nil {
+				f.Close()
 				return nil, err
 			}
-			w.serial = last + 1
 			if kept == 0 {
 				// Empty, or emptied of a torn warcinfo: started again,
-				// by open, which locks it anew.
+				// still locked.
 				w.serial = last
-				f.Close()
+				if err := w.start(f, name); err != nil {
+					w.Close()
+					return nil, err
+				}
+				return w, nil
 			}
+			defer f.Close()
+			w.serial = last + 1
 		}
 		if err := w.open(); err != nil {
+			w.Close()
 			return nil, err
 		}
 		return w, nil
@@ -76,6 +95,7 @@ func Append(path string, opts Options) (*Writer, error) {
 	f, err := lockExisting(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := w.open(); err != nil {
+			w.Close()
 			return nil, err
 		}
 		return w, nil

@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,14 +130,17 @@ func Create(path string, opts Options) (*Writer, error) {
 		// None is removed while another writer is writing one of them:
 		// each is locked first, and the series listed again after, since
 		// a writer rotating meanwhile locks its next file before it lets
-		// go of the last. The locks go before the removal: Windows
-		// removes no file that is open.
+		// go of the last. They stay locked while they are removed, so
+		// that an Append cannot take the last of them in between and
+		// go on from it; on Windows, which removes no open file, the
+		// locks go first, and such an Append makes the removal fail.
 		var locked []*os.File
 		unlock := func() {
 			for _, f := range locked {
 				f.Close()
 			}
 		}
+		defer unlock()
 		for _, n := range serials {
 			f, err := lockExisting(w.seriesName(n))
 			if errors.Is(err, os.ErrNotExist) {
@@ -149,12 +153,15 @@ func Create(path string, opts Options) (*Writer, error) {
 			locked = append(locked, f)
 		}
 		again, err := w.series()
-		unlock()
 		if err != nil {
 			return nil, err
 		}
 		if !slices.Equal(again, serials) {
 			return nil, &os.PathError{Op: "lock", Path: w.path, Err: filelock.ErrLocked}
+		}
+		if runtime.GOOS == "windows" {
+			unlock()
+			locked = nil
 		}
 		for _, n := range serials {
 			if err := os.Remove(w.seriesName(n)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -163,6 +170,7 @@ func Create(path string, opts Options) (*Writer, error) {
 		}
 	}
 	if err := w.open(); err != nil {
+		w.Close()
 		return nil, err
 	}
 	return w, nil
@@ -259,6 +267,13 @@ func (w *Writer) open() error {
 		f.Close()
 		return &os.PathError{Op: "lock", Path: name, Err: err}
 	}
+	return w.start(f, name)
+}
+
+// start makes f, named name and locked, the writer's current file: it is
+// emptied and begun with a warcinfo record. f is closed if it cannot be
+// emptied; past that it is the writer's, closed by Close.
+func (w *Writer) start(f *os.File, name string) error {
 	if err := f.Truncate(0); err != nil {
 		f.Close()
 		return err
@@ -411,6 +426,9 @@ func (w *Writer) rotate() error {
 	// the same series look for.
 	last := w.f
 	if err := w.open(); err != nil {
+		if w.f != last {
+			last.Close() // the next file is open, its warcinfo not written
+		}
 		w.err = err
 		return err
 	}
