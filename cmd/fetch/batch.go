@@ -263,12 +263,13 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	if err := sameFiles(s, batchFiles(o)); err != nil {
 		return report(s, o, err)
 	}
-	// Made once the lists are open and the files apart: a run refused
-	// leaves no empty output directory behind.
-	if err := b.makeDir(b.root); err != nil {
+	// Made once the lists are open and the files apart (the log and the
+	// WARC may be in it); a run refused before it fetches anything
+	// removes what it made.
+	made, err := b.makeDir(b.root)
+	if err != nil {
 		return report(s, o, outputErr("create", b.root, err))
 	}
-	b.cleanStale(b.root)
 	var jsonOut io.Writer
 	if o.jsonOut {
 		jsonOut = s.out
@@ -276,6 +277,21 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	_, statErr := os.Stat(bo.log)
 	resumed := bo.log != "" && statErr == nil // a log this run did not create
 	if b.log, b.done, b.names, err = openLog(bo.log, jsonOut, b.spelling()); err != nil {
+		removeDirs(made)
+		return report(s, o, err)
+	}
+	// refuse ends a run that has fetched nothing. A log it created goes
+	// (the WARC keeps the warcinfo record it may have begun with):
+	// left empty, it would make the next run with it a resumed one, which
+	// cuts from the WARC's end the transfers its log does not record, an
+	// earlier run's.
+	refuse := func(err error) int {
+		if !resumed && bo.log != "" {
+			b.log.remove()
+		}
+		b.log.close()
+		closeWARC(o)
+		removeDirs(made)
 		return report(s, o, err)
 	}
 	// The batch's own files are never a document's: a URL that would
@@ -292,8 +308,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		b.warcExt = ext
 	}
 	if b.c, err = newClient(o, s); err != nil {
-		b.log.close()
-		return report(s, o, err)
+		return refuse(err)
 	}
 	defer b.c.Close()
 	// One WARC writer for every transfer of the batch; each record is
@@ -305,25 +320,27 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		o.warc.keepTail = b.keepTail
 	}
 	if err := openWARC(o, args); err != nil {
-		b.log.close()
-		return report(s, o, err)
+		return refuse(err)
 	}
+	// Cleaned once the log and the WARC are this run's: a run refused
+	// because another is writing them leaves that one's files alone
+	// (whose temporary files may carry this run's process id, in
+	// containers that start each run as PID 1).
+	b.cleanStale(b.root)
 	b.hosts = newHostLimiter(bo.perHost, bo.delay)
 	if !o.crawl.recursive && o.queueOpts.queue == "" {
 		// Lists in files are counted first (streaming), for the ETA; a
 		// pipe (-i <(...), a FIFO, /dev/stdin) is read once, as it comes,
 		// and the total is known at the end of the last list.
 		if n, ok, err := countLists(lists); err != nil {
-			return report(s, o, err)
+			return refuse(err)
 		} else if ok {
 			b.total.Store(int64(len(o.urls)) + n)
 		}
 	}
 
 	if err := b.openFrontier(ctx, s); err != nil {
-		b.log.close()
-		closeWARC(o)
-		return report(s, o, err)
+		return refuse(err)
 	}
 	start := time.Now()
 	stopProgress := b.startProgress(start)
@@ -1308,7 +1325,7 @@ func (b *batch) prepareDir(dir string) error {
 	if b.cleaned[k] {
 		return nil
 	}
-	if err := b.makeDir(dir); err != nil {
+	if _, err := b.makeDir(dir); err != nil {
 		return err
 	}
 	if b.cleaned == nil {
@@ -1319,27 +1336,35 @@ func (b *batch) prepareDir(dir string) error {
 	return nil
 }
 
-// makeDir makes dir and its missing parents. With a --log, the
-// directories made are on disk before a log line names a file in one:
-// each one's entry in its parent is synced (the file's own entry is
-// synced by writeFile).
-func (b *batch) makeDir(dir string) error {
+// makeDir makes dir and its missing parents and returns those it made,
+// dir first. With a --log, the directories made are on disk before a log
+// line names a file in one: each one's entry in its parent is synced (the
+// file's own entry is synced by writeFile).
+func (b *batch) makeDir(dir string) ([]string, error) {
 	var made []string
-	if b.o.batch.log != "" {
-		for d := dir; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
-				break
-			}
-			made = append(made, d)
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			break
 		}
+		made = append(made, d)
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
+		return nil, err
 	}
+	if b.o.batch.log != "" {
+		for _, d := range made {
+			syncDir(filepath.Dir(d))
+		}
+	}
+	return made, nil
+}
+
+// removeDirs removes the directories makeDir made, if they are still
+// empty.
+func removeDirs(made []string) {
 	for _, d := range made {
-		syncDir(filepath.Dir(d))
+		os.Remove(d)
 	}
-	return nil
 }
 
 // syncDir syncs the directory dir's entries to disk, where the system

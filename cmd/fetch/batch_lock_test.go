@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,8 +16,8 @@ import (
 )
 
 // holdLock locks name as another run writing it would, until the test
-// ends.
-func holdLock(t *testing.T, name string) {
+// ends or the function it returns is called.
+func holdLock(t *testing.T, name string) (release func()) {
 	t.Helper()
 	f, err := os.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
@@ -26,6 +27,7 @@ func holdLock(t *testing.T, name string) {
 	if err := filelock.TryLock(f); err != nil {
 		t.Fatal(err)
 	}
+	return func() { f.Close() }
 }
 
 // TestBatchRefusesLockedFiles: a run whose --log or --warc another run is
@@ -82,5 +84,66 @@ func TestBatchRefusesLockedFiles(t *testing.T) {
 	hits.Store(0)
 	if code, _, stderr := runFetch(t, "", args...); code != 0 || hits.Load() != 1 {
 		t.Errorf("after the lock was released: exit %d, %d requests, %q; want 0 and one", code, hits.Load(), stderr)
+	}
+}
+
+// TestBatchRefusedLeavesNothing: a run refused because another run is
+// writing its WARC leaves behind neither the log nor the output directory
+// it was to create, and removes no temporary file from an output
+// directory the other run may be writing. The empty log it used to leave
+// made its next run a resumed one, which cut the earlier run's last
+// transfers from the WARC's end as if they were its own killed ones.
+func TestBatchRefusedLeavesNothing(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.WriteString(w, "doc "+r.URL.Path)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	warcName := filepath.Join(dir, "run.warc.gz")
+	// The earlier run: two documents in the WARC, its own log.
+	first := []string{"-O", "--output-dir", filepath.Join(dir, "out1"), "--log", filepath.Join(dir, "run1.log"), "--warc", warcName, srv.URL + "/a", srv.URL + "/b"}
+	if code, _, stderr := runFetch(t, "", first...); code != 0 {
+		t.Fatalf("first run: exit %d, %q", code, stderr)
+	}
+	warcBefore, _ := os.ReadFile(warcName)
+
+	// A temporary file as a run of this process id writing out1 would
+	// leave it (another container's PID 1, say).
+	stale := filepath.Join(dir, "out1", tempPrefix+strconv.Itoa(os.Getpid())+".x")
+	if err := os.WriteFile(stale, []byte("in progress"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	release := holdLock(t, warcName)
+	log2, out2 := filepath.Join(dir, "run2.log"), filepath.Join(dir, "new", "out2")
+	second := []string{"-O", "--output-dir", out2, "--log", log2, "--warc", warcName, srv.URL + "/c"}
+	if code, _, stderr := runFetch(t, "", second...); code != 7 {
+		t.Errorf("exit %d, %q; want 7 (the WARC in use)", code, stderr)
+	}
+	for _, name := range []string{log2, filepath.Join(dir, "new")} {
+		if _, err := os.Stat(name); err == nil {
+			t.Errorf("the refused run left %s behind", name)
+		}
+	}
+	// The same, writing into the other run's output directory.
+	third := []string{"-O", "--output-dir", filepath.Join(dir, "out1"), "--log", log2, "--warc", warcName, srv.URL + "/c"}
+	if code, _, stderr := runFetch(t, "", third...); code != 7 {
+		t.Errorf("exit %d, %q; want 7 (the WARC in use)", code, stderr)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("the refused run removed the other run's temporary file: %v", err)
+	}
+	os.Remove(stale)
+
+	// Once the WARC is free the second run adds its transfer and keeps
+	// the first run's.
+	release()
+	hits.Store(0)
+	if code, _, stderr := runFetch(t, "", second...); code != 0 || hits.Load() != 1 {
+		t.Fatalf("after the lock was released: exit %d, %d requests, %q", code, hits.Load(), stderr)
+	}
+	if b, _ := os.ReadFile(warcName); !bytes.HasPrefix(b, warcBefore) {
+		t.Errorf("the WARC lost the first run's records: %d bytes, %d before the second run", len(b), len(warcBefore))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -213,6 +214,23 @@ func (l *batchLog) write(line logLine) error {
 		}
 	}
 	return l.err
+}
+
+// remove removes the log file, which holds no line yet, ahead of close:
+// still locked where an open file can be removed, so that no other run
+// takes it in between; after closing it on Windows, which removes no
+// open file.
+func (l *batchLog) remove() {
+	if l.f == nil || !l.keep {
+		return
+	}
+	if runtime.GOOS == "windows" {
+		l.f.Close()
+		os.Remove(l.f.Name())
+		l.f = nil
+		return
+	}
+	os.Remove(l.f.Name())
 }
 
 func (l *batchLog) close() error {
