@@ -64,25 +64,13 @@ func lockErr(flag, name string, err error) error {
 		Err: fmt.Errorf("%w; another fetch is writing it: wait for that run to end, or give this one a %s of its own", filelock.ErrLocked, flag)}
 }
 
-// readDone reads an existing log: the URLs it records as ok, and the
-// files they were written to (file → URL), each as spell writes it (nil:
-// as the log does). A last line cut short by a kill is ignored (its URL
-// is fetched again); whole is the length of the log without it, where
+// readDone reads a log from its start: the URLs it records as ok, and
+// the files they were written to (file → URL), each as spell writes it
+// (nil: as the log does). A last line cut short by a kill is ignored (its
+// URL is fetched again); whole is the length of the log without it, where
 // the next line goes.
-func readDone(name string, spell func(string) string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
+func readDone(f io.Reader, spell func(string) string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
 	done, names = map[string]bool{}, map[nameDigest]nameDigest{}
-	// Checked before opening: a FIFO's open waits for a writer, and a
-	// device would be read without end (/dev/zero).
-	if fi, err := os.Stat(name); errors.Is(err, os.ErrNotExist) || err == nil && name == os.DevNull {
-		return done, names, 0, nil // a new log, or none kept
-	} else if err == nil && !fi.Mode().IsRegular() {
-		return nil, nil, 0, errNotRegularLog
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	defer f.Close()
 	r := bufio.NewReader(f)
 	for {
 		line, n, err := readLogLine(r)
@@ -151,7 +139,8 @@ func openLog(name string, jsonOut io.Writer, spell func(string) string) (*batchL
 		return l, map[string]bool{}, map[nameDigest]nameDigest{}, nil
 	}
 	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && name != os.DevNull {
-		// before opening: a FIFO's open waits for a reader
+		// before opening: a FIFO's open waits for a reader, and a device
+		// would be read without end (/dev/zero)
 		return nil, nil, nil, outputErr("--log: read", name, errNotRegularLog)
 	}
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o666) // RDWR: Windows locks no append-only handle
@@ -168,14 +157,17 @@ func openLog(name string, jsonOut io.Writer, spell func(string) string) (*batchL
 			return nil, nil, nil, lockErr("--log", name, err)
 		}
 	}
-	done, names, whole, err := readDone(name, spell)
+	// Read through the file opened and locked, not by its name again,
+	// which may name another file by now; /dev/null reads as empty.
+	done, names, whole, err := readDone(f, spell)
 	if err != nil {
 		f.Close()
 		return nil, nil, nil, outputErr("--log: read", name, err)
 	}
 	// A line cut short by a kill goes, so that every line of the log is
-	// whole JSON; its URL was not done and is fetched again.
-	if l.keep && fi.Size() > whole {
+	// whole JSON; its URL was not done and is fetched again. (Its size
+	// now: a run that held the lock may have added to it since the Stat.)
+	if fi, err = f.Stat(); err == nil && l.keep && fi.Size() > whole {
 		if err := f.Truncate(whole); err != nil {
 			f.Close()
 			return nil, nil, nil, outputErr("--log: write", name, err)
