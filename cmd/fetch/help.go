@@ -270,8 +270,17 @@ func flagError(err error) error {
 			return fmt.Errorf("-%s: one-letter flags do not combine: give %s", m[1], split)
 		}
 		out := "unknown flag " + flagSpelling(m[1])
+		if hint := habits[m[1]]; hint != "" {
+			return errors.New(out + ": " + hint)
+		}
 		var names []string
-		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		fs.VisitAll(func(f *flag.Flag) {
+			// One letter is one edit from any other: -L is no
+			// misspelling of -C, though -R may be of -r.
+			if len(f.Name) > 1 || len(m[1]) > 1 || strings.EqualFold(f.Name, m[1]) {
+				names = append(names, f.Name)
+			}
+		})
 		if near := fetch.Nearest(m[1], names); near != "" {
 			out += " (did you mean " + flagSpelling(near) + "?)"
 		}
@@ -291,6 +300,39 @@ func flagError(err error) error {
 		return fmt.Errorf("%s: invalid %svalue %s: %s", flagSpelling(m[3]), m[1], m[2], why)
 	}
 	return err
+}
+
+// habits says what fetch does for the flags of curl and wget that people
+// type out of habit. A letter the two use differently (curl's -T uploads,
+// wget's sets the timeout) is left to the general message.
+var habits = map[string]string{
+	"L":                "fetch follows HTTP redirects without a flag (--max-redirs N sets how many)",
+	"location":         "fetch follows HTTP redirects without a flag (--max-redirs N sets how many)",
+	"s":                "fetch's is -q",
+	"silent":           "fetch's is -q (--quiet)",
+	"k":                "fetch's is --insecure",
+	"x":                "fetch's is --proxy URL",
+	"Z":                "fetch's is -j N (N transfers at once)",
+	"parallel":         "fetch's is -j N (N transfers at once)",
+	"parallel-max":     "fetch's is -j N (N transfers at once)",
+	"P":                "fetch's is --output-dir DIR",
+	"directory-prefix": "fetch's is --output-dir DIR",
+	"c":                "fetch's is -C - (continue the existing output file)",
+	"l":                "fetch's is --depth N",
+	"level":            "fetch's is --depth N",
+	"w":                "fetch's is --delay D",
+	"wait":             "fetch's is --delay D",
+	"t":                "fetch's is --retry N",
+	"tries":            "fetch's is --retry N",
+	"I":                "fetch's is --info (metadata only)",
+	"head":             "fetch's is --info (metadata only)",
+	"m":                "fetch's is --recursive",
+	"mirror":           "fetch's is --recursive",
+	"b":                "send a cookie with -H 'Cookie: NAME=VALUE'",
+	"cookie":           "send a cookie with -H 'Cookie: NAME=VALUE'",
+	"X":                "fetch sends what each scheme's access algorithm defines (an HTTP GET), no other method",
+	"request":          "fetch sends what each scheme's access algorithm defines (an HTTP GET), no other method",
+	"A":                "fetch's is --user-agent UA for curl's, --include REGEXP for wget's",
 }
 
 // notInFlagName tells the runes that no flag's name holds.

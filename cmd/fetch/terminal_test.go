@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -187,6 +188,9 @@ func TestDurationsAndFlagErrors(t *testing.T) {
 		"--timeout: invalid value \"soon\"":               {"--timeout", "soon", "x:"},
 		"--max-time: invalid value \"-1\"":                {"--max-time", "-1", "x:"},
 		"unknown flag --timout (did you mean --timeout?)": {"--timout", "3", "x:"},
+		"unknown flag -L: fetch follows HTTP redirects":   {"-L", "x:"},
+		"unknown flag --silent: fetch's is -q":            {"--silent", "x:"},
+		"unknown flag -Z: fetch's is -j N":                {"-Z", "x:"},
 		"-o needs a value":                                {"x:", "-o"},
 		"--allow-port: invalid value":                     {"--allow-port", "http", "x:"},
 		"--max-time: invalid value \"NaN\"":               {"--max-time", "NaN", "x:"},
@@ -197,6 +201,9 @@ func TestDurationsAndFlagErrors(t *testing.T) {
 		code, _, stderr := runFetch(t, "", args...)
 		if code != 2 || !strings.Contains(stderr, want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", args, code, stderr, want)
+		}
+		if args[0] == "-L" && strings.Contains(stderr, "did you mean") {
+			t.Errorf("%v: a one-letter flag offered another letter: %q", args, stderr)
 		}
 		if strings.Contains(stderr, " -timeout") || strings.Contains(stderr, " -max-time") || strings.Contains(stderr, " -allow-port") {
 			t.Errorf("%v: a long flag with one dash: %q", args, stderr)
@@ -624,5 +631,23 @@ func TestHelpSaysWhatZeroIs(t *testing.T) {
 	}
 	if claim, idle := q.timeouts(); idle != 10*time.Second || claim != time.Minute {
 		t.Errorf("--idle-exit 0 is %v, --claim-timeout 0 %v, not their defaults", idle, claim)
+	}
+}
+
+// TestHabitsAreNotFlags: each flag of curl or wget that habits answers for
+// is none of fetch's (its hint would hide the flag), and the flags its
+// hint names are fetch's.
+func TestHabitsAreNotFlags(t *testing.T) {
+	fs := newFlagSet(&options{})
+	named := regexp.MustCompile(`(?:^|[ (])(--?[a-zA-Z][a-z-]*)`)
+	for k, hint := range habits {
+		if fs.Lookup(k) != nil {
+			t.Errorf("%s is a fetch flag, yet habits answers for it", flagSpelling(k))
+		}
+		for _, m := range named.FindAllStringSubmatch(hint, -1) {
+			if fs.Lookup(strings.TrimLeft(m[1], "-")) == nil {
+				t.Errorf("the hint for %s names %s, which fetch does not have: %q", flagSpelling(k), m[1], hint)
+			}
+		}
 	}
 }
