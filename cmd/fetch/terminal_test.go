@@ -191,6 +191,7 @@ func TestDurationsAndFlagErrors(t *testing.T) {
 		"unknown flag -L: fetch follows HTTP redirects":   {"-L", "x:"},
 		"unknown flag --silent: fetch's is -q":            {"--silent", "x:"},
 		"unknown flag -Z: fetch's is -j N":                {"-Z", "x:"},
+		"unknown flag -R (did you mean -r?)":              {"-R", "x:"},
 		"-o needs a value":                                {"x:", "-o"},
 		"--allow-port: invalid value":                     {"--allow-port", "http", "x:"},
 		"--max-time: invalid value \"NaN\"":               {"--max-time", "NaN", "x:"},
