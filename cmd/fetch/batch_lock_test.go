@@ -2,14 +2,10 @@ package main
 
 import (
 	"bytes"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch/filelock"
@@ -33,15 +29,11 @@ func holdLock(t *testing.T, name string) (release func()) {
 // TestBatchRefusesLockedFiles: a run whose --log or --warc another run is
 // writing (a cron job started again before the last ended) stops with
 // exit 7 and a message saying so, having changed neither file (but for
-// a line its own log had cut short) and fetched nothing. Two such runs cut each other's records: the WARC was
-// left unreadable and the log held each URL twice.
+// a line its own log had cut short) and fetched nothing. Two such runs
+// cut each other's records: the WARC was left unreadable and the log held
+// each URL twice.
 func TestBatchRefusesLockedFiles(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		io.WriteString(w, "doc "+r.URL.Path)
-	}))
-	defer srv.Close()
+	srv, hits := pathServer(t, 0) // hits: connections, one a run
 	dir := t.TempDir()
 	logName, warcName := filepath.Join(dir, "run.log"), filepath.Join(dir, "run.warc.gz")
 	out := filepath.Join(dir, "out")
@@ -94,12 +86,7 @@ func TestBatchRefusesLockedFiles(t *testing.T) {
 // made its next run a resumed one, which cut the earlier run's last
 // transfers from the WARC's end as if they were its own killed ones.
 func TestBatchRefusedLeavesNothing(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		io.WriteString(w, "doc "+r.URL.Path)
-	}))
-	defer srv.Close()
+	srv, hits := pathServer(t, 0) // hits: connections, one a run
 	dir := t.TempDir()
 	warcName := filepath.Join(dir, "run.warc.gz")
 	// The earlier run: two documents in the WARC, its own log.
