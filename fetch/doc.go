@@ -5,12 +5,13 @@
 // A program builds a Client, registers drivers (package schemes wires all
 // of them), and calls Client.Do with a Request made by NewRequest, or
 // Client.Fetch with a URL string. What belongs to one fetch (a resume
-// offset, search words, form answers, a message body, raw mode, a tighter
-// size or time limit, a tracer) travels on the Request; the Client holds
-// what is shared (timeouts, port policy, prompter, dialer, gateways, the
-// session pool limits) and is safe for concurrent use. Drivers keep their
-// sessions in pools (HTTP keep-alive, FTP control connections, NNTP
-// sessions) that Client.CloseIdle and Client.Close empty.
+// offset, search words, form answers, a message body, raw mode, a size or
+// time limit in place of the client's, a tracer) travels on the Request;
+// the Client holds what is shared (timeouts, port policy, prompter,
+// dialer, gateways, the session pool limits) and is safe for concurrent
+// use. Drivers keep their sessions in pools (HTTP keep-alive, FTP control
+// connections, NNTP sessions) that Client.CloseIdle and Client.Close
+// empty.
 //
 // Drivers implement the one-method Driver interface and receive a copy of
 // the Request with the parsed URL, the options in force and the helpers
