@@ -225,16 +225,24 @@ func (w *Writer) seriesName(n int) string {
 
 // series lists the serials of the rotating series' files that exist, in
 // increasing order. It reads the directory rather than matching a glob
-// pattern, which a name holding '[', '*' or '?' would change.
+// pattern, which a name holding '[', '*' or '?' would change. The
+// directory and the names' start are split from the stem as seriesName
+// joins them: filepath.Dir and filepath.Base would read a stem ending in
+// a separator (--warc DIR/.warc.gz, files DIR/-00000.warc.gz) as the
+// name DIR in DIR's parent, and find none of the series' files.
 func (w *Writer) series() ([]int, error) {
-	ents, err := os.ReadDir(filepath.Dir(w.base))
+	dir, stem := filepath.Split(w.base)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	prefix, ext := filepath.Base(w.base)+"-", w.opts.Ext()
+	prefix, ext := stem+"-", w.opts.Ext()
 	var serials []int
 	for _, e := range ents {
 		digits, ok := strings.CutPrefix(e.Name(), prefix)

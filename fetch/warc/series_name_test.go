@@ -1,0 +1,84 @@
+package warc_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fetchproject/fetch/fetch/filelock"
+	"github.com/fetchproject/fetch/fetch/warc"
+)
+
+// TestSeriesWithoutStem: a rotating WARC named with nothing before its
+// ending (--warc DIR/.warc.gz, files DIR/-00000.warc.gz, …) is found by
+// Create and Append as any other series. The listing took the stem's
+// last element and directory by filepath.Base and filepath.Dir, which
+// read "DIR/" as the name "DIR" in its parent: no file of the series was
+// ever found, so a second writer, while the first still wrote, and an
+// Append after it, started the series again at file 0 over its records.
+func TestSeriesWithoutStem(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "d")
+		if err := os.Mkdir(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		opts := warc.Options{MaxSize: 1, Software: "fetch/test", Uncompressed: plain}
+		path := filepath.Join(dir, ".warc.gz")
+		if plain {
+			path = filepath.Join(dir, ".warc")
+		}
+		first, err := warc.Create(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // rotates: files 0, 1 and 2
+			b, err := first.NewBlock(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write([]byte("recorded"))
+			if err := first.Write(&warc.Header{Type: "resource", TargetURI: "http://h/"}, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files := first.Files()
+		before := map[string][]byte{}
+		for _, f := range files {
+			before[f], _ = os.ReadFile(f)
+		}
+		unchanged := func(when string) {
+			t.Helper()
+			for _, f := range files {
+				if now, err := os.ReadFile(f); err != nil || !bytes.Equal(now, before[f]) {
+					t.Errorf("uncompressed %v: %s: %s changed (%d bytes, was %d; %v)", plain, when, filepath.Base(f), len(now), len(before[f]), err)
+				}
+			}
+		}
+		for name, open := range map[string]func(string, warc.Options) (*warc.Writer, error){"Create": warc.Create, "Append": warc.Append} {
+			if w, err := open(path, opts); !errors.Is(err, filelock.ErrLocked) {
+				if w != nil {
+					t.Errorf("uncompressed %v: %s while another Writer writes the series got a Writer of %v", plain, name, w.Files())
+					w.Close()
+				} else {
+					t.Errorf("uncompressed %v: %s while another Writer writes the series: %v; want ErrLocked", plain, name, err)
+				}
+			}
+			unchanged(name + " while the series is written")
+		}
+		if err := first.Close(); err != nil {
+			t.Fatal(err)
+		}
+		w, err := warc.Append(path, opts)
+		if err != nil {
+			t.Fatalf("uncompressed %v: Append after the first Writer closed: %v", plain, err)
+		}
+		w.Close()
+		unchanged("Append after the first Writer closed")
+		last := files[len(files)-1]
+		if got := w.Files(); len(got) != 1 || got[0] != last[:len(last)-len(opts.Ext())-5]+"00003"+opts.Ext() {
+			t.Errorf("uncompressed %v: Append wrote %v after %v, want the series' next file", plain, got, files)
+		}
+	}
+}
