@@ -82,3 +82,51 @@ func TestSeriesWithoutStem(t *testing.T) {
 		}
 	}
 }
+
+// TestRotationSparesAnotherWritersFile: a rotating Writer does not empty
+// a file it did not start. Here a run given the series' next name as a
+// WARC of its own (--warc r-00001.warc.gz beside --warc r.warc.gz
+// --warc-max-size) wrote it while the series was at file 0, then ended;
+// the rotation that came to that name opened it, found it unlocked and
+// truncated the other run's records. The same open, with no lock to
+// meet, let a Create or Append of a series with no file yet empty file
+// 0 that another of them had begun and written meanwhile.
+func TestRotationSparesAnotherWritersFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.warc.gz")
+	a, err := warc.Create(path, warc.Options{MaxSize: 1, Software: "fetch/test", CommandLine: "writer-A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	other := filepath.Join(dir, "r-00001.warc.gz")
+	b, err := warc.Create(other, warc.Options{Software: "fetch/test", CommandLine: "writer-B"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, err := b.NewBlock(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk.Write([]byte("B's document"))
+	if err := b.Write(&warc.Header{Type: "resource", TargetURI: "http://h/b"}, blk); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(other)
+
+	blk, err = a.NewBlock(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk.Write([]byte("A's document"))
+	err = a.Write(&warc.Header{Type: "resource", TargetURI: "http://h/a"}, blk)
+	if after, _ := os.ReadFile(other); !bytes.Equal(after, before) || !gzContains(after, "B's document") {
+		t.Errorf("A's rotation rewrote %s, another writer's file: %d bytes, was %d; A's write: %v", filepath.Base(other), len(after), len(before), err)
+	}
+	if err == nil {
+		t.Errorf("A went on writing after its rotation found its next file begun by another writer: %v", a.Files())
+	}
+}

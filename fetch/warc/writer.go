@@ -108,6 +108,11 @@ type Writer struct {
 	files  []string
 	err    error // a failed write poisons the writer
 	named  bool  // a file was created since the last Sync: its name is not synced
+	// clobber lets open empty a file that holds records: Create's one
+	// file, which it truncates as asked. Every other file open starts
+	// (a series' next one, Append's new one) did not exist when the
+	// writer looked, so records in it are another writer's.
+	clobber bool
 }
 
 // Create opens path (truncating it) and writes its warcinfo record. With
@@ -122,6 +127,7 @@ type Writer struct {
 // writing the file or any file of the series.
 func Create(path string, opts Options) (*Writer, error) {
 	w := newWriter(path, opts)
+	w.clobber = opts.MaxSize <= 0
 	if opts.MaxSize > 0 {
 		serials, err := w.series()
 		if err != nil {
@@ -264,7 +270,12 @@ func (w *Writer) series() ([]int, error) {
 
 // open starts the next file with its warcinfo record; w.mu is held or
 // the writer is not yet shared. The file is locked before it is emptied,
-// so that one another writer is writing is left alone.
+// so that one another writer is writing is left alone. One that holds
+// records and that it is not to clobber is left alone too, though no
+// lock is held on it: another writer began it since this one looked
+// (a Create or Append of the same new series, another run given the
+// series' next name as a WARC of its own) and may have finished it.
+// Its lock protects it only while that writer writes it.
 func (w *Writer) open() error {
 	name := w.name()
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o666)
@@ -274,6 +285,16 @@ func (w *Writer) open() error {
 	if err := filelock.TryLock(f); err != nil {
 		f.Close()
 		return &os.PathError{Op: "lock", Path: name, Err: err}
+	}
+	if !w.clobber {
+		fi, err := f.Stat()
+		if err == nil && fi.Size() > 0 {
+			err = &os.PathError{Op: "lock", Path: name, Err: filelock.ErrLocked}
+		}
+		if err != nil {
+			f.Close()
+			return err
+		}
 	}
 	return w.start(f, name)
 }
