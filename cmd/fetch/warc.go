@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -57,6 +59,7 @@ func openWARC(o *options, args []string) error {
 		// A run with a log may be a rerun that resumes: it skips what
 		// the log says is done, so the records of those must stay.
 		open = warc.Append
+		wo.Log = warcLogID(o.batch.log)
 	}
 	w, err := open(o.warc.path, wo)
 	if errors.Is(err, filelock.ErrLocked) {
@@ -67,6 +70,21 @@ func openWARC(o *options, args []string) error {
 	}
 	o.warc.w = w
 	return nil
+}
+
+// warcLogID names the log in the warcinfo records of a batch's WARC
+// (warc.Options.Log): a rerun with the same log cuts from the WARC's end
+// only records after a warcinfo naming it, never those of a run with
+// another log that wrote the WARC since. A digest of the log's absolute
+// path: the same for every run given the log (from any directory), and
+// no path of the user's in the archive. A log reached by another path
+// (a link) reads as another log, whose records all stay.
+func warcLogID(log string) string {
+	if abs, err := filepath.Abs(log); err == nil {
+		log = abs
+	}
+	sum := sha256.Sum256([]byte(log))
+	return "sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // warcSeries is the stem and the ending of a rotating WARC's files:

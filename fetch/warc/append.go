@@ -67,7 +67,7 @@ func Append(path string, opts Options) (*Writer, error) {
 				}
 				return nil, err
 			}
-			kept, err := repair(name, opts.Uncompressed, opts.KeepTail)
+			kept, err := repair(name, opts.Uncompressed, opts.KeepTail, opts.Log)
 			if err != nil {
 				f.Close()
 				return nil, err
@@ -103,7 +103,7 @@ func Append(path string, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	good, err := repair(path, opts.Uncompressed, opts.KeepTail)
+	good, err := repair(path, opts.Uncompressed, opts.KeepTail, opts.Log)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -128,7 +128,7 @@ func Append(path string, opts Options) (*Writer, error) {
 // emptied (it may not be a WARC file at all), unless all it holds is the
 // start of a warcinfo record: a kill while a file was opened.
 func Repair(path string) (int64, error) {
-	return repair(path, false, nil)
+	return repair(path, false, nil, "")
 }
 
 // RepairUncompressed is Repair for a file of uncompressed records
@@ -136,17 +136,20 @@ func Repair(path string) (int64, error) {
 // record, header, Content-Length bytes of block and the CR LF CR LF after
 // them.
 func RepairUncompressed(path string) (int64, error) {
-	return repair(path, true, nil)
+	return repair(path, true, nil, "")
 }
 
 // repair is Repair (RepairUncompressed when plain) and then, with keep,
 // the cut of the groups of records at the end of the file (consecutive
 // records of one task, never a warcinfo: see member.key) that keep
-// refuses (Options.KeepTail), in one reading of the file. What it holds
+// refuses (Options.KeepTail), in one reading of the file. With log, keep
+// is asked only when the last warcinfo names that log (Options.Log): the
+// groups after another run's warcinfo are that run's, which keep, going
+// by this run's log, would take for this one's unlogged. What it holds
 // while reading is bounded whatever the file: only the groups after the
 // last warcinfo, at most maxTailGroups of them, each with its key and its
 // distinct types.
-func repair(path string, plain bool, keep func([]string, string) bool) (int64, error) {
+func repair(path string, plain bool, keep func([]string, string) bool, log string) (int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return 0, err
@@ -203,6 +206,9 @@ func repair(path string, plain bool, keep func([]string, string) bool) (int64, e
 		tail.add(*pending) // else a torn last member, cut anyway
 	}
 	cut := good
+	if log != "" && tail.log != log {
+		tail.groups = nil // another run's, or one that named no log: all stay
+	}
 	for len(tail.groups) > 0 {
 		g := tail.groups[len(tail.groups)-1]
 		if keep(g.types, g.key) {
@@ -306,6 +312,7 @@ const maxTailGroups = 64
 // record without a key), the last maxTailGroups of them.
 type tailGroups struct {
 	groups []tailGroup
+	log    string // the Fetch-Log of the last warcinfo
 }
 
 // tailGroup is one group: where its first record begins, its key and its
@@ -318,6 +325,9 @@ type tailGroup struct {
 
 func (t *tailGroups) add(m member) {
 	typ, key := knownType(m.typ), m.key()
+	if typ == "warcinfo" {
+		t.log = m.log
+	}
 	if typ == "warcinfo" || key == "" {
 		t.groups = t.groups[:0] // nothing before it is ever cut
 		return
@@ -516,8 +526,8 @@ func (c *countReader) Read(p []byte) (int, error) {
 
 // member is one record of a file as repair sees it.
 type member struct {
-	off            int64
-	typ, uri, task string
+	off                 int64
+	typ, uri, task, log string
 }
 
 // key is what groups a transfer's records: its Fetch-Task, or in a file
@@ -530,8 +540,8 @@ func (m member) key() string {
 	return m.uri
 }
 
-// readHead reads a record's WARC-Type, WARC-Target-URI and Fetch-Task
-// from the start of its member (at most 64 KiB of header).
+// readHead reads a record's WARC-Type, WARC-Target-URI, Fetch-Task and
+// Fetch-Log from the start of its member (at most 64 KiB of header).
 func readHead(off int64, z io.Reader) member {
 	m := member{off: off}
 	hr := bufio.NewReaderSize(io.LimitReader(z, 64<<10), 4096)
@@ -546,6 +556,8 @@ func readHead(off int64, z io.Reader) member {
 				m.uri = strings.TrimSpace(v)
 			case "fetch-task":
 				m.task = strings.TrimSpace(v)
+			case "fetch-log":
+				m.log = strings.TrimSpace(v)
 			}
 		}
 		if line == "" || err != nil {

@@ -67,8 +67,15 @@ type Options struct {
 	// task; false cuts them away, and the group before is asked next,
 	// up to the last warcinfo and at most 64 groups back. A batch
 	// resumed from its log keeps only the transfers its log records, so
-	// that none is recorded twice.
+	// that none is recorded twice. With Log, KeepTail is asked only when
+	// that warcinfo names the same log: records after one naming another
+	// log, or none, are another run's, which this log says nothing of,
+	// and all of them stay.
 	KeepTail func(types []string, task string) bool
+	// Log names the log that records this writer's transfers (a batch's
+	// --log; the caller chooses the name, a digest say), in the field
+	// Fetch-Log of each warcinfo record the writer writes.
+	Log string
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 	// NewID makes record ids (tests); nil means random UUIDs.
@@ -324,7 +331,7 @@ func (w *Writer) writeInfo(name string) error {
 		return err
 	}
 	b.Write([]byte(info))
-	h := Header{Type: "warcinfo", ContentType: "application/warc-fields", Filename: filepath.Base(name)}
+	h := Header{Type: "warcinfo", ContentType: "application/warc-fields", Filename: filepath.Base(name), Log: w.opts.Log}
 	return w.write(&h, b)
 }
 
@@ -346,6 +353,9 @@ type Header struct {
 	// WARC-Target-URI is its hop's URL, so after a redirect only this
 	// says which fetch the records belong to (Append's KeepTail).
 	Task string
+	// Log, on a warcinfo record, names the log of the run whose records
+	// follow (field Fetch-Log, this program's own; Options.Log).
+	Log string
 }
 
 func (h *Header) format(b *Block) string {
@@ -368,6 +378,7 @@ func (h *Header) format(b *Block) string {
 	field("WARC-Concurrent-To", h.ConcurrentTo)
 	field("WARC-Warcinfo-ID", h.WarcinfoID)
 	field(TaskField, h.Task)
+	field(LogField, h.Log)
 	field("Content-Type", h.ContentType)
 	field("WARC-Block-Digest", b.BlockDigest())
 	if h.Type == "response" || h.Type == "resource" {
@@ -382,6 +393,10 @@ func (h *Header) format(b *Block) string {
 // (Header.Task). WARC 1.1 §4 lets a writer add fields of its own; readers
 // ignore the ones they do not know.
 const TaskField = "Fetch-Task"
+
+// LogField is the warcinfo header field naming the log of the run whose
+// records follow (Header.Log).
+const LogField = "Fetch-Log"
 
 // FormatDate is WARC-Date with microseconds (WARC 1.1 §5.4 allows a
 // fraction of a second).
