@@ -158,3 +158,42 @@ func TestStaleConsumerDeletedOnTakeover(t *testing.T) {
 	l.Done(ctx, nil)
 	bl.Done(ctx, nil)
 }
+
+// TestHoldDefersIdleExit: while a producer holds the queue, Next waits
+// however long it stays empty, and the idle time starts again at the
+// release: a worker reading its seeds from a slow pipe left before they
+// came.
+func TestHoldDefersIdleExit(t *testing.T) {
+	const idle = 200 * time.Millisecond
+	q := open(t, queueURL(t), redisq.Options{IdleExit: idle})
+	release := q.Hold()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got := make(chan error, 1)
+	go func() {
+		l, err := q.Next(ctx)
+		if err == nil {
+			err = l.Done(ctx, nil)
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("Next returned (%v) while the queue was held", err)
+	case <-time.After(5 * idle):
+	}
+	if _, err := q.Add(ctx, frontier.Task{URL: "gopher://h.test/0/seed"}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := <-got; err != nil {
+		t.Fatalf("the seed added under the hold: %v", err)
+	}
+	start := time.Now()
+	if _, err := q.Next(ctx); err != io.EOF {
+		t.Fatalf("after the release and the seed done: %v, want io.EOF", err)
+	}
+	if d := time.Since(start); d < idle {
+		t.Errorf("io.EOF after %v, before the idle exit of %v", d, idle)
+	}
+}

@@ -196,6 +196,7 @@ type Queue struct {
 
 	mu         sync.Mutex
 	emptySince time.Time // when Next first found the queue empty with nothing pending; zero otherwise
+	holds      int       // producers that may still Add (see Hold)
 	closed     bool
 	joined     bool             // this consumer may be in the group: Open or Next read under its name
 	recovered  []redis.XMessage // this consumer's tasks left pending by its previous run
@@ -594,7 +595,8 @@ func (q *Queue) AddWithin(ctx context.Context, limit int64, tasks ...frontier.Ta
 
 // Next implements frontier.Frontier: a task another worker abandoned
 // (idle past the claim timeout) first, else a new one; io.EOF once the
-// queue has been empty with nothing pending for IdleExit.
+// queue has been empty with nothing pending, and nothing held (Hold), for
+// IdleExit.
 func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 	// Block in short slices so that the idle-exit and claim checks run
 	// even while nothing arrives.
@@ -671,7 +673,7 @@ func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 		q.mu.Lock()
 		now := time.Now()
 		switch {
-		case pending > 0:
+		case pending > 0 || q.holds > 0:
 			q.emptySince = time.Time{}
 		case q.emptySince.IsZero():
 			q.emptySince = now
@@ -680,6 +682,28 @@ func (q *Queue) Next(ctx context.Context) (frontier.Lease, error) {
 			return nil, io.EOF
 		}
 		q.mu.Unlock()
+	}
+}
+
+// Hold tells the queue that a producer in this process (a worker reading
+// its -i list of seeds) may still Add: until the returned release is
+// called, Next does not report io.EOF however long the queue stays empty,
+// and the idle time it waits for starts again at the release. Without
+// it, a worker whose list came slowly (a pipe) found the queue empty,
+// left after IdleExit with its seeds still unread, and then failed to
+// add them to a closed queue.
+func (q *Queue) Hold() (release func()) {
+	q.mu.Lock()
+	q.holds++
+	q.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			q.mu.Lock()
+			q.holds--
+			q.emptySince = time.Time{}
+			q.mu.Unlock()
+		})
 	}
 }
 
