@@ -105,12 +105,14 @@ func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error
 		n, err := b.adder.Add(ctx, pending...)
 		b.read.Add(int64(n))
 		b.addMu.Unlock()
-		b.skipped.Add(int64(len(pending) - n))
-		pending = pending[:0]
 		if err != nil {
+			// The seeds not added were not found done: they are
+			// left out of the summary's "already done".
 			addErr = err
 			return false
 		}
+		b.skipped.Add(int64(len(pending) - n))
+		pending = pending[:0]
 		return true
 	}
 	send := func(raw string) bool {
