@@ -91,3 +91,27 @@ func TestAddWithinHoldsAcrossWorkers(t *testing.T) {
 		t.Errorf("two new links with room for one: %d queued, %d left out, %v; want 1, 1", n, o, err)
 	}
 }
+
+// TestAddWithinCountsAKeyOnce: a URL offered twice in one call past the
+// limit (a listing that links it twice, or twice but for the fragment)
+// is one URL left out, as a crawl of one process counts it: the script
+// counted every task it left out, so --max-urls's count in a worker's
+// summary said two.
+func TestAddWithinCountsAKeyOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	q := open(t, queueURL(t), redisq.Options{})
+	if n, err := q.Add(ctx, frontier.Task{URL: "gopher://h.test/1/seed"}); err != nil || n != 1 {
+		t.Fatalf("seed: %d queued, %v", n, err)
+	}
+	link := frontier.Task{URL: "gopher://h.test/0/a", Depth: 1}
+	n, o, err := q.AddWithin(ctx, 1, link, link, frontier.Task{URL: "gopher://h.test/0/b", Depth: 1})
+	if err != nil || n != 0 || o != 2 {
+		t.Errorf("a link twice and another past the limit: %d queued, %d left out, %v; want 0, 2", n, o, err)
+	}
+	// Below the limit the first copy is queued and the second is seen.
+	n, o, err = q.AddWithin(ctx, 10, link, link)
+	if err != nil || n != 1 || o != 0 {
+		t.Errorf("a link twice under the limit: %d queued, %d left out, %v; want 1, 0", n, o, err)
+	}
+}

@@ -571,9 +571,22 @@ return {added, over}
 // is none (Add). Add and Lease.Done, which have no limit, still queue
 // past it.
 func (q *Queue) AddWithin(ctx context.Context, limit int64, tasks ...frontier.Task) (added, over int, err error) {
-	for len(tasks) > 0 {
-		n := min(len(tasks), addBatch)
-		args := q.taskArgs([]any{strconv.FormatInt(limit, 10)}, tasks[:n])
+	// A key is offered once a call: the script counts each task it
+	// leaves out, and a listing that links one URL twice (or twice but
+	// for the fragment, which the caller drops) made two of one URL left
+	// out, where a crawl of one process counts one (Memory.Unseen).
+	var triples []any // key, URL, depth: a task's arguments to the script
+	offered := make(map[string]bool, len(tasks))
+	for _, t := range tasks {
+		k := q.opt.Key(t.URL)
+		if !offered[k] {
+			offered[k] = true
+			triples = append(triples, k, t.URL, strconv.Itoa(t.Depth))
+		}
+	}
+	for len(triples) > 0 {
+		n := min(len(triples), 3*addBatch)
+		args := append([]any{strconv.FormatInt(limit, 10)}, triples[:n]...)
 		var r []int64
 		err = q.retry(ctx, func(ctx context.Context) error {
 			var err error
@@ -588,7 +601,7 @@ func (q *Queue) AddWithin(ctx context.Context, limit int64, tasks ...frontier.Ta
 		}
 		added += int(r[0])
 		over += int(r[1])
-		tasks = tasks[n:]
+		triples = triples[n:]
 	}
 	return added, over, nil
 }
