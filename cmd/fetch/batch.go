@@ -274,8 +274,12 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	if o.jsonOut {
 		jsonOut = s.out
 	}
-	_, statErr := os.Stat(bo.log)
-	resumed := bo.log != "" && statErr == nil // a log this run did not create
+	// A log this run did not create. /dev/null keeps no line, so a run
+	// with it resumes nothing: were it taken for a rerun, the records
+	// of the last run given /dev/null would be cut from the WARC's end,
+	// none of them logged as done.
+	fi, statErr := os.Stat(bo.log)
+	resumed := bo.log != "" && statErr == nil && fi.Mode().IsRegular()
 	if b.log, b.done, b.names, err = openLog(bo.log, jsonOut, b.spelling()); err != nil {
 		removeDirs(made)
 		return report(s, o, err)
@@ -287,7 +291,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	// earlier run's.
 	refuse := func(err error) int {
 		if !resumed && bo.log != "" {
-			b.log.remove()
+			b.log.removeEmpty()
 		}
 		b.log.close()
 		closeWARC(o)

@@ -208,12 +208,16 @@ func (l *batchLog) write(line logLine) error {
 	return l.err
 }
 
-// remove removes the log file, which holds no line yet, ahead of close:
+// removeEmpty removes the log file if it holds no line, ahead of close:
 // still locked where an open file can be removed, so that no other run
 // takes it in between; after closing it on Windows, which removes no
-// open file.
-func (l *batchLog) remove() {
+// open file. A log with lines is another run's, which created it after
+// this one looked for it.
+func (l *batchLog) removeEmpty() {
 	if l.f == nil || !l.keep {
+		return
+	}
+	if fi, err := l.f.Stat(); err != nil || fi.Size() != 0 {
 		return
 	}
 	if runtime.GOOS == "windows" {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -59,7 +60,9 @@ func openWARC(o *options, args []string) error {
 		// A run with a log may be a rerun that resumes: it skips what
 		// the log says is done, so the records of those must stay.
 		open = warc.Append
-		wo.Log = warcLogID(o.batch.log)
+		if o.batch.log != os.DevNull {
+			wo.Log = warcLogID(o.batch.log)
+		}
 	}
 	w, err := open(o.warc.path, wo)
 	if errors.Is(err, filelock.ErrLocked) {

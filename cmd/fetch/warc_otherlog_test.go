@@ -67,3 +67,25 @@ func TestWARCResumeKeepsOtherLogsRecords(t *testing.T) {
 		t.Errorf("%d resource records after c.log's rerun, want 6 (its unlogged one cut and recorded again)", n)
 	}
 }
+
+// TestWARCDevNullLogResumesNothing: a batch given --log /dev/null keeps
+// no line, so its next run with /dev/null is no rerun: the WARC keeps the
+// earlier run's records. Taken for a rerun with nothing done, it cut
+// them from the WARC's end, and no log held them to fetch them again.
+func TestWARCDevNullLogResumesNothing(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "site.warc.gz")
+	run := func(urls ...string) {
+		t.Helper()
+		args := []string{"-q", "-O", "--output-dir", filepath.Join(dir, "out"), "--log", os.DevNull, "--warc", out}
+		if code, _, stderr := runFetch(t, "", append(args, urls...)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	run(docURL(t, dir, 0), docURL(t, dir, 1))
+	before, _ := os.ReadFile(out)
+	run(docURL(t, dir, 2))
+	if after, _ := os.ReadFile(out); !bytes.HasPrefix(after, before) {
+		t.Errorf("the second run cut the first one's records: %d bytes before it, %d after", len(before), len(after))
+	}
+}
