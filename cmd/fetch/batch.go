@@ -131,18 +131,24 @@ func moreSevere(a, b int) bool {
 // one client (so sessions are reused per host through its pools), a cap
 // per host, and the log.
 type batch struct {
-	o      *options
-	s      stdio
-	c      *fetch.Client
-	root   string // the output directory
-	tmpl   string // -o template; "" for -O
-	hosts  *hostLimiter
-	log    *batchLog
-	done   map[string]bool     // URLs already ok (the log, this run)
+	o     *options
+	s     stdio
+	c     *fetch.Client
+	root  string // the output directory
+	tmpl  string // -o template; "" for -O
+	hosts *hostLimiter
+	log   *batchLog
+	// done holds the digests of the URLs already ok (the log, this
+	// run), as they are logged: not their text, which a crawl of a
+	// server making up long links would hold by the hundred megabytes.
+	done   map[nameDigest]bool
 	shown  map[string]string   // a listed URL → its redactArg, from the list's reader to its worker
 	queued map[nameDigest]bool // URLs of the list queued this run (a copy listed again is not fetched again)
 	doneMu sync.Mutex
-	errMu  sync.Mutex // stderr: failure lines and the progress line
+	// loggedKeys holds the digests of the keys (Registry.Key) of the URLs
+	// the log held as ok, made by keepTail when it first needs them.
+	loggedKeys map[nameDigest]bool
+	errMu      sync.Mutex // stderr: failure lines and the progress line
 
 	// the frontier the workers read (dispatch.go)
 	fr         frontier.Frontier
@@ -326,6 +332,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	if err := openWARC(o, args); err != nil {
 		return refuse(err)
 	}
+	b.log.logged, b.loggedKeys = nil, nil // keepTail's, whose work is done
 	// Cleaned once the log and the WARC are this run's: a run refused
 	// because another is writing them leaves that one's files alone
 	// (whose temporary files may carry this run's process id, in
@@ -721,7 +728,7 @@ func isRegular(f *os.File) bool {
 func (b *batch) isDone(key string) bool {
 	b.doneMu.Lock()
 	defer b.doneMu.Unlock()
-	return b.done[key]
+	return b.done[digestName(key)]
 }
 
 // listed reports whether a URL read from the list is done already (by
@@ -734,12 +741,12 @@ func (b *batch) listed(raw string) (done, again bool) {
 	key := redactArg(raw)
 	b.doneMu.Lock()
 	defer b.doneMu.Unlock()
-	if b.done[key] {
+	d := digestName(key)
+	if b.done[d] {
 		return true, false
 	}
 	// A URL listed again while its first copy is queued or in flight
 	// (the reader runs ahead of the workers) is not fetched twice.
-	d := digestName(key)
 	if b.queued[d] {
 		return false, true
 	}
@@ -855,7 +862,7 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task, key string, u *fe
 		if err == nil {
 			line.Bytes, line.SHA256, line.File = n, sum, file
 			b.doneMu.Lock()
-			b.done[line.URL] = true
+			b.done[digestName(line.URL)] = true
 			b.doneMu.Unlock()
 			return finish(nil)
 		}
@@ -1816,14 +1823,14 @@ func (b *batch) keepTail(types []string, task string) bool {
 	}
 	b.doneMu.Lock()
 	defer b.doneMu.Unlock()
-	if b.done[task] {
+	if b.done[digestName(task)] {
 		return true // logged as recorded, the usual case
 	}
-	want := key(task)
-	for u := range b.done {
-		if key(u) == want {
-			return true
+	if b.loggedKeys == nil {
+		b.loggedKeys = make(map[nameDigest]bool, len(b.log.logged))
+		for _, u := range b.log.logged {
+			b.loggedKeys[digestName(key(u))] = true
 		}
 	}
-	return false
+	return b.loggedKeys[digestName(key(task))]
 }

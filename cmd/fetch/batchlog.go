@@ -42,6 +42,9 @@ type batchLog struct {
 	keep bool     // f is a file to sync (not /dev/null)
 	json io.Writer
 	err  error // the first write failure; the batch stops on it
+	// logged lists the URLs the log held as ok when it was opened, for
+	// the WARC's repair (batch.keepTail); dropped once the WARC is open.
+	logged []string
 }
 
 // maxLogLine is the longest log line read whole: a list's URLs are at most
@@ -64,21 +67,22 @@ func lockErr(flag, name string, err error) error {
 		Err: fmt.Errorf("%w; another fetch is writing it: wait for that run to end, or give this one a %s of its own", filelock.ErrLocked, flag)}
 }
 
-// readDone reads a log from its start: the URLs it records as ok, and
-// the files they were written to (file → URL), each as spell writes it
+// readDone reads a log from its start: the URLs it records as ok (their
+// digests, and the URLs themselves as a list), and the files they were
+// written to (file → URL), each as spell writes it
 // (nil: as the log does). A last line cut short by a kill is ignored (its
 // URL is fetched again); whole is the length of the log without it, where
 // the next line goes.
-func readDone(f io.Reader, spell func(string) string) (done map[string]bool, names map[nameDigest]nameDigest, whole int64, err error) {
-	done, names = map[string]bool{}, map[nameDigest]nameDigest{}
+func readDone(f io.Reader, spell func(string) string) (done map[nameDigest]bool, urls []string, names map[nameDigest]nameDigest, whole int64, err error) {
+	done, names = map[nameDigest]bool{}, map[nameDigest]nameDigest{}
 	r := bufio.NewReader(f)
 	for {
 		line, n, err := readLogLine(r)
 		if err == io.EOF {
-			return done, names, whole, nil // and a last line without its end is not counted
+			return done, urls, names, whole, nil // and a last line without its end is not counted
 		}
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, nil, 0, err
 		}
 		if whole == 0 {
 			// a byte order mark an editor added: the first line is
@@ -91,7 +95,8 @@ func readDone(f io.Reader, spell func(string) string) (done map[string]bool, nam
 		}
 		var l logLine
 		if json.Unmarshal(line, &l) == nil && l.Outcome == "ok" {
-			done[l.URL] = true
+			done[digestName(l.URL)] = true
+			urls = append(urls, l.URL)
 			if file := l.File; file != "" {
 				if spell != nil {
 					file = spell(file)
@@ -133,10 +138,10 @@ func readLogLine(r *bufio.Reader) ([]byte, int64, error) {
 
 // openLog opens the --log file for appending and returns the URLs it
 // already records as ok and the files they have.
-func openLog(name string, jsonOut io.Writer, spell func(string) string) (*batchLog, map[string]bool, map[nameDigest]nameDigest, error) {
+func openLog(name string, jsonOut io.Writer, spell func(string) string) (*batchLog, map[nameDigest]bool, map[nameDigest]nameDigest, error) {
 	l := &batchLog{json: jsonOut}
 	if name == "" {
-		return l, map[string]bool{}, map[nameDigest]nameDigest{}, nil
+		return l, map[nameDigest]bool{}, map[nameDigest]nameDigest{}, nil
 	}
 	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && name != os.DevNull {
 		// before opening: a FIFO's open waits for a reader, and a device
@@ -159,7 +164,7 @@ func openLog(name string, jsonOut io.Writer, spell func(string) string) (*batchL
 	}
 	// Read through the file opened and locked, not by its name again,
 	// which may name another file by now; /dev/null reads as empty.
-	done, names, whole, err := readDone(f, spell)
+	done, urls, names, whole, err := readDone(f, spell)
 	if err != nil {
 		f.Close()
 		return nil, nil, nil, outputErr("--log: read", name, err)
@@ -173,7 +178,7 @@ func openLog(name string, jsonOut io.Writer, spell func(string) string) (*batchL
 			return nil, nil, nil, outputErr("--log: write", name, err)
 		}
 	}
-	l.f = f
+	l.f, l.logged = f, urls
 	return l, done, names, nil
 }
 
