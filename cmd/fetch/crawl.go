@@ -157,28 +157,40 @@ func (s *scope) inScope(parent *fetch.URL, link string, depth int) bool {
 }
 
 // links is what a crawl queues from one listing. A listing of a million
-// entries is not held whole: every linkBatch links found are queued at
-// once through flush, and found keeps only the rest.
+// entries is not held whole: the links found are queued through flush
+// every linkBatch of them, or sooner once their URLs reach linkBatchBytes,
+// and found keeps only the rest.
 type links struct {
 	s      *scope
 	parent *fetch.URL
 	depth  int // the listing's depth; its links are one deeper
 	found  []frontier.Task
+	size   int // the bytes of found's URLs
 	flush  func([]frontier.Task) error
 	err    error // the first failure of flush
 }
 
-const linkBatch = 1024
+// linkBatch and linkBatchBytes bound the links a listing holds before it
+// queues them. The bytes bound is for a server that writes links of up to
+// a line's 64 KiB: 1,024 of them would hold 64 MiB, for each transfer
+// running.
+const (
+	linkBatch      = 1024
+	linkBatchBytes = 1 << 20
+)
 
 func (l *links) visit(e fetch.Entry) {
 	if l == nil || l.err != nil || !l.s.follows(e) || !l.s.inScope(l.parent, e.URL, l.depth+1) {
 		return
 	}
 	link := l.s.withoutFragment(e.URL)
-	l.found = append(l.found, frontier.Task{URL: l.withPassword(link), Depth: l.depth + 1})
-	if len(l.found) >= linkBatch && l.flush != nil {
+	t := frontier.Task{URL: l.withPassword(link), Depth: l.depth + 1}
+	l.found = append(l.found, t)
+	l.size += len(t.URL)
+	if (len(l.found) >= linkBatch || l.size >= linkBatchBytes) && l.flush != nil {
 		l.err = l.flush(l.found)
-		l.found = l.found[:0]
+		clear(l.found) // the URLs' text goes with the tasks
+		l.found, l.size = l.found[:0], 0
 	}
 }
 

@@ -47,6 +47,36 @@ func TestLinksQueuedAsRead(t *testing.T) {
 	}
 }
 
+// TestLongLinksQueuedSooner: links of a line's full length are queued
+// once they hold linkBatchBytes, not after linkBatch of them (64 MiB of
+// one listing's links, for each transfer running).
+func TestLongLinksQueuedSooner(t *testing.T) {
+	reg := schemes.Registry()
+	parent, err := reg.Parse("gopher://example.org/1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 60<<10)
+	most := 0
+	l := &links{s: newScope(&crawlOptions{depth: 5}, reg), parent: parent, flush: func(ts []frontier.Task) error {
+		size := 0
+		for _, t := range ts {
+			size += len(t.URL)
+		}
+		most = max(most, size)
+		return nil
+	}}
+	for i := range 100 {
+		l.visit(fetch.Entry{URL: fmt.Sprintf("gopher://example.org/0/%d%s", i, long), Item: "0", Kind: fetch.EntryFile})
+		if l.size >= linkBatchBytes {
+			t.Fatalf("after %d links, %d bytes of them held", i+1, l.size)
+		}
+	}
+	if most == 0 || most > linkBatchBytes+len(long)+100 {
+		t.Errorf("the largest batch queued held %d bytes of URLs, want at most about %d", most, linkBatchBytes)
+	}
+}
+
 // TestLinksQueueFailure: once queueing fails, the listing keeps no more
 // links (they would only grow) and the failure is reported.
 func TestLinksQueueFailure(t *testing.T) {
