@@ -304,3 +304,25 @@ func TestTooManyRedirectsMasksHop(t *testing.T) {
 		t.Errorf("%v; want the refusal naming the hop, password masked", err)
 	}
 }
+
+// TestGatewayAnswerNamesGateway: a gateway's refusal of a URL sent whole
+// to it (502 for a server it could not reach) names the gateway and where
+// it was set: the message read as the gopher server's own answer, which
+// no gopher server gives.
+func TestGatewayAnswerNamesGateway(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		nethttp.Error(w, "no route", nethttp.StatusBadGateway)
+	}))
+	defer srv.Close()
+	gw := srv.URL + "/"
+	c := fetch.NewClient(fetch.Options{
+		Proxy:     func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse(gw) },
+		ProxyFrom: func(u *fetch.URL) string { return u.Scheme + "_proxy" },
+	})
+	c.Register("http", newDriver(Config{}))
+	_, err := c.Fetch(context.Background(), "gopher://127.0.0.1:18071/1/")
+	want := "gateway " + gw + " (from gopher_proxy): GET"
+	if fetch.KindOf(err) != fetch.KindServer || err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "502") {
+		t.Errorf("err = %v (kind %v); want the server's refusal naming %q", err, fetch.KindOf(err), want)
+	}
+}

@@ -1097,13 +1097,14 @@ func traceHeader(tr lineTracer, dir fetch.Direction, h nethttp.Header) {
 // here and the response read back with net/http's parser.
 func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Result, error) {
 	p := req.Proxy
+	// What fails from here is the gateway's doing, not the URL's
+	// server's: each error names it, with where it was set.
+	gw := req.Options.Gateway(req.URL, p)
 	conn, err := req.Dial(ctx, p.HostPort(defaultPort(p.Scheme)))
 	if err != nil {
-		// The address that failed is the gateway's, not the URL's
-		// server's: said so, with where the gateway was set.
 		var fe *fetch.Error
 		if errors.As(err, &fe) {
-			fe.Op = req.Options.Gateway(req.URL, p) + ": " + fe.Op
+			fe.Op = gw + ": " + fe.Op
 		}
 		return nil, err
 	}
@@ -1134,7 +1135,7 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 	w.WriteString("\r\n")
 	if err := w.Flush(); err != nil {
 		conn.Close()
-		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", Offset: -1, Err: err}
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: gw, Offset: -1, Err: err}
 	}
 	// The gateway's header has the bounds a server's has under
 	// net/http's transport (MaxResponseHeaderBytes, a time for the whole
@@ -1161,12 +1162,20 @@ func (d *Driver) viaGateway(ctx context.Context, req *fetch.Request) (*fetch.Res
 		if errors.Is(err, fetch.ErrLineTooLong) || head.passed {
 			// net/http may first report the line the bound cut
 			// ("malformed HTTP response").
-			return nil, headerTooLong("gateway")
+			return nil, headerTooLong(gw)
 		}
-		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: "gateway", Offset: -1, Err: err}
+		return nil, &fetch.Error{Kind: fetch.KindNetwork, Op: gw, Offset: -1, Err: err}
 	}
 	resp.Body = closeBoth{resp.Body, conn}
-	return d.result(req, resp, false)
+	res, err := d.result(req, resp, false)
+	var fe *fetch.Error
+	if errors.As(err, &fe) && fe.Kind == fetch.KindServer {
+		// A status refusing the URL is the gateway's answer (502 for
+		// a server it could not reach, 403 for a scheme it will not
+		// fetch), whoever's the fault.
+		fe.Op = gw + ": " + fe.Op
+	}
+	return res, err
 }
 
 // headerTooLong is the refusal of a response header block past
