@@ -337,8 +337,13 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
-// editDistance is the Levenshtein distance between a and b.
+// editDistance is the number of single-letter edits (an insertion, a
+// deletion, a substitution, or two neighbours swapped) that make a into
+// b: the Levenshtein distance with transpositions counted as one edit
+// (the optimal string alignment distance), since "fiel" for "file" is a
+// typist's one slip.
 func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1) // the row before prev
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -352,8 +357,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

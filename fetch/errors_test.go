@@ -178,7 +178,7 @@ func TestUnknownSchemeSuggestsNearest(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "did you mean") {
 		t.Errorf("%v: suggested a scheme for a word far from all", err)
 	}
-	for w, want := range map[string]string{"htp": "http", "gophr": "gopher", "ftpp": "ftp", "xyzzy": ""} {
+	for w, want := range map[string]string{"htp": "http", "gophr": "gopher", "ftpp": "ftp", "xyzzy": "", "htpt": "http", "gohper": "gopher", "tfp": "ftp"} {
 		if got := Nearest(w, []string{"ftp", "gopher", "http", "https"}); got != want {
 			t.Errorf("Nearest(%q) = %q, want %q", w, got, want)
 		}

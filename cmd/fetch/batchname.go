@@ -46,8 +46,8 @@ var templateFields = []string{"{scheme}", "{host}", "{port}", "{path}", "{file}"
 // unknownField is the first "{word}" of an -o value that is no
 // placeholder, with the one it was likely meant to be: in a template
 // (which holds a placeholder) any such word, elsewhere a placeholder's
-// name in other letter case ("{FILE}"). It would otherwise stand in
-// every name as written.
+// name in other letter case ("{FILE}") or one slip from it ("{fiel}"). It
+// would otherwise stand in every name as written.
 func unknownField(t string) (field, near string, found bool) {
 	names := make([]string, len(templateFields))
 	for i, f := range templateFields {
@@ -72,11 +72,18 @@ func unknownField(t string) (field, near string, found bool) {
 		if slices.Contains(names, lower) {
 			return "{" + word + "}", "{" + lower + "}", true
 		}
+		n := fetch.Nearest(lower, names)
 		if template {
-			if n := fetch.Nearest(lower, names); n != "" {
+			if n != "" {
 				return "{" + word + "}", "{" + n + "}", true
 			}
 			return "{" + word + "}", "", true
+		}
+		if n != "" && len(lower) <= 5 {
+			// One slip from a placeholder (Nearest allows one edit
+			// in a word this short): "{fiel}" was meant as "{file}",
+			// and would name the one file as written.
+			return "{" + word + "}", "{" + n + "}", true
 		}
 	}
 }

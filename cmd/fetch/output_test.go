@@ -249,8 +249,8 @@ func TestOutputNamedTwice(t *testing.T) {
 }
 
 // TestOutputUnknownField: an -o value with a "{word}" that is no
-// placeholder (in a template, or a placeholder's name in capitals) is a
-// usage error naming it, with the placeholder meant where one is near,
+// placeholder (in a template, or a placeholder's name in capitals or one
+// slip from it) is a usage error naming it, with the placeholder meant where one is near,
 // before anything is fetched; it stood in the names as written.
 func TestOutputUnknownField(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "s.txt")
@@ -259,6 +259,8 @@ func TestOutputUnknownField(t *testing.T) {
 		{"mirror/{Host}/{path}", "did you mean {host}?"},
 		{"{FILE}", "did you mean {file}?"},
 		{"{hots}/{path}", "{hots} is no placeholder"},
+		{"{fiel}", "did you mean {file}?"},
+		{"copy-{nmae}.txt", "did you mean {name}?"},
 	} {
 		t.Chdir(t.TempDir())
 		code, _, e := runFetch(t, "", "-o", tc.out, "file://"+src)
@@ -271,8 +273,10 @@ func TestOutputUnknownField(t *testing.T) {
 	}
 	// braces that name no placeholder's letters stay a plain name
 	t.Chdir(t.TempDir())
-	if code, _, e := runFetch(t, "", "-o", "x{1}", "file://"+src); code != 0 {
-		t.Errorf("-o x{1}: exit %d: %s", code, e)
+	for _, name := range []string{"x{1}", "{theme}", "{data}"} {
+		if code, _, e := runFetch(t, "", "-o", name, "file://"+src); code != 0 {
+			t.Errorf("-o %s: exit %d: %s", name, code, e)
+		}
 	}
 }
 
