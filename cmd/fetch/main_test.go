@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
 // runFetch runs the command in-process and returns its exit status,
@@ -60,12 +61,7 @@ func TestExitStatuses(t *testing.T) {
 }
 
 func TestNetworkFailureExit5(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
+	addr := fetchtest.RefusedAddr(t)
 	code, _, stderr := runFetch(t, "", "http://"+addr+"/")
 	if code != 5 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -377,12 +373,7 @@ func TestConfigProxyAndEnvironment(t *testing.T) {
 // connection (5): the message named the address alone, and a forgotten
 // gopher_proxy read as a wrong port of the gopher server.
 func TestGatewayRefusedNamesSource(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
+	addr := fetchtest.RefusedAddr(t)
 	cfg := filepath.Join(t.TempDir(), "config")
 	os.WriteFile(cfg, []byte("proxy = http://u:s3cret@"+addr+"/\n"), 0o644)
 	const target = "gopher://127.0.0.1:18071/"

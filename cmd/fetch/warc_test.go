@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
 // TestWARCCommand runs --warc over a file that is read, one that is only
@@ -23,15 +25,10 @@ func TestWARCCommand(t *testing.T) {
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "doc.txt")
 	os.WriteFile(doc, []byte("line one\r\nline two\r\n"), 0o644)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close() // nothing listens there now
+	_, port, _ := net.SplitHostPort(fetchtest.RefusedAddr(t)) // nothing answers there
 	out := filepath.Join(dir, "run.warc.gz")
-	ftpURL := "ftp://user:hunter2@127.0.0.1:" + strconv.Itoa(port) + "/f"
-	code, _, stderr := runFetch(t, "", "--warc", out, "-q", "--allow-port", strconv.Itoa(port), "-o", filepath.Join(dir, "copy"), "file://"+doc, ftpURL)
+	ftpURL := "ftp://user:hunter2@127.0.0.1:" + port + "/f"
+	code, _, stderr := runFetch(t, "", "--warc", out, "-q", "--allow-port", port, "-o", filepath.Join(dir, "copy"), "file://"+doc, ftpURL)
 	if code == 0 {
 		t.Fatalf("the FTP fetch did not fail: %s", stderr)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/fetchtest"
 )
 
 // TestGatewayInformational: a gateway's 100 Continue (or 103 Early
@@ -261,12 +261,7 @@ func TestRedirectGatewayPortNamesGateway(t *testing.T) {
 // net/http's transport (http:): the message named the address alone, and
 // a forgotten gopher_proxy read as a wrong port of the URL's server.
 func TestGatewayDialNamesGateway(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
+	addr := fetchtest.RefusedAddr(t)
 	gw := "http://u:s3cret@" + addr + "/"
 	c := fetch.NewClient(fetch.Options{
 		Proxy:     func(*fetch.URL) (*fetch.URL, error) { return fetch.Parse(gw) },
