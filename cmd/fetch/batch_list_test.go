@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/fetchproject/fetch/fetch/fetchtest"
 	"time"
 )
 
@@ -103,12 +104,7 @@ func TestBatchDuplicateURLFetchedOnce(t *testing.T) {
 // log's lines to the list as it was read: each was read as a URL, failed
 // and logged again, without end (157 MB in 5 s), and the list was lost.
 func TestBatchLogIsListRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // refused
+	addr := fetchtest.RefusedAddr(t)
 	dir := t.TempDir()
 	list := filepath.Join(dir, "list")
 	var b strings.Builder

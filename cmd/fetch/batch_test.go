@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
+	"github.com/fetchproject/fetch/fetch/fetchtest"
 	"github.com/fetchproject/fetch/fetch/frontier"
 )
 
@@ -163,12 +164,7 @@ func TestBatchRetriesTransientFailures(t *testing.T) {
 // 1+N times); a policy refusal is not.
 func TestBatchRefusedIsRetried(t *testing.T) {
 	fastRetries(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := fetchtest.RefusedAddr(t)
 	dir := t.TempDir()
 	logName := filepath.Join(dir, "log")
 	code, _, stderr := runFetch(t, "", "-O", "--output-dir", dir, "--retry", "2", "--log", logName, "-q",
