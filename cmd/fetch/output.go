@@ -55,6 +55,40 @@ func (o *options) claimFile(dest string, u *fetch.URL) (release func(saved bool)
 	}, nil
 }
 
+// notOwnFile refuses dest, the file a URL of the command line is saved
+// to, when it is the run's --warc file, a part of a rotating one, or its
+// --json-meta file. The command line's check (sameFiles) sees -o as
+// written, before any URL is fetched: a name that -O or a template makes
+// of a URL, or an -o naming a rotating WARC's part (NAME-00000.warc.gz
+// from --warc NAME.warc.gz), passed it, and the document replaced the
+// archive, whose records went on into a file no name reached, or the
+// metadata line replaced the document.
+func (o *options) notOwnFile(s stdio, dest string) error {
+	flag := "-o"
+	if o.remoteName {
+		flag = "-O"
+	}
+	if err := sameFiles(s, []ownFile{{"--warc", o.warc.path}, {"--json-meta", o.jsonMeta}, {flag, dest}}); err != nil {
+		return err
+	}
+	if o.warc.path == "" || o.warc.maxSize <= 0 {
+		return nil
+	}
+	stem, ext := warcSeries(o.warc.path)
+	realStem, err1 := resolvedPath(stem)
+	real, err2 := resolvedPath(dest)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(real, realStem)
+	digits, isPart := strings.CutSuffix(rest, ext)
+	if !ok || !isPart || len(digits) < 5 || strings.Trim(digits, "0123456789") != "" {
+		return nil
+	}
+	return &fetch.Error{Kind: fetch.KindUsage, Op: flag, Offset: -1,
+		Err: fmt.Errorf("%s is a part of --warc %s too: each needs a file of its own", fetch.RedactedText(dest), fetch.RedactedText(o.warc.path))}
+}
+
 // fetchOne dereferences one URL, the i-th of the command line, and
 // delivers its result.
 func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string, i int) (err error) {
@@ -80,6 +114,9 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		}
 	}
 	if dest != "" {
+		if err := o.notOwnFile(s, dest); err != nil {
+			return err
+		}
 		// A directory cannot be replaced by the file: said before the
 		// transfer, not after it as a failed rename of the temporary file.
 		st, serr := os.Stat(dest)

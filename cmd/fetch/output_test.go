@@ -364,3 +364,46 @@ func telnetServer(t *testing.T, serve func(c net.Conn)) string {
 	t.Cleanup(func() { ln.Close(); <-done })
 	return "telnet://" + ln.Addr().String() + "/"
 }
+
+// TestOutputNameIsOwnFile: a file named after its URL (-O, a template) that
+// is the run's --warc file, a part of a rotating one, or its --json-meta
+// file is refused (exit 2) as an -o naming one is, and so is an -o naming
+// a rotating WARC's part. The check of the command line saw only -o's
+// literal value: the document replaced the archive (whose records went on
+// into a file no name reached), or the metadata replaced the document,
+// with exit 0.
+func TestOutputNameIsOwnFile(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "doc "+r.URL.Path)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		args []string
+		own  string // the own file that must stay
+		flag string
+	}{
+		{"-O is the warc", []string{"--warc", "x.warc", "-O", srv.URL + "/x.warc"}, "x.warc", "-O"},
+		{"template is the warc", []string{"--warc", "out/x.warc", "-o", "out/{file}", srv.URL + "/a", srv.URL + "/x.warc"}, "out/x.warc", "-o"},
+		{"-O is a rotating part", []string{"--warc", "r.warc", "--warc-max-size", "1M", "-O", srv.URL + "/r-00000.warc"}, "r-00000.warc", "-O"},
+		{"-o is a rotating part", []string{"--warc", "r.warc", "--warc-max-size", "1M", "-o", "r-00000.warc", srv.URL + "/a"}, "r-00000.warc", "-o"},
+		{"-O is the metadata", []string{"--json-meta", "m.json", "-O", srv.URL + "/m.json"}, "", "-O"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			os.Mkdir("out", 0o777)
+			code, _, e := runFetch(t, "", tc.args...)
+			if code != 2 || !strings.Contains(e, tc.flag+": ") || !strings.Contains(e, "each needs a file of its own") {
+				t.Errorf("exit %d, %q; want 2 naming %s", code, e, tc.flag)
+			}
+			if tc.own != "" {
+				if b, err := os.ReadFile(tc.own); err != nil || !strings.HasPrefix(string(b), "WARC/1.1\r\n") {
+					t.Errorf("the WARC %s holds %.40q (%v)", tc.own, b, err)
+				}
+			}
+			if b, err := os.ReadFile("m.json"); err == nil && strings.HasPrefix(string(b), "doc ") {
+				t.Errorf("m.json holds the document: %q", b)
+			}
+		})
+	}
+}
