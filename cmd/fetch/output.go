@@ -462,6 +462,11 @@ func createTemp(dest string) (*os.File, error) {
 		mode = st.Mode().Perm()
 	}
 	dir, base := filepath.Dir(dest), filepath.Base(dest)
+	if len(base) > 100 {
+		// The temporary name is some 20 bytes longer than base: a name
+		// near a directory entry's limit (255 bytes) would have none.
+		base = strings.ToValidUTF8(base[:100], "") // not half a character
+	}
 	for i := 0; ; i++ {
 		name := filepath.Join(dir, fmt.Sprintf(".%s.part-%d-%d", base, os.Getpid(), rand.Uint32()))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)

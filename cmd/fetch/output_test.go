@@ -407,3 +407,25 @@ func TestOutputNameIsOwnFile(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputLongName: a name that fits in a directory entry (at most 255
+// bytes) is saved. The temporary file written beside it was named
+// ".NAME.part-PID-RANDOM", some 20 bytes longer than NAME, so -O of a URL
+// whose last segment is 240 bytes, or -o naming such a file, failed with
+// "file name too long" (exit 7).
+func TestOutputLongName(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "doc "+r.URL.Path)
+	}))
+	defer srv.Close()
+	long := strings.Repeat("L", 240)
+	for _, args := range [][]string{{"-O", srv.URL + "/" + long}, {"-o", long, srv.URL + "/" + long}} {
+		t.Chdir(t.TempDir())
+		if code, _, e := runFetch(t, "", args...); code != 0 {
+			t.Errorf("%s: exit %d: %s", args[0], code, e)
+		}
+		if b, err := os.ReadFile(long); err != nil || string(b) != "doc /"+long {
+			t.Errorf("%s: the file holds %.40q (%v)", args[0], b, err)
+		}
+	}
+}
