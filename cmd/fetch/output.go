@@ -36,6 +36,9 @@ func (o *options) claimFile(dest string, u *fetch.URL) (release func(saved bool)
 	if err != nil {
 		return nil, outputErr("create", dest, err)
 	}
+	// Compared as a batch compares names (folded): where names that
+	// differ only in case are one file, "readme" is the file "README" is.
+	abs = folded(abs)
 	url := u.Redacted()
 	if prev, ok := o.written[abs]; ok && prev != url {
 		flag := "-o"

@@ -429,3 +429,28 @@ func TestOutputLongName(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputNamedTwiceFolded: where names differing only in case are one
+// file (Windows, macOS), a second URL's -O name that differs from the
+// first's only in case is refused, as the same name is: the single-URL
+// check compared paths as written, so "readme" was saved over "README"
+// there with exit 0, where a batch (claim) gives it a name of its own.
+func TestOutputNamedTwiceFolded(t *testing.T) {
+	defer func(old bool) { foldNames = old }(foldNames)
+	foldNames = true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "doc "+r.URL.Path)
+	}))
+	defer srv.Close()
+	t.Chdir(t.TempDir())
+	code, _, e := runFetch(t, "", "-O", srv.URL+"/a/README", srv.URL+"/b/readme")
+	if code != 2 || !strings.Contains(e, srv.URL+"/b/readme") || !strings.Contains(e, "saved earlier in this run") {
+		t.Errorf("exit %d, %q; want 2 refusing the second URL", code, e)
+	}
+	if b, err := os.ReadFile("README"); err != nil || string(b) != "doc /a/README" {
+		t.Errorf("README holds %q (%v), want the first URL's document", b, err)
+	}
+	if _, err := os.Stat("readme"); err == nil {
+		t.Errorf("readme was saved")
+	}
+}
