@@ -73,6 +73,17 @@ func (s *session) reuse(ctx context.Context, req *fetch.Request, dirs []string) 
 	}
 	s.req = req
 	s.w.SetTracer(req.Options.Tracer)
+	if s.w.R.B.Buffered() > 0 || fetch.Readable(s.nc) {
+		// The server sent something while the connection waited in the
+		// pool: a 421 as it timed the session out, its end, or a line
+		// no command asked for. Nothing is sent on it: the NOOP (or the
+		// first command of a connection reused without a check) would
+		// read that line as its reply, and every reply after it would
+		// answer the command before.
+		req.Trace(fetch.DirInfo, "the server sent something on the idle control connection; connecting anew")
+		s.nc.Close()
+		return false
+	}
 	req.Trace(fetch.DirInfo, "reusing the control connection to "+s.nc.RemoteAddr().String())
 	var r reply
 	var err error

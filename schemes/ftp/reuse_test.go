@@ -1,8 +1,10 @@
 package ftp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fetchproject/fetch/fetch"
 )
@@ -97,4 +99,63 @@ func TestTransientEPSVRefusalNotRemembered(t *testing.T) {
 		t.Errorf("next URL on the pooled connection: %q, %v", got, err)
 	}
 	t.Logf("control connections: %q", s.controls())
+}
+
+// TestPoolLineSentWhileIdle: a server may write to a control connection
+// while it waits in the pool, with no command outstanding: a "421
+// Timeout." before it closes an idle session (vsftpd, pyftpdlib), or a
+// line no command asked for while it stays open. The next request must
+// not take that line for the reply to its first command (the NOOP of the
+// check, or the first command of a connection reused without one): every
+// reply after it would then answer the command before (the EPSV's 229
+// read as PASV's), which failed the fetch. It must succeed, on a new
+// login.
+func TestPoolLineSentWhileIdle(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		close      bool
+	}{
+		{"421 then closed", "421 Timeout.", true},
+		{"421, left open", "421 Timeout.", false},
+		{"stray 200", "200 Still here.", false},
+		{"stray 226", "226 Transfer complete.", false},
+	} {
+		for _, checkAfter := range []time.Duration{0, time.Hour} {
+			t.Run(fmt.Sprintf("%s, check after %v", tc.name, checkAfter), func(t *testing.T) {
+				s := rfcServer(t)
+				s.add("/top.txt", "top\n")
+				conns := make(chan *fakeConn, 4)
+				s.hook = func(c *fakeConn, verb, arg string) bool {
+					if verb == "USER" {
+						conns <- c
+					}
+					return false
+				}
+				host := s.addr()
+				c, d := pooledClient(fetch.Options{})
+				d.checkAfter = checkAfter
+				defer c.Close()
+				wantBody(t, c, "ftp://"+host+"/top.txt", "top\n")
+				// The fake's handler waits for a command; the line is
+				// written as a server's timer would write it.
+				idle := <-conns
+				idle.reply("%s", tc.line)
+				if tc.close {
+					idle.c.Close()
+				}
+				// Time for the line to reach the client (on loopback it
+				// has by the time the write returns; the wait is slack).
+				time.Sleep(100 * time.Millisecond)
+				for i := range 2 {
+					got, _, err := get(t, c, "ftp://"+host+"/top.txt")
+					if err != nil || got != "top\n" {
+						t.Fatalf("fetch %d after the line: %q, %v; want %q", i+1, got, err, "top\n")
+					}
+				}
+				if cs := s.controls(); len(cs) != 2 {
+					t.Errorf("control connections %q, want 2 (the second a new login, reused)", cs)
+				}
+			})
+		}
+	}
 }
