@@ -57,7 +57,8 @@ func (d *Driver) poolKey(addr string, c credentials) string {
 // reuse readies a pooled session for req and checks that the server still
 // answers: DATE (RFC 3977 §7.1), whose 111 (or a 5xx "unknown command"
 // from an older server) shows the session is alive; anything else, a
-// timeout notice such as 400 included, retires it.
+// timeout notice such as 400 included, retires it, as does anything the
+// server sent while the session was idle.
 func (s *session) reuse(ctx context.Context, req *fetch.Request) bool {
 	if !fetch.Rebind(s.conn, ctx) {
 		s.conn.Close()
@@ -66,6 +67,15 @@ func (s *session) reuse(ctx context.Context, req *fetch.Request) bool {
 	s.req = req
 	s.held = false
 	s.w.SetTracer(req.Options.Tracer)
+	if s.w.R.B.Buffered() > 0 || fetch.Readable(s.conn) {
+		// The server wrote while the session waited in the pool: a 400
+		// as it timed the session out, its end, or a line no command
+		// asked for. Nothing is sent on it: DATE would read that line
+		// as its reply, and the request's first command DATE's own.
+		req.Trace(fetch.DirInfo, "the server sent something on the idle news session; connecting anew")
+		s.conn.Close()
+		return false
+	}
 	req.Trace(fetch.DirInfo, "reusing the news session with "+s.addr)
 	if err := s.w.WriteLine(wire.Lit("DATE")); err == nil {
 		if code, _, err := s.status(ctx, "DATE"); err == nil && (code == 111 || code == 500 || code == 501 || code == 502) {

@@ -1,7 +1,9 @@
 package nntp
 
 import (
+	"fmt"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +133,57 @@ func TestPoolArticleClosedTwice(t *testing.T) {
 	res.Document.Body.Close()
 	if n := d.pool.Len(); n != 1 {
 		t.Errorf("%d idle sessions after one article, want 1", n)
+	}
+}
+
+// TestPoolLineSentWhileIdle: a server may write to a session while it
+// waits in the pool, with no command outstanding: a 400 before it closes
+// an idle session (RFC 3977 §3.2.1 allows one at any time), or a line no
+// command asked for. The check before reuse must not take that line for
+// DATE's reply: a 5xx passes the check (an older server's "unknown
+// command"), and the request's first command then read DATE's 111 as its
+// reply, or the end of a connection closed after the line, and failed.
+// Each fetch must succeed, the second on a new session.
+func TestPoolLineSentWhileIdle(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		close      bool
+	}{
+		{"400 then closed", "400 idle timeout", true},
+		{"400, left open", "400 idle timeout", false},
+		{"stray 500", "500 What?", false},
+		{"502 then closed", "502 Connection closing", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conns := make(chan net.Conn, 4)
+			f := newFake(t, &fake{caps: readerCaps, groups: defaultGroups(), handle: func(c *fakeConn, line string) bool {
+				if line == "" { // a new connection, before its greeting
+					conns <- c.conn
+				}
+				return false
+			}})
+			c, _ := pooledClient(t, fetch.Options{}, Config{Server: f.addr()})
+			if _, _, err := get(t, c, "news:hello.1@fetch.test"); err != nil {
+				t.Fatal(err)
+			}
+			// The fake's handler waits for a command; the line is
+			// written as a server's timer would write it.
+			idle := <-conns
+			fmt.Fprintf(idle, "%s\r\n", tc.line)
+			if tc.close {
+				idle.Close()
+			}
+			// Time for the line to reach the client (on loopback it has
+			// by the time the write returns; the wait is slack).
+			time.Sleep(100 * time.Millisecond)
+			for i := range 2 {
+				if _, body, err := get(t, c, "news:hello.1@fetch.test"); err != nil || !strings.Contains(string(body), "Hello, news") {
+					t.Fatalf("fetch %d after the line: %q, %v", i+1, body, err)
+				}
+			}
+			if n := len(conns); n != 1 {
+				t.Errorf("%d new sessions after the line, want 1", n)
+			}
+		})
 	}
 }
