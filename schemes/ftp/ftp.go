@@ -36,7 +36,9 @@
 // that fails that CWD or a NOOP is replaced by a new one. A connection
 // given back less than a second ago skips the NOOP; if the server has
 // closed it meanwhile (a 421, or no reply at all to the first command),
-// the request runs again on a new login.
+// the request runs again on a new login. A connection on which the server
+// wrote while it was idle (a 421 as it timed the session out, or a line
+// no command asked for) is replaced before anything is sent on it.
 //
 // The control protocol is written here on fetch/wire rather than driven
 // through github.com/jlaffaye/ftp: v0.2.4 exposes no way to send a command
