@@ -69,10 +69,10 @@ func lockErr(flag, name string, err error) error {
 
 // readDone reads a log from its start: the URLs it records as ok (their
 // digests, and the URLs themselves as a list), and the files they were
-// written to (file → URL), each as spell writes it
-// (nil: as the log does). A last line cut short by a kill is ignored (its
-// URL is fetched again); whole is the length of the log without it, where
-// the next line goes.
+// written to (file → URL), each as spell writes it (nil: as the log
+// does). A last line cut short by a kill is ignored (its URL is fetched
+// again); whole is the length of the log without it, where the next line
+// goes.
 func readDone(f io.Reader, spell func(string) string) (done map[nameDigest]bool, urls []string, names map[nameDigest]nameDigest, whole int64, err error) {
 	done, names = map[nameDigest]bool{}, map[nameDigest]nameDigest{}
 	r := bufio.NewReader(f)

@@ -303,34 +303,34 @@ func flagError(err error) error {
 }
 
 // habits says what fetch does for the flags of curl and wget that people
-// type out of habit. A letter the two use differently (curl's -T uploads,
-// wget's sets the timeout) is left to the general message.
+// type out of habit. Where the two give a letter different meanings
+// (curl's -m is --max-time, wget's mirrors), the hint answers for both.
 var habits = map[string]string{
 	"L":                "fetch follows HTTP redirects without a flag (--max-redirs N sets how many)",
 	"location":         "fetch follows HTTP redirects without a flag (--max-redirs N sets how many)",
 	"s":                "fetch's is -q",
 	"silent":           "fetch's is -q (--quiet)",
-	"k":                "fetch's is --insecure",
-	"x":                "fetch's is --proxy URL",
+	"k":                "fetch's is --insecure for curl's; fetch converts no links (wget's)",
+	"x":                "fetch's is --proxy URL for curl's, -o '{host}/{path}' for wget's",
 	"Z":                "fetch's is -j N (N transfers at once)",
 	"parallel":         "fetch's is -j N (N transfers at once)",
 	"parallel-max":     "fetch's is -j N (N transfers at once)",
-	"P":                "fetch's is --output-dir DIR",
+	"P":                "fetch's is --output-dir DIR for wget's, --ftp-port ADDR for curl's",
 	"directory-prefix": "fetch's is --output-dir DIR",
-	"c":                "fetch's is -C - (continue the existing output file)",
-	"l":                "fetch's is --depth N",
+	"c":                "fetch's is -C - for wget's (continue the existing output file); fetch keeps no cookie jar (curl's)",
+	"l":                "fetch's is --depth N for wget's; for curl's, an FTP URL ending in / is listed",
 	"level":            "fetch's is --depth N",
-	"w":                "fetch's is --delay D",
+	"w":                "fetch's is --delay D for wget's, --json for curl's (results as JSON lines)",
 	"wait":             "fetch's is --delay D",
-	"t":                "fetch's is --retry N",
+	"t":                "fetch's is --retry N for wget's",
 	"tries":            "fetch's is --retry N",
-	"I":                "fetch's is --info (metadata only)",
+	"I":                "fetch's is --info for curl's (metadata only), --include REGEXP for wget's",
 	"head":             "fetch's is --info (metadata only)",
-	"m":                "fetch's is --recursive",
+	"m":                "fetch's is --max-time D for curl's, --recursive for wget's",
 	"mirror":           "fetch's is --recursive",
-	"b":                "send a cookie with -H 'Cookie: NAME=VALUE'",
+	"b":                "send a cookie with -H 'Cookie: NAME=VALUE' (curl's); run fetch in the background with the shell's & (wget's)",
 	"cookie":           "send a cookie with -H 'Cookie: NAME=VALUE'",
-	"X":                "fetch sends what each scheme's access algorithm defines (an HTTP GET), no other method",
+	"X":                "fetch sends what each scheme's access algorithm defines (an HTTP GET), no other method (curl's); --exclude REGEXP for wget's",
 	"request":          "fetch sends what each scheme's access algorithm defines (an HTTP GET), no other method",
 	"A":                "fetch's is --user-agent UA for curl's, --include REGEXP for wget's",
 }

@@ -185,18 +185,19 @@ func TestDurationsAndFlagErrors(t *testing.T) {
 		t.Fatalf("%+v, %v", o, err)
 	}
 	tests := map[string][]string{
-		"--timeout: invalid value \"soon\"":               {"--timeout", "soon", "x:"},
-		"--max-time: invalid value \"-1\"":                {"--max-time", "-1", "x:"},
-		"unknown flag --timout (did you mean --timeout?)": {"--timout", "3", "x:"},
-		"unknown flag -L: fetch follows HTTP redirects":   {"-L", "x:"},
-		"unknown flag --silent: fetch's is -q":            {"--silent", "x:"},
-		"unknown flag -Z: fetch's is -j N":                {"-Z", "x:"},
-		"unknown flag -R (did you mean -r?)":              {"-R", "x:"},
-		"-o needs a value":                                {"x:", "-o"},
-		"--allow-port: invalid value":                     {"--allow-port", "http", "x:"},
-		"--max-time: invalid value \"NaN\"":               {"--max-time", "NaN", "x:"},
-		"--max-size: invalid value \"8589934592G\"":       {"--max-size", "8589934592G", "x:"},
-		"--max-size: invalid value \"17179869185G\"":      {"--max-size", "17179869185G", "x:"},
+		"--timeout: invalid value \"soon\"":                                           {"--timeout", "soon", "x:"},
+		"--max-time: invalid value \"-1\"":                                            {"--max-time", "-1", "x:"},
+		"unknown flag --timout (did you mean --timeout?)":                             {"--timout", "3", "x:"},
+		"unknown flag -L: fetch follows HTTP redirects":                               {"-L", "x:"},
+		"unknown flag --silent: fetch's is -q":                                        {"--silent", "x:"},
+		"unknown flag -Z: fetch's is -j N":                                            {"-Z", "x:"},
+		"unknown flag -R (did you mean -r?)":                                          {"-R", "x:"},
+		"unknown flag -m: fetch's is --max-time D for curl's, --recursive for wget's": {"-m", "x:"},
+		"-o needs a value":                                                            {"x:", "-o"},
+		"--allow-port: invalid value":                                                 {"--allow-port", "http", "x:"},
+		"--max-time: invalid value \"NaN\"":                                           {"--max-time", "NaN", "x:"},
+		"--max-size: invalid value \"8589934592G\"":                                   {"--max-size", "8589934592G", "x:"},
+		"--max-size: invalid value \"17179869185G\"":                                  {"--max-size", "17179869185G", "x:"},
 	}
 	for want, args := range tests {
 		code, _, stderr := runFetch(t, "", args...)
