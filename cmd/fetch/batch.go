@@ -1168,11 +1168,7 @@ func (b *batch) spelling() func(string) string {
 // in the output directory (its stem, five or more digits, .warc.gz or
 // .warc), which reserve cannot list in advance.
 func (b *batch) isWARCPart(dest string) bool {
-	if b.warcStem == "" || !strings.HasPrefix(dest, b.warcStem) {
-		return false
-	}
-	digits, ok := strings.CutSuffix(dest[len(b.warcStem):], b.warcExt)
-	return ok && len(digits) >= 5 && strings.Trim(digits, "0123456789") == ""
+	return b.warcStem != "" && isSeriesPart(dest, b.warcStem, b.warcExt)
 }
 
 // resolvedPath is p absolute, through symbolic links (of its directory

@@ -83,9 +83,7 @@ func (o *options) notOwnFile(s stdio, dest string) error {
 	if err1 != nil || err2 != nil {
 		return nil
 	}
-	rest, ok := strings.CutPrefix(real, realStem)
-	digits, isPart := strings.CutSuffix(rest, ext)
-	if !ok || !isPart || len(digits) < 5 || strings.Trim(digits, "0123456789") != "" {
+	if !isSeriesPart(real, realStem, ext) {
 		return nil
 	}
 	return &fetch.Error{Kind: fetch.KindUsage, Op: flag, Offset: -1,

@@ -98,6 +98,14 @@ func warcSeries(path string) (stem, ext string) {
 	return strings.TrimSuffix(path, ext) + "-", ext
 }
 
+// isSeriesPart reports whether name is one of the files warcSeries
+// describes: stem, five or more digits, ext.
+func isSeriesPart(name, stem, ext string) bool {
+	rest, ok := strings.CutPrefix(name, stem)
+	digits, isPart := strings.CutSuffix(rest, ext)
+	return ok && isPart && len(digits) >= 5 && strings.Trim(digits, "0123456789") == ""
+}
+
 func closeWARC(o *options) error {
 	if o.warc.w == nil {
 		return nil
