@@ -201,6 +201,7 @@ type Queue struct {
 	joined     bool             // this consumer may be in the group: Open or Next read under its name
 	recovered  []redis.XMessage // this consumer's tasks left pending by its previous run
 	claimFrom  string           // where the next XAUTOCLAIM scan of the pending list starts
+	working    map[string]bool  // ids of this worker's leases not yet Done (see claim)
 
 	closing chan struct{} // closed by Close: the keep-alives of leases not Done end with it
 }
@@ -237,6 +238,14 @@ func (q *Queue) claim(ctx context.Context) ([]redis.XMessage, error) {
 			return nil, err
 		}
 		from = next
+		if len(msgs) > 0 && q.isWorking(msgs[0].ID) {
+			// This worker's own task, still being worked: its
+			// keep-alive could not reach the server for the claim
+			// timeout (a restart, a cut network), and XAUTOCLAIM, which
+			// takes from any consumer, this one too, handed it back.
+			// Leased again it would be fetched twice at once.
+			msgs = nil
+		}
 		if len(msgs) > 0 || next == "0-0" { // one taken, or the whole list seen
 			break
 		}
@@ -741,9 +750,22 @@ func (q *Queue) readGroup(ctx context.Context, start string, count int64, block 
 	return msgs, err
 }
 
+// isWorking reports whether id is one of this worker's leases not yet Done.
+func (q *Queue) isWorking(id string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.working[id]
+}
+
 // lease turns a stream entry into a Lease and keeps it fresh until Done.
 func (q *Queue) lease(m redis.XMessage) *Lease {
 	l := &Lease{q: q, id: m.ID, stop: make(chan struct{}), lost: make(chan struct{}), ok: true}
+	q.mu.Lock()
+	if q.working == nil {
+		q.working = map[string]bool{}
+	}
+	q.working[m.ID] = true
+	q.mu.Unlock()
 	l.task.URL, _ = m.Values["url"].(string)
 	if d, ok := m.Values["depth"].(string); ok {
 		l.task.Depth, _ = strconv.Atoi(d)
@@ -822,6 +844,9 @@ func (l *Lease) keepAlive() {
 			ours, err := l.q.hold(ctx, l.id)
 			cancel()
 			if err == nil && !ours {
+				l.q.mu.Lock()
+				delete(l.q.working, l.id) // another's now: claim may take it back if that one dies
+				l.q.mu.Unlock()
 				close(l.lost)
 				return
 			}
@@ -839,6 +864,9 @@ func (l *Lease) Done(ctx context.Context, found []frontier.Task) error {
 	var err error
 	l.once.Do(func() {
 		close(l.stop)
+		l.q.mu.Lock()
+		delete(l.q.working, l.id)
+		l.q.mu.Unlock()
 		counter := l.q.keys.done
 		if !l.ok {
 			counter = l.q.keys.failed

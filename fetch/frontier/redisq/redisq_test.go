@@ -569,6 +569,21 @@ func TestKeepAliveYields(t *testing.T) {
 	if got := owner(t, rdb, a.Name(), id); got != "b" {
 		t.Errorf("after b took the task over, it is pending with %q", got)
 	}
+	// b has said nothing for longer than the claim timeout: it died, and
+	// a takes the task back like any other worker's (its own lease of
+	// it, lost, is not one it is working on).
+	nctx, cancel := context.WithTimeout(ctx, 100*claim)
+	defer cancel()
+	l2, err := a.Next(nctx)
+	if err != nil {
+		t.Fatalf("a took nothing back from b, dead: %v", err)
+	}
+	if got := l2.(*redisq.Lease).ID(); got != id {
+		t.Errorf("a took %s, want %s back from b", got, id)
+	}
+	if err := l2.Done(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A lease that stays its worker's is never reported lost.
@@ -584,5 +599,47 @@ func TestKeepAliveNotLost(t *testing.T) {
 	}
 	if err := l.Done(ctx, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A worker whose own task went idle past the claim timeout while it was
+// still working on it (its keep-alive could not reach the server) does
+// not take it again: XAUTOCLAIM takes from any consumer, this one too,
+// and a second lease would fetch the task twice at once.
+func TestNoClaimOfOwnTask(t *testing.T) {
+	raw := queueURL(t)
+	ctx := context.Background()
+	a, l := leaseOne(t, raw, time.Hour, "ftp://h.test/x")
+	id := l.(*redisq.Lease).ID()
+	rdb := admin(t)
+	defer rdb.Close()
+	// idle for two hours, still a's: as after a keep-alive cut off
+	if err := rdb.Do(ctx, "XCLAIM", a.Name(), redisq.Group, "a", 0, id, "IDLE", (2 * time.Hour).Milliseconds(), "JUSTID").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Add(ctx, frontier.Task{URL: "ftp://h.test/y"}); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := a.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l2.Task().URL; got != "ftp://h.test/y" {
+		t.Errorf("a's next task is %s (%s), want the new one: a leased its own task %s again", got, l2.(*redisq.Lease).ID(), id)
+	}
+	nctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if l3, err := a.Next(nctx); err == nil {
+		t.Errorf("a handed out %s (%s) too; it had two tasks, both leased", l3.Task().URL, l3.(*redisq.Lease).ID())
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatal(err)
+	}
+	if got := owner(t, rdb, a.Name(), id); got != "a" {
+		t.Errorf("the task is pending with %q, want a", got)
+	}
+	for _, l := range []frontier.Lease{l, l2} {
+		if err := l.Done(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
