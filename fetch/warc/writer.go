@@ -70,7 +70,12 @@ type Options struct {
 	// that none is recorded twice. With Log, KeepTail is asked only when
 	// that warcinfo names the same log: records after one naming another
 	// log, or none, are another run's, which this log says nothing of,
-	// and all of them stay.
+	// and all of them stay. Only the series' last file is repaired: a
+	// caller logs a transfer before it writes the next one's records
+	// (the batch does, under one lock), so that the records a kill
+	// leaves unlogged are the last transfer's, after which a rotating
+	// writer has not yet started a file (it rotates before a group, not
+	// after one).
 	KeepTail func(types []string, task string) bool
 	// Log names the log that records this writer's transfers (a batch's
 	// --log; the caller chooses the name, a digest say), in the field
