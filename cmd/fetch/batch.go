@@ -914,15 +914,7 @@ func (b *batch) name(u *fetch.URL) (string, error) {
 	if b.tmpl != "" {
 		return templateFile(b.tmpl, u)
 	}
-	name, err := remoteNameOf(b.c, u)
-	if err != nil {
-		return "", err
-	}
-	rel, err := safeRelative(name)
-	if err != nil {
-		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-O", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
-	}
-	return rel, nil
+	return remoteFile(b.c, u)
 }
 
 // fetchOnce makes one attempt: the document (or listing) goes to a

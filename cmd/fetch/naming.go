@@ -107,6 +107,21 @@ func remoteNameOf(c *fetch.Client, u *fetch.URL) (string, error) {
 	return "", err
 }
 
+// remoteFile is -O's file for u: remoteNameOf, made as a batch makes
+// every name (safeRelative: cut at 200 bytes, so that it fits in a
+// directory entry), the same name in a batch or out of one.
+func remoteFile(c *fetch.Client, u *fetch.URL) (string, error) {
+	name, err := remoteNameOf(c, u)
+	if err != nil {
+		return "", err
+	}
+	rel, err := safeRelative(name)
+	if err != nil {
+		return "", &fetch.Error{Kind: fetch.KindUsage, Op: "-O", URL: u.Redacted(), Part: "path", Offset: -1, Err: err}
+	}
+	return rel, nil
+}
+
 // outputErr is a failure to write the output file dest: it names dest, the
 // file asked for, never the temporary file written beside it.
 func outputErr(op, dest string, err error) error {

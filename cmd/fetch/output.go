@@ -104,7 +104,7 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		}
 	}
 	if o.remoteName {
-		if dest, err = remoteNameOf(c, u); err != nil {
+		if dest, err = remoteFile(c, u); err != nil {
 			return err
 		}
 		if dir := o.batch.outputDir; dir != "" {

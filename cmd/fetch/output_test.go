@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,6 +249,33 @@ func TestOutputNamedTwice(t *testing.T) {
 	}
 }
 
+// TestRemoteNameCut: -O cuts a name at 200 bytes, never inside a
+// character, as a batch does (one function makes both): the same URL
+// gets the same name with --output-dir. A last segment past a directory
+// entry's 255 bytes failed with "file name too long" (exit 7).
+func TestRemoteNameCut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "doc")
+	}))
+	defer srv.Close()
+	seg := "a" + strings.Repeat("é", 150) // 301 bytes; byte 200 is inside an "é"
+	u := srv.URL + "/dir/" + url.PathEscape(seg)
+	want := "a" + strings.Repeat("é", 99) + "_"
+	t.Chdir(t.TempDir())
+	if code, _, e := runFetch(t, "", "-O", u); code != 0 {
+		t.Fatalf("-O: exit %d: %s", code, e)
+	}
+	if got := names(t, "."); len(got) != 1 || got[0] != want {
+		t.Errorf("-O saved %q, want %q", got, want)
+	}
+	if code, _, e := runFetch(t, "", "-O", "--output-dir", "batch", u); code != 0 {
+		t.Fatalf("a batch's -O: exit %d: %s", code, e)
+	}
+	if got := names(t, "batch"); len(got) != 1 || got[0] != want {
+		t.Errorf("a batch's -O saved %q, want %q", got, want)
+	}
+}
+
 // TestOutputUnknownField: an -o value with a "{word}" that is no
 // placeholder (in a template, or a placeholder's name in capitals or one
 // slip from it) is a usage error naming it, with the placeholder meant where one is near,
@@ -409,7 +437,8 @@ func TestOutputNameIsOwnFile(t *testing.T) {
 }
 
 // TestOutputLongName: a name that fits in a directory entry (at most 255
-// bytes) is saved. The temporary file written beside it was named
+// bytes) is saved: -o's as given, -O's cut at 200 bytes as a batch cuts
+// it (TestRemoteNameCut). The temporary file written beside it was named
 // ".NAME.part-PID-RANDOM", some 20 bytes longer than NAME, so -O of a URL
 // whose last segment is 240 bytes, or -o naming such a file, failed with
 // "file name too long" (exit 7).
@@ -421,10 +450,14 @@ func TestOutputLongName(t *testing.T) {
 	long := strings.Repeat("L", 240)
 	for _, args := range [][]string{{"-O", srv.URL + "/" + long}, {"-o", long, srv.URL + "/" + long}} {
 		t.Chdir(t.TempDir())
+		name := long
+		if args[0] == "-O" {
+			name = long[:200]
+		}
 		if code, _, e := runFetch(t, "", args...); code != 0 {
 			t.Errorf("%s: exit %d: %s", args[0], code, e)
 		}
-		if b, err := os.ReadFile(long); err != nil || string(b) != "doc /"+long {
+		if b, err := os.ReadFile(name); err != nil || string(b) != "doc /"+long {
 			t.Errorf("%s: the file holds %.40q (%v)", args[0], b, err)
 		}
 	}
