@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/fetchproject/fetch/fetch"
@@ -1028,7 +1029,7 @@ func (b *batch) fetchOnce(ctx context.Context, u *fetch.URL, id, dest string, lk
 			Err: fmt.Errorf("a %s cannot be saved to a file: fetch it on its own", res.Kind)}
 	}
 	dest = b.claim(dest, id)
-	n, sum, err = b.writeFile(dest, fill)
+	n, sum, dest, err = b.writeFile(dest, id, fill)
 	return n, sum, dest, rec, err
 }
 
@@ -1072,7 +1073,7 @@ func (b *batch) claim(dest, id string) string {
 		// own name may be it ("/x~1a2b3c4d"), which is suffixed again.
 		other, taken := b.names[name]
 		_, isDir := b.names[dirDigest(dest)]
-		if !(taken && other != of) && !isDir && !b.isWARCPart(dest) {
+		if !(taken && other != of && other != foundOnDisk) && !isDir && !b.isWARCPart(dest) {
 			break
 		}
 		dest += suffixOf(id)
@@ -1081,6 +1082,62 @@ func (b *batch) claim(dest, id string) string {
 	b.names[name] = of
 	return dest
 }
+
+// reclaim claims a name again for the URL id when what is on disk but
+// not in names (an earlier run's output without its log, the user's own
+// files) is in the way of dest: a directory at dest itself (in ""), or
+// in, anything but a directory, where one of dest's directories should
+// be. That is recorded as if a URL of the run had made it, and claim then
+// names the document apart as a run fetching both URLs would; nothing on
+// disk is replaced.
+func (b *batch) reclaim(dest, id, in string) string {
+	b.namesMu.Lock()
+	if k := fileKey(dest); b.names[k] == digestName(id) {
+		delete(b.names, k) // not this URL's file: a directory, or beyond a file
+	}
+	if in == "" {
+		b.names[dirDigest(dest)] = nameDigest{}
+	} else {
+		delete(b.names, dirDigest(in)) // claimed as one, it is none
+		if _, ok := b.names[fileKey(in)]; !ok {
+			b.names[fileKey(in)] = foundOnDisk
+		}
+	}
+	b.namesMu.Unlock()
+	return b.claim(dest, id)
+}
+
+// foundOnDisk is what names holds for a file that reclaim found where a
+// directory should be: no directory goes there, but the URL it is named
+// for may replace it, as a batch replaces any earlier file of a
+// document's name. (The zero digest marks directories; either is a
+// URL's digest about once in 2^128.)
+var foundOnDisk = nameDigest{0, 1}
+
+// fileInTheWay is the path below the output directory, not a directory,
+// that made err, a failure to make a directory of the output, when
+// there is one.
+func (b *batch) fileInTheWay(err error) (string, bool) {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !errors.Is(pe.Err, syscall.ENOTDIR) && !errors.Is(pe.Err, fs.ErrExist) {
+		return "", false
+	}
+	rel, rerr := filepath.Rel(b.root, pe.Path)
+	if rerr != nil || rel == "." || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	if st, err := os.Stat(pe.Path); err == nil && st.IsDir() {
+		return "", false // a directory now: not in the way
+	}
+	if _, err := os.Lstat(pe.Path); err != nil {
+		return "", false
+	}
+	return pe.Path, true
+}
+
+// maxReclaims bounds the names a document tries when what is on disk is
+// in the way of each (reclaim): one more name is nearly always enough.
+const maxReclaims = 8
 
 // fileNamed reports whether p is a file's name: a URL's, one reserve
 // kept, or a part of a rotating WARC.
@@ -1234,14 +1291,26 @@ func listingDest(dest string) string {
 	return filepath.Join(dest, "index")
 }
 
-// writeFile writes dest as a docFile, so that a name in the output
-// directory is always a whole document; with a --log, the file and then
-// the directory are synced first. fill writes the content and says how
-// many bytes it wrote.
-func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n int64, sum string, err error) {
+// writeFile writes dest, the file claimed for the URL id, as a docFile,
+// so that a name in the output directory is always a whole document;
+// with a --log, the file and then the directory are synced first. fill
+// writes the content and says how many bytes it wrote. file is the name
+// it has: another than dest when a directory on disk has dest's name, or
+// a file on disk that of one of its directories (reclaim).
+func (b *batch) writeFile(dest, id string, fill func(io.Writer) (int64, error)) (n int64, sum, file string, err error) {
 	dir := filepath.Dir(dest)
-	if err := b.prepareDir(dir); err != nil {
-		return 0, "", outputErr("create", dir, err)
+	err = b.prepareDir(dir)
+	for i := 0; err != nil && i < maxReclaims; i++ {
+		in, ok := b.fileInTheWay(err)
+		if !ok {
+			break
+		}
+		dest = b.reclaim(dest, id, in)
+		dir = filepath.Dir(dest)
+		err = b.prepareDir(dir)
+	}
+	if err != nil {
+		return 0, "", "", outputErr("create", dir, err)
 	}
 	f, err := createDoc(dir, filepath.Base(dest))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -1252,7 +1321,7 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n i
 		}
 	}
 	if err != nil {
-		return 0, "", outputErr("create", dest, err)
+		return 0, "", "", outputErr("create", dest, err)
 	}
 	defer func() {
 		if err != nil {
@@ -1291,7 +1360,7 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n i
 		b.bytesDone.Add(n) // what the progress line would have counted
 	}
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	// With a --log, the file is on disk before the log line that says
 	// so: its data, then its name. Without one nothing claims it
@@ -1300,11 +1369,18 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n i
 	durable := b.o.batch.log != ""
 	if durable {
 		if err := f.Sync(); err != nil {
-			return 0, "", outputErr("write", dest, err)
+			return 0, "", "", outputErr("write", dest, err)
 		}
 	}
-	if err := f.publish(dest); err != nil {
-		return 0, "", outputErr("write", dest, err)
+	err = f.publish(dest)
+	for i := 0; errors.Is(err, errNameIsDir) && i < maxReclaims; i++ {
+		// a directory on disk has its name: the document gets
+		// another, in the same directory
+		dest = b.reclaim(dest, id, "")
+		err = f.publish(dest)
+	}
+	if err != nil {
+		return 0, "", "", outputErr("write", dest, err)
 	}
 	if durable {
 		syncDir(dir) // the name is on disk before the log says ok
@@ -1312,7 +1388,7 @@ func (b *batch) writeFile(dest string, fill func(io.Writer) (int64, error)) (n i
 	if h != nil {
 		sum = hex.EncodeToString(h.Sum(nil))
 	}
-	return n, sum, nil
+	return n, sum, dest, nil
 }
 
 // prepareDir makes dir, once a run, and removes the temporary files a

@@ -461,18 +461,6 @@ func TestBatchFileAndDirectory(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
 	defer srv.Close()
 	suffix := suffixOf
-	files := func(dir string) map[string]string {
-		got := map[string]string{}
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && d.Name() != "log" {
-				b, _ := os.ReadFile(p)
-				rel, _ := filepath.Rel(dir, p)
-				got[filepath.ToSlash(rel)] = string(b)
-			}
-			return nil
-		})
-		return got
-	}
 	for _, tt := range []struct {
 		name  string
 		paths []string
@@ -498,7 +486,7 @@ func TestBatchFileAndDirectory(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d, %q", code, stderr)
 			}
-			if got := files(dir); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			if got := treeFiles(dir); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("files %v, want %v", got, tt.want)
 			}
 			// A rerun adds /sub/more: into the directory the first run
@@ -508,7 +496,7 @@ func TestBatchFileAndDirectory(t *testing.T) {
 				t.Fatalf("rerun: exit %d, %q", code, stderr)
 			}
 			at := map[string]string{} // document → its file
-			got := files(dir)
+			got := treeFiles(dir)
 			for k, v := range got {
 				at[v] = k
 			}
@@ -517,6 +505,97 @@ func TestBatchFileAndDirectory(t *testing.T) {
 			}
 			if len(got) != 3 {
 				t.Errorf("after the rerun: %v", got)
+			}
+		})
+	}
+}
+
+// treeFiles is every file under dir (but a file named "log") by its path
+// there, with its content.
+func treeFiles(dir string) map[string]string {
+	got := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() != "log" {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			got[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	return got
+}
+
+// TestBatchNameOnDisk: what is on disk but not in the batch's names (an
+// earlier run's output without its log, the user's own) is kept as the
+// run's own would be: a directory that has a document's name, or a file
+// that has the name of a directory a document needs, sends the document
+// to the name a run fetching both URLs gives it, and the log says which.
+// Each failed with exit 7 ("file exists", "not a directory").
+func TestBatchNameOnDisk(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
+	defer srv.Close()
+	for _, tt := range []struct {
+		name   string
+		before map[string]string // on disk: a file and its content; "" a directory
+		flag   string            // -O, or the -o template
+		paths  []string
+		want   map[string]string
+	}{
+		{"directory", map[string]string{"sub": "", "sub/mine": "mine"}, "{path}", []string{"/sub", "/sub/more"}, map[string]string{
+			"sub/mine":                       "mine",
+			"sub" + suffixOf(srv.URL+"/sub"): "/sub",
+			"sub/more":                       "/sub/more",
+		}},
+		{"file", map[string]string{"sub": "mine"}, "{path}", []string{"/sub/plain"}, map[string]string{
+			"sub":                              "mine",
+			"sub" + suffixOf("sub") + "/plain": "/sub/plain",
+		}},
+		{"file, then its own URL", map[string]string{"sub": "mine"}, "{path}", []string{"/sub/plain", "/sub"}, map[string]string{
+			"sub":                              "/sub", // as any earlier file of its name
+			"sub" + suffixOf("sub") + "/plain": "/sub/plain",
+		}},
+		{"file deeper", map[string]string{"a": "", "a/sub": "mine"}, "{path}", []string{"/a/sub/x/y"}, map[string]string{
+			"a/sub":                              "mine",
+			"a/sub" + suffixOf("a/sub") + "/x/y": "/a/sub/x/y",
+		}},
+		{"-O", map[string]string{"y": "", "y/mine": "mine"}, "-O", []string{"/a/y"}, map[string]string{
+			"y/mine":                       "mine",
+			"y" + suffixOf(srv.URL+"/a/y"): "/a/y",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for p, content := range tt.before {
+				p = filepath.Join(dir, p)
+				if content == "" {
+					os.MkdirAll(p, 0o777)
+					continue
+				}
+				os.MkdirAll(filepath.Dir(p), 0o777)
+				if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
+					t.Fatal(err)
+				}
+			}
+			logName := filepath.Join(dir, "log")
+			args := []string{"-q", "-o", tt.flag, "--output-dir", dir, "--log", logName}
+			if tt.flag == "-O" {
+				args = []string{"-q", "-O", "--output-dir", dir, "--log", logName}
+			}
+			for _, p := range tt.paths {
+				args = append(args, srv.URL+p)
+			}
+			code, _, stderr := runFetch(t, "", args...)
+			if code != 0 {
+				t.Fatalf("exit %d, %q", code, stderr)
+			}
+			if got := treeFiles(dir); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("files %v, want %v", got, tt.want)
+			}
+			by, _ := readLog(t, logName)
+			for _, p := range tt.paths {
+				if b, err := os.ReadFile(by[srv.URL+p].File); err != nil || string(b) != p {
+					t.Errorf("the log gives %s the file %s, holding %q (%v)", p, by[srv.URL+p].File, b, err)
+				}
 			}
 		})
 	}

@@ -27,8 +27,13 @@ const tempPrefix = ".fetch-part."
 // name (tempPrefix) and renamed.
 type docFile struct {
 	*os.File
-	temp string // the temporary name; "" for an unnamed file
+	temp   string // the temporary name; "" for an unnamed file
+	closed bool   // by publish, which is called again after errNameIsDir
 }
+
+// errNameIsDir is publish's failure when a directory has the document's
+// name: it is never replaced, and the document waits for another name.
+var errNameIsDir = errors.New("is a directory")
 
 // createDoc starts a document that is to be published in dir; base is
 // the final name, which a temporary name ends with so that a user who
@@ -66,7 +71,9 @@ func tempName(dir, base string) string {
 
 // publish gives the whole document its name dest, replacing a file of
 // that name, and closes it. The caller syncs first when the document is
-// to survive a crash.
+// to survive a crash. A directory named dest is kept: publish then fails
+// with an error matching errNameIsDir, and the document, still whole, can
+// be published under another name or discarded.
 func (d *docFile) publish(dest string) error {
 	if d.temp == "" {
 		err := linkUnnamed(d.File, dest)
@@ -74,6 +81,9 @@ func (d *docFile) publish(dest string) error {
 			// dest exists (a rerun over earlier output): under a
 			// temporary name first, then renamed over it
 			err = d.linkTemp(dest)
+			if errors.Is(err, errNameIsDir) {
+				return err // d.temp names it now
+			}
 		}
 		if cerr := d.Close(); err == nil && cerr != nil {
 			os.Remove(dest)
@@ -81,22 +91,44 @@ func (d *docFile) publish(dest string) error {
 		}
 		return err
 	}
-	if err := d.Close(); err != nil {
-		return err
+	if !d.closed {
+		d.closed = true
+		if err := d.Close(); err != nil {
+			return err
+		}
 	}
-	return os.Rename(d.temp, dest)
+	return renameDoc(d.temp, dest)
+}
+
+// renameDoc renames the document old to dest, unless dest is a directory
+// (errNameIsDir). Only a failed rename looks: every system refuses to
+// rename a file over a directory, each with its own error (Go's
+// os.Rename says "file exists").
+func renameDoc(old, dest string) error {
+	err := os.Rename(old, dest)
+	if err != nil {
+		if st, serr := os.Lstat(dest); serr == nil && st.IsDir() {
+			return &os.PathError{Op: "rename", Path: dest, Err: errNameIsDir}
+		}
+	}
+	return err
 }
 
 // linkTemp names an unnamed document by a temporary name in dest's
-// directory and renames that over dest.
+// directory and renames that over dest. When dest is a directory, the
+// temporary name is kept (d.temp): a file that was linked once cannot be
+// linked again once its last name is gone.
 func (d *docFile) linkTemp(dest string) error {
 	for i := 0; ; i++ {
 		name := tempName(filepath.Dir(dest), filepath.Base(dest))
 		err := linkUnnamed(d.File, name)
 		if err == nil {
-			d.temp = name
-			if err := os.Rename(name, dest); err != nil {
-				os.Remove(name)
+			if err := renameDoc(name, dest); err != nil {
+				if errors.Is(err, errNameIsDir) {
+					d.temp = name
+				} else {
+					os.Remove(name)
+				}
 				return err
 			}
 			return nil

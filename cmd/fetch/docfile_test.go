@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -78,6 +79,57 @@ func TestDocFile(t *testing.T) {
 			d.discard()
 			if got := names(t, dir); len(got) != 1 || got[0] != "doc.txt" {
 				t.Errorf("directory holds %q, want only doc.txt", got)
+			}
+		})
+	}
+}
+
+// TestDocFileNameIsDirectory: a directory that has the document's name
+// is kept, and the document, still whole, goes to another name (or is
+// discarded, leaving nothing); both ways of writing one are tried. The
+// unnamed file was linked under a temporary name and unlinked again, and
+// Linux never links such a file a second time.
+func TestDocFileNameIsDirectory(t *testing.T) {
+	ways := map[string]func(dir, base string) (*docFile, error){
+		"temporary name":        createTempDoc,
+		"as this system allows": createDoc,
+	}
+	for way, create := range ways {
+		t.Run(way, func(t *testing.T) {
+			dir := t.TempDir()
+			taken := filepath.Join(dir, "doc")
+			if err := os.MkdirAll(filepath.Join(taken, "inside"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+			d, err := create(dir, "doc")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.WriteString("whole")
+			if err := d.publish(taken); !errors.Is(err, errNameIsDir) {
+				t.Fatalf("publish to a directory: %v, want errNameIsDir", err)
+			}
+			if err := d.publish(taken + "~2"); err != nil {
+				t.Fatalf("publish to another name after: %v", err)
+			}
+			if b, err := os.ReadFile(taken + "~2"); err != nil || string(b) != "whole" {
+				t.Errorf("published %q, %v", b, err)
+			}
+			if got := names(t, taken); len(got) != 1 || got[0] != "inside" {
+				t.Errorf("the directory holds %q", got)
+			}
+
+			d, err = create(dir, "doc")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.WriteString("dropped")
+			if err := d.publish(taken); !errors.Is(err, errNameIsDir) {
+				t.Fatalf("publish to a directory: %v, want errNameIsDir", err)
+			}
+			d.discard()
+			if got := names(t, dir); len(got) != 2 || got[0] != "doc" || got[1] != "doc~2" {
+				t.Errorf("directory holds %q, want doc and doc~2", got)
 			}
 		})
 	}

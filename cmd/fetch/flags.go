@@ -331,7 +331,8 @@ Output
                         never outside the template's directory, which is created)
   -O, --remote-name     write each URL to a file in the current directory named after the
                         last segment of its path (of the selector for gopher, without the
-                        Gopher+ string), cut at 200 bytes; control characters become "_"
+                        Gopher+ string), cut at 200 bytes; control characters become "_".
+                        A name that is a directory is refused (a batch names it apart)
   --json                listings, metadata and results as JSON lines; with a document on
                         standard output its metadata line goes to standard error
   --json-meta FILE      write documents' metadata lines to FILE instead
@@ -366,7 +367,8 @@ Batch (many URLs into files; a rerun with the same --log resumes)
                         names it with {scheme} {host} {port} {path} {file}, e.g.
                         -o '{host}/{path}'; names never leave DIR (".." and control
                         characters become "_"; a Gopher search or Gopher+ string is
-                        left out)
+                        left out). A name taken already, by another URL's file or a
+                        directory (or a directory's, by a file), gets "~" and 8 hex digits
   --retry N             try a temporarily failing URL up to N more times, waiting 1s, 2s,
                         4s... (at most 60s, jittered) or the server's Retry-After: refused
                         or reset connections, timeouts, FTP 4xx, NNTP 400, HTTP 408, 429,

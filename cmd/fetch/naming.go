@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 
@@ -239,6 +241,16 @@ func expandTemplate(tmpl string, u *fetch.URL) (string, error) {
 	}
 	out := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(out), 0o777); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && errors.Is(pe.Err, syscall.ENOTDIR) {
+			// a file where a directory is needed, which MkdirAll names:
+			// below the template's directory, an earlier URL's (/a
+			// before /a/b, say), which a batch would name apart
+			err = fmt.Errorf("%s is a file, not a directory", pe.Path)
+			if rel, rerr := filepath.Rel(filepath.Join(dir, "."), pe.Path); rerr == nil && rel != "." && filepath.IsLocal(rel) {
+				err = fmt.Errorf("%w: run a batch (--output-dir, -j), which names the directory apart", err)
+			}
+		}
 		return "", outputErr("create the directory of", out, err)
 	}
 	return out, nil

@@ -58,6 +58,20 @@ func (o *options) claimFile(dest string, u *fetch.URL) (release func(saved bool)
 	}, nil
 }
 
+// nameIsDir is why a document's file cannot be a directory found at its
+// name. Outside a batch a name -O or a template makes is not changed, as
+// it is not for one an earlier URL took (claimFile): the user is told how
+// to name the file apart instead.
+func (o *options) nameIsDir() error {
+	switch {
+	case o.remoteName:
+		return errors.New("is a directory: name the file with -o FILE, or run a batch (--output-dir, -j), which names it apart")
+	case len(o.outputs) == 1 && isTemplate(o.outputs[0]):
+		return errors.New("is a directory: run a batch (--output-dir, -j), which names the file apart")
+	}
+	return errors.New("is a directory")
+}
+
 // notOwnFile refuses dest, the file a URL of the command line is saved
 // to, when it is the run's --warc file, a part of a rotating one, or its
 // --json-meta file. The command line's check (sameFiles) sees -o as
@@ -122,7 +136,7 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		// transfer, not after it as a failed rename of the temporary file.
 		st, serr := os.Stat(dest)
 		if serr == nil && st.IsDir() {
-			return outputErr("create", dest, errors.New("is a directory"))
+			return outputErr("create", dest, o.nameIsDir())
 		}
 		if serr != nil || st.Mode().IsRegular() {
 			// (a device or FIFO, /dev/null say, is written in place

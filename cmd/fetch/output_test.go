@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -244,6 +245,60 @@ func TestOutputNamedTwice(t *testing.T) {
 			}
 			if tc.code != 0 && (!strings.Contains(e, srv.URL+"/b/y") || !strings.Contains(e, "saved earlier in this run")) {
 				t.Errorf("stderr does not name the refused URL and why: %s", e)
+			}
+		})
+	}
+}
+
+// TestOutputNameInTheWay: outside a batch, a name -O or a template makes
+// that is a directory, or a template's name whose directory is a file
+// (an earlier URL's: /a, then /a/b), is refused before the transfer as a
+// name an earlier URL took is, saying what is in the way and how to name
+// the file apart; nothing on disk changes. The errors said "is a
+// directory" or "not a directory" alone, or named the wrong path.
+func TestOutputNameInTheWay(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		io.WriteString(w, "doc "+r.URL.Path)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name  string
+		mkdir string // a directory there before
+		args  []string
+		want  []string // in the error
+		asked int32    // requests: none for the refused URL
+		files map[string]string
+	}{
+		{"-O", "y", []string{"-O", srv.URL + "/a/y"},
+			[]string{"create y: is a directory", "-o FILE", "run a batch"}, 0, map[string]string{"y/mine": "mine"}},
+		{"template, a directory", "", []string{"-o", "out/{path}", srv.URL + "/a/b", srv.URL + "/a"},
+			[]string{"create out/a: is a directory", "run a batch"}, 1, map[string]string{"out/a/b": "doc /a/b"}},
+		{"template, a file", "", []string{"-o", "out/{path}", srv.URL + "/a", srv.URL + "/a/b/c"},
+			[]string{"out/a is a file, not a directory", "run a batch"}, 1, map[string]string{"out/a": "doc /a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			if tc.mkdir != "" {
+				os.Mkdir(tc.mkdir, 0o777)
+				os.WriteFile(filepath.Join(tc.mkdir, "mine"), []byte("mine"), 0o666)
+			}
+			asked.Store(0)
+			code, _, e := runFetch(t, "", tc.args...)
+			if code != 7 {
+				t.Errorf("exit %d, want 7: %s", code, e)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(e, filepath.FromSlash(w)) {
+					t.Errorf("stderr %q does not say %q", e, w)
+				}
+			}
+			if n := asked.Load(); n != tc.asked {
+				t.Errorf("%d requests, want %d: the refused URL was fetched", n, tc.asked)
+			}
+			if got := treeFiles("."); fmt.Sprint(got) != fmt.Sprint(tc.files) {
+				t.Errorf("files %v, want %v", got, tc.files)
 			}
 		})
 	}
