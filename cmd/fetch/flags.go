@@ -331,7 +331,7 @@ Output
                         never outside the template's directory, which is created)
   -O, --remote-name     write each URL to a file in the current directory named after the
                         last segment of its path (of the selector for gopher, without the
-                        Gopher+ string), cut at 200 bytes; control characters become "_".
+                        Gopher+ string; over 255 bytes cut to 200); control characters become "_".
                         A name that is a directory is refused (a batch names it apart)
   --json                listings, metadata and results as JSON lines; with a document on
                         standard output its metadata line goes to standard error

@@ -109,9 +109,11 @@ func remoteNameOf(c *fetch.Client, u *fetch.URL) (string, error) {
 	return "", err
 }
 
-// remoteFile is -O's file for u: remoteNameOf, made as a batch makes
-// every name (safeRelative: cut at 200 bytes, so that it fits in a
-// directory entry), the same name in a batch or out of one.
+// remoteFile is a batch's -O file for u: remoteNameOf, made as a batch
+// makes every name (safeRelative: cut at 200 bytes, so that it fits in a
+// directory entry with room for a "~" suffix). A single -O keeps a name
+// that fits whole, as curl and wget do, and cuts only a longer one, to
+// the batch's name.
 func remoteFile(c *fetch.Client, u *fetch.URL) (string, error) {
 	name, err := remoteNameOf(c, u)
 	if err != nil {

@@ -104,6 +104,10 @@ func (o *options) notOwnFile(s stdio, dest string) error {
 		Err: fmt.Errorf("%s is a part of --warc %s too: each needs a file of its own", fetch.RedactedText(dest), fetch.RedactedText(o.warc.path))}
 }
 
+// maxEntryName is the longest name a directory entry holds on the
+// common file systems (NAME_MAX, in bytes).
+const maxEntryName = 255
+
 // fetchOne dereferences one URL, the i-th of the command line, and
 // delivers its result.
 func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw string, i int) (err error) {
@@ -118,8 +122,15 @@ func fetchOne(ctx context.Context, c *fetch.Client, o *options, s stdio, raw str
 		}
 	}
 	if o.remoteName {
-		if dest, err = remoteFile(c, u); err != nil {
+		if dest, err = remoteNameOf(c, u); err != nil {
 			return err
+		}
+		if len(dest) > maxEntryName {
+			// It would fail whole ("file name too long"): cut as a
+			// batch cuts its names, which the same URL gets there.
+			if dest, err = remoteFile(c, u); err != nil {
+				return err
+			}
 		}
 		if dir := o.batch.outputDir; dir != "" {
 			if err := os.MkdirAll(dir, 0o777); err != nil {
