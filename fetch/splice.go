@@ -21,9 +21,11 @@ import (
 // checking a transfer's final reply: the next Read returns io.EOF at
 // once), until max bytes are moved (max < 0: no limit; the next Read
 // tells whether more follow), or until an error; a failure to write f is
-// an *Error of KindLocal with Op "write". It returns an error matching
-// errors.ErrUnsupported, having moved nothing, when this body, file or
-// system cannot.
+// an *Error of KindLocal with Op "write". A pipe whose reader has gone is
+// written with f's Write, so that Go's rule for a broken pipe holds as in
+// any copy: on standard output or error the process ends by SIGPIPE. It
+// returns an error matching errors.ErrUnsupported, having moved nothing,
+// when this body, file or system cannot.
 type FileWriter interface {
 	WriteToFile(f *os.File, max int64) (int64, error)
 }

@@ -91,6 +91,15 @@ func spliceConn(c *deadlineConn, f *os.File, max int64) (int64, error) {
 					copyOut, werr = true, nil
 					continue
 				}
+				if errors.Is(werr, unix.EPIPE) {
+					// f's reader is gone (fetch URL | head). Go raises
+					// SIGPIPE after a failed write, never a splice: f's
+					// Write fails as the runtime has it, ending the
+					// process by SIGPIPE on standard output, as any
+					// filter ends, and with EPIPE on another file.
+					copyOut, werr = true, nil
+					continue
+				}
 			} else {
 				out, werr = drainPipe(p[0], f, in)
 			}

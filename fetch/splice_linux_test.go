@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -164,6 +165,23 @@ func TestSpliceConn(t *testing.T) {
 			if got, _ := os.ReadFile(out.Name()); !bytes.Equal(got, small) {
 				t.Fatalf("splice %d after the failure wrote %q, not the %d bytes sent", i, got, len(small))
 			}
+		}
+	})
+
+	t.Run("pipe with no reader", func(t *testing.T) {
+		// Standard output would end the process (cmd/fetch's
+		// TestClosedStdoutPipe); any other pipe is a write error, as
+		// its Write makes it.
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		r.Close()
+		_, err = SpliceConn(spliceServer(t, want, nil, time.Minute), w, -1)
+		var fe *Error
+		if !errors.As(err, &fe) || fe.Kind != KindLocal || fe.Op != "write" || !errors.Is(err, syscall.EPIPE) {
+			t.Fatalf("splicing into a pipe with no reader: %v; want a local write error of EPIPE", err)
 		}
 	})
 

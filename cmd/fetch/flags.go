@@ -491,7 +491,8 @@ Exit status
   1 other failure         5 network failure or timeout
   2 usage error           6 the server refused, or has no such resource
   3 malformed URL         7 local I/O error (writing the output, reading input)
-  (a port of 0 or above 65535 is 3; binary data refused on a terminal is 2; Ctrl-C is 130)
+  (a port of 0 or above 65535 is 3; binary data refused on a terminal is 2; Ctrl-C is 130;
+  on Unix, standard output closed early by its reader ("| head") ends fetch by SIGPIPE)
 `
 
 // isBoolFlag tells whether f takes no value (the flag package's boolean
