@@ -25,6 +25,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/frontier"
 )
@@ -1247,17 +1249,28 @@ func fileKey(path string) nameDigest { return digestName(folded(path)) }
 
 // folded is a file's path as names compares it: as it is, or in lower
 // case where file systems usually ignore case (Windows, macOS), so that
-// "README" and "readme" never share a file there.
+// "README" and "readme" never share a file there; and composed (NFC)
+// where they also ignore how a character is encoded (macOS: APFS and HFS+
+// take "é" and "e" with U+0301 for one name), so that /caf%C3%A9 and
+// /cafe%CC%81 never share one either.
 func folded(path string) string {
+	if normNames {
+		path = norm.NFC.String(path)
+	}
 	if foldNames {
 		return strings.ToLower(strings.ToUpper(path)) // "ς" and "σ" alike
 	}
 	return path
 }
 
-// foldNames is set where names differ only in case name one file (a
-// variable so that tests run it everywhere).
-var foldNames = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
+// foldNames is set where names differ only in case name one file, and
+// normNames where names differ only in their Unicode normal form do
+// (variables so that tests run them everywhere). NTFS tells the forms
+// apart.
+var (
+	foldNames = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
+	normNames = runtime.GOOS == "darwin" || runtime.GOOS == "ios"
+)
 
 // nameDigest is what the batch keeps of a file name or a URL: 128 bits,
 // so that a list of a million URLs costs tens of MiB, not hundreds. It

@@ -1299,6 +1299,21 @@ func TestClaimFoldsCase(t *testing.T) {
 	}
 }
 
+// TestClaimNormalizes: where names differ only in their Unicode normal
+// form name one file (macOS), "é" composed and decomposed get two files.
+func TestClaimNormalizes(t *testing.T) {
+	defer func(old bool) { normNames = old }(normNames)
+	for _, norm := range []bool{false, true} {
+		normNames = norm
+		b := &batch{root: "out", names: map[nameDigest]nameDigest{}}
+		first := b.claim(filepath.Join("out", "caf\u00e9"), "http://h/caf%C3%A9")
+		second := b.claim(filepath.Join("out", "cafe\u0301"), "http://h/cafe%CC%81")
+		if first != filepath.Join("out", "caf\u00e9") || (second == filepath.Join("out", "cafe\u0301")) == norm {
+			t.Errorf("normalizing %v: %q, %q", norm, first, second)
+		}
+	}
+}
+
 // TestClaimKeepsWARCParts: no document takes the name of a rotating WARC's
 // part, as a file or as a directory (an -o template makes directories):
 // the WARC could not write that part next, or the document could not be
