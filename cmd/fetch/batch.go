@@ -169,7 +169,8 @@ type batch struct {
 	scope        *scope     // --recursive: what to follow; nil otherwise
 	cancel       context.CancelFunc
 
-	commitMu sync.Mutex // a task's WARC records and log line, together; any other record of the batch
+	commitMu  sync.Mutex // a task's WARC records and log line, together; any other record of the batch
+	commitErr error      // the first failure to write them: nothing more is written (commit)
 
 	namesMu  sync.Mutex
 	names    map[nameDigest]nameDigest // file → the URL written to it, this run's and the log's

@@ -380,6 +380,7 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, host string, u *fetc
 	}
 	if len(found) > 0 {
 		if err := b.addFound(ctx, found); err != nil {
+			line.rec.discard() // not logged: its spools go now, not when collected
 			b.fail(line, err)
 			b.cancel()
 			return
@@ -606,9 +607,24 @@ func (b *batch) crawlSummary() string {
 // at a time, so that the WARC's records come in the log's order and a kill
 // leaves at most the last task's records without their line: a rerun
 // cuts those away (warc.Options.KeepTail) before it fetches the task again.
-func (b *batch) commit(line *logLine) error {
+//
+// A failure leaves the same: once a task's records or line could not be
+// written, no other record goes into the WARC. Records after that task's
+// unlogged ones (another task's, a cut-short attempt's metadata, which the
+// repair keeps) would hold them in the file, and the rerun would record
+// that task a second time.
+func (b *batch) commit(line *logLine) (err error) {
 	b.commitMu.Lock()
 	defer b.commitMu.Unlock()
+	if b.commitErr != nil {
+		line.rec.discard()
+		return b.commitErr
+	}
+	defer func() {
+		if err != nil {
+			b.commitErr = err
+		}
+	}()
 	if line.rec != nil {
 		err := line.fetchErr
 		line.rec.end(b.o, &err)
@@ -643,5 +659,9 @@ func (b *batch) record(rec *warcRecord, err error) {
 	}
 	b.commitMu.Lock()
 	defer b.commitMu.Unlock()
+	if b.commitErr != nil {
+		rec.discard() // as commit does after a failure
+		return
+	}
 	rec.end(b.o, &err)
 }

@@ -256,6 +256,13 @@ func (r *warcRecord) end(o *options, errp *error) {
 	}
 }
 
+// discard drops the records unwritten (warc.Transfer.Discard).
+func (r *warcRecord) discard() {
+	if r != nil {
+		r.t.Discard()
+	}
+}
+
 // listingType is the Content-Type of a listing's raw bytes.
 func listingType(scheme string) string {
 	switch scheme {

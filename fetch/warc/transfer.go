@@ -52,8 +52,8 @@ type exchange struct {
 	sent, received *Block
 }
 
-// errEnded is what End returns after the first.
-var errEnded = errors.New("warc: the transfer's records are written already")
+// errEnded is what End returns after the first, or after Discard.
+var errEnded = errors.New("warc: the transfer has ended already")
 
 var (
 	_ fetch.Capture = (*Transfer)(nil)
@@ -193,6 +193,17 @@ func (t *Transfer) End(finalURL, contentType string, failure error) error {
 	pb, cb := t.payload, t.convo
 	t.payload, t.convo = nil, nil
 	return t.w.writeGroup([]*Header{res, meta}, []*Block{pb, cb})
+}
+
+// Discard drops the transfer's records unwritten and frees their spools:
+// for a caller that could not log them (a batch whose log failed), in whose
+// file they would stand without their log line. End after it writes
+// nothing.
+func (t *Transfer) Discard() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.release()
+	t.err = errEnded
 }
 
 // release frees the spools not written; t.mu is held.

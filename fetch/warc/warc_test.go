@@ -793,6 +793,21 @@ func TestEndTwice(t *testing.T) {
 	}
 }
 
+// TestDiscard: a discarded transfer writes no record, then or at End.
+func TestDiscard(t *testing.T) {
+	w := newWriter(t, "d.warc.gz", 0)
+	tr := w.Begin("ftp", "ftp://h/", nil)
+	io.WriteString(tr.Payload(nil), "ok")
+	tr.Discard()
+	if err := tr.End("", "text/plain", nil); err == nil {
+		t.Error("End after Discard reported nothing")
+	}
+	w.Close()
+	if n := len(readWARC(t, w.Files()[0])); n != 1 {
+		t.Errorf("%d records, want the warcinfo alone", n)
+	}
+}
+
 // TestHeaderControlCharacters: a value holding CR LF, from a library's
 // caller, is written %-encoded and adds no field of its own.
 func TestHeaderControlCharacters(t *testing.T) {

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fetchproject/fetch/fetch/frontier"
+	"github.com/fetchproject/fetch/fetch/warc"
+)
+
+// responsesByTask counts the response records of a WARC by their
+// Fetch-Task.
+func responsesByTask(t *testing.T, name string) map[string]int {
+	t.Helper()
+	n := map[string]int{}
+	for _, m := range members(t, name) {
+		if !strings.Contains(m, "WARC-Type: response\r\n") {
+			continue
+		}
+		_, task, _ := strings.Cut(m, warc.TaskField+": ")
+		task, _, _ = strings.Cut(task, "\r\n")
+		n[task]++
+	}
+	return n
+}
+
+// TestNoRecordAfterFailedCommit: once a task's records are in the WARC
+// and its log line is not (here the WARC's sync failed), nothing more goes
+// into the WARC. The metadata record of a transfer the stop cut short,
+// written after them, made the rerun's repair keep them, and the rerun
+// recorded that task a second time.
+func TestNoRecordAfterFailedCommit(t *testing.T) {
+	var failing atomic.Bool
+	failing.Store(true)
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if failing.Load() {
+			if r.URL.Path == "/hang" {
+				<-r.Context().Done()
+				return
+			}
+			// the four documents end together, so that each has its
+			// records to commit after the first commit failed
+			if arrived.Add(1) == 4 {
+				close(all)
+			}
+			select {
+			case <-all:
+			case <-time.After(10 * time.Second):
+			}
+		}
+		w.Write([]byte("doc " + r.URL.Path + "\n"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	urls := []string{srv.URL + "/hang", srv.URL + "/d0", srv.URL + "/d1", srv.URL + "/d2", srv.URL + "/d3"}
+	list := filepath.Join(dir, "list")
+	if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "w.warc.gz")
+	args := []string{"-q", "-j", "5", "--per-host", "5", "-O", "--output-dir", filepath.Join(dir, "out"),
+		"--log", filepath.Join(dir, "log"), "--warc", out, "-i", list}
+	setForTest(t, &syncWARC, func(w *warc.Writer) error {
+		if failing.Load() {
+			return &os.PathError{Op: "sync", Path: out, Err: syscall.EIO}
+		}
+		return w.Sync()
+	})
+	if code, _, stderr := runFetch(t, "", args...); code != 7 {
+		t.Fatalf("exit %d, want 7: %s", code, stderr)
+	}
+	failing.Store(false)
+	if code, _, stderr := runFetch(t, "", args...); code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	got := responsesByTask(t, out)
+	for _, u := range urls {
+		if got[u] != 1 {
+			t.Errorf("%s: %d response records, want 1", u, got[u])
+		}
+	}
+}
+
+// TestNoRecordAfterLogFails: once the log cannot take a task's line (the
+// disk is full), the tasks after it, and an attempt cut short, add no
+// record to the WARC: the one task whose records stand without their line
+// is last, where the rerun cuts it away.
+func TestNoRecordAfterLogFails(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0) // every write fails with ENOSPC
+	if err != nil {
+		t.Skip("no /dev/full here")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("doc " + r.URL.Path + "\n"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	out, logName := filepath.Join(dir, "w.warc.gz"), filepath.Join(dir, "log")
+	o, s, _, c := commandClient(t, "-O", "--log", logName, "--warc", out, srv.URL+"/a")
+	if err := openWARC(o, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer closeWARC(o)
+	b := &batch{o: o, s: s, c: c, root: dir}
+	if b.log, b.done, b.names, err = openLog(logName, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.log.f.Close()
+	b.log.f = full
+	defer b.log.close()
+	b.hosts = newHostLimiter(2, 0)
+	fetched := func(path string) logLine {
+		line, _, _ := b.fetchURL(context.Background(), frontier.Task{URL: srv.URL + path}, "", nil, func() {})
+		if line.Outcome != "ok" {
+			t.Fatalf("%s: %s", path, line.Error)
+		}
+		return line
+	}
+	for _, p := range []string{"/a", "/b"} {
+		line := fetched(p)
+		if err := b.commit(&line); !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("%s: commit: %v, want the log's ENOSPC", p, err)
+		}
+	}
+	cut := fetched("/c")
+	b.record(cut.rec, context.Canceled)
+	if err := closeWARC(o); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, m := range members(t, out) {
+		_, ty, _ := strings.Cut(m, "WARC-Type: ")
+		ty, _, _ = strings.Cut(ty, "\r\n")
+		_, task, _ := strings.Cut(m, warc.TaskField+": ")
+		task, _, _ = strings.Cut(task, "\r\n")
+		types = append(types, ty+" "+strings.TrimPrefix(task, srv.URL))
+	}
+	want := "warcinfo ,response /a,request /a"
+	if got := strings.Join(types, ","); got != want {
+		t.Errorf("records %q, want %q", got, want)
+	}
+}
