@@ -172,6 +172,9 @@ type batch struct {
 	commitMu  sync.Mutex // a task's WARC records and log line, together; any other record of the batch
 	commitErr error      // the first failure to write them: nothing more is written (commit)
 
+	stopMu  sync.Mutex
+	stopErr error // the failure that stopped the batch (stop); nil while it runs
+
 	namesMu  sync.Mutex
 	names    map[nameDigest]nameDigest // file → the URL written to it, this run's and the log's
 	warcStem string                    // a rotating WARC's files are warcStem + digits + warcExt
@@ -368,7 +371,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	go func() { readErr <- b.feed(ctx, lists, release) }()
 	b.dispatch(ctx)
 	stopProgress()
-	if err := b.fr.Close(); err != nil {
+	if err := b.fr.Close(); err != nil && !b.saidAlready(err) {
 		b.noteFailure(fetch.KindLocal.ExitCode())
 		report(s, o, err)
 	}
@@ -386,11 +389,11 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 		// Interrupted: the list's reader may be waiting on a terminal or
 		// a pipe, which no cancellation reaches; it is left to the exit.
 	}
-	if err := b.log.close(); err != nil {
+	if err := b.log.close(); err != nil && !b.saidAlready(err) {
 		b.noteFailure(fetch.KindLocal.ExitCode())
 		report(s, o, err)
 	}
-	if err := closeWARC(o); err != nil {
+	if err := closeWARC(o); err != nil && !b.saidAlready(err) {
 		b.noteFailure(fetch.KindLocal.ExitCode())
 		report(s, o, err)
 	}
@@ -838,8 +841,9 @@ func (b *batch) fetchURL(ctx context.Context, t frontier.Task, key string, u *fe
 				if err != nil {
 					// as after a listing (work): the batch stops, and
 					// the listing, never logged, is read again on a rerun
-					b.fail(logLine{URL: line.URL}, err)
-					b.cancel()
+					if b.stop(err) {
+						b.fail(logLine{URL: line.URL}, err)
+					}
 				}
 				return err
 			}}
@@ -1555,6 +1559,47 @@ func (b *batch) finish(line logLine) {
 	}
 }
 
+// stop ends the batch on a failure of its own rather than a URL's: its
+// log, WARC or journal cannot be written. It cancels the transfers in
+// flight, left unlogged for the rerun as after Ctrl-C, and reports whether
+// err is the first such failure: only that one is reported. The others
+// follow from it (each worker meets the same failed file, or the same full
+// disk) and would say the same again, once a worker.
+func (b *batch) stop(err error) (first bool) {
+	b.stopMu.Lock()
+	first = b.stopErr == nil
+	if first {
+		b.stopErr = err
+	}
+	b.stopMu.Unlock()
+	b.cancel()
+	return first
+}
+
+// stopped reports whether stop has ended the batch.
+func (b *batch) stopped() bool {
+	b.stopMu.Lock()
+	defer b.stopMu.Unlock()
+	return b.stopErr != nil
+}
+
+// saidAlready reports whether err, met while the batch ends (closing its
+// journal, log or WARC), is the failure that stopped it once more: a file
+// whose write failed fails again with the same error when closed, and a
+// full disk is full for every file on it.
+func (b *batch) saidAlready(err error) bool {
+	b.stopMu.Lock()
+	first := b.stopErr
+	b.stopMu.Unlock()
+	if first == nil {
+		return false
+	}
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
+		err = u // to its cause: the same one is wrapped otherwise each time
+	}
+	return errors.Is(first, err)
+}
+
 // fail records a URL that failed after its fetch (the log could not be
 // written).
 func (b *batch) fail(line logLine, err error) {
@@ -1614,6 +1659,10 @@ func (b *batch) summary(d time.Duration, interrupted bool) string {
 		msg += "; interrupted: rerun with the same --log to resume"
 	case interrupted:
 		msg += "; interrupted (with --log FILE, a rerun resumes where a batch stopped)"
+	case b.stopped() && b.o.batch.log != "":
+		msg += "; stopped: rerun with the same --log to resume"
+	case b.stopped():
+		msg += "; stopped"
 	}
 	return msg
 }

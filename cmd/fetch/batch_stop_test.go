@@ -151,3 +151,60 @@ func TestNoRecordAfterLogFails(t *testing.T) {
 		t.Errorf("records %q, want %q", got, want)
 	}
 }
+
+// TestStopReportedOnce: a failure that stops the batch (here the WARC's
+// sync, which fails again for every task after it) is reported once, with
+// a summary that says the batch stopped, not once for each transfer that
+// was in flight.
+func TestStopReportedOnce(t *testing.T) {
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// the four end together, each with its records to commit
+		if arrived.Add(1) == 4 {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-time.After(10 * time.Second):
+		}
+		w.Write([]byte("doc " + r.URL.Path + "\n"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "w.warc.gz")
+	setForTest(t, &syncWARC, func(*warc.Writer) error {
+		return &os.PathError{Op: "sync", Path: out, Err: syscall.EIO}
+	})
+	args := []string{"-q", "-j", "4", "--per-host", "4", "-O", "--output-dir", filepath.Join(dir, "out"),
+		"--log", filepath.Join(dir, "log"), "--warc", out}
+	for _, p := range []string{"/d0", "/d1", "/d2", "/d3"} {
+		args = append(args, srv.URL+p)
+	}
+	code, _, stderr := runFetch(t, "", args...)
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if code != 7 || len(lines) != 2 || !strings.Contains(lines[0], "input/output error") ||
+		!strings.HasSuffix(lines[1], "; stopped: rerun with the same --log to resume") {
+		t.Errorf("exit %d, want 7 with one error and the summary:\n%s", code, stderr)
+	}
+}
+
+// TestSaidAlready: a file that failed fails again as it is closed, with
+// its error wrapped otherwise (the journal's, the WARC's): that is not
+// reported a second time; another failure is.
+func TestSaidAlready(t *testing.T) {
+	full := &os.PathError{Op: "write", Path: "log.frontier", Err: syscall.ENOSPC}
+	b := &batch{cancel: func() {}}
+	if b.saidAlready(full) {
+		t.Error("said already before the batch stopped")
+	}
+	if !b.stop(queueLinksErr(full)) || b.stop(full) {
+		t.Error("stop: the first failure is not the one reported")
+	}
+	if !b.saidAlready(full) || !b.saidAlready(outputErr("--warc: write", "w.warc.gz", full)) {
+		t.Error("the failure that stopped the batch is reported again")
+	}
+	if b.saidAlready(&os.PathError{Op: "close", Path: "log", Err: syscall.EIO}) {
+		t.Error("another failure is not reported")
+	}
+}

@@ -151,8 +151,9 @@ func (b *batch) feed(ctx context.Context, lists []urlList, release func()) error
 		line := logLine{URL: start + "…", Outcome: "failed", Exit: fetch.KindMalformed.ExitCode()}
 		line.Error = longLineErr(list, n).Error()
 		if err := b.commit(&line); err != nil {
-			b.fail(line, err)
-			b.cancel()
+			if b.stop(err) {
+				b.fail(line, err)
+			}
 			return false
 		}
 		b.finish(line)
@@ -288,10 +289,9 @@ func (b *batch) dispatch(ctx context.Context) {
 			}
 			if n.err != nil {
 				exhausted = true
-				if n.err != io.EOF && ctx.Err() == nil {
+				if n.err != io.EOF && ctx.Err() == nil && b.stop(n.err) {
 					b.noteFailure(fetch.KindOf(n.err).ExitCode())
 					b.printErr(fmt.Sprintf("fetch: %v", n.err))
-					b.cancel()
 				}
 				continue
 			}
@@ -354,9 +354,10 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, host string, u *fetc
 				b.printErr(fmt.Sprintf("fetch: warning: %s: %v", redactArg(t.URL), err))
 				return
 			}
-			b.noteFailure(fetch.KindLocal.ExitCode())
-			b.printErr(fmt.Sprintf("fetch: %s: %v", redactArg(t.URL), err))
-			b.cancel()
+			if b.stop(err) {
+				b.noteFailure(fetch.KindLocal.ExitCode())
+				b.printErr(fmt.Sprintf("fetch: %s: %v", redactArg(t.URL), err))
+			}
 		}
 	}
 	if b.list == nil && b.isDone(redactArg(t.URL)) {
@@ -381,14 +382,16 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, host string, u *fetc
 	if len(found) > 0 {
 		if err := b.addFound(ctx, found); err != nil {
 			line.rec.discard() // not logged: its spools go now, not when collected
-			b.fail(line, err)
-			b.cancel()
+			if b.stop(err) {
+				b.fail(line, err)
+			}
 			return
 		}
 	}
 	if err := b.commit(&line); err != nil {
-		b.fail(line, err)
-		b.cancel() // the log can no longer be trusted to resume
+		if b.stop(err) { // the log can no longer be trusted to resume
+			b.fail(line, err)
+		}
 		return
 	}
 	b.finish(line)
