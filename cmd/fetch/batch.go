@@ -1330,12 +1330,12 @@ func (b *batch) writeFile(dest, id string, fill func(io.Writer) (int64, error)) 
 	if err != nil {
 		return 0, "", "", outputErr("create", dir, err)
 	}
-	f, err := createDoc(dir, filepath.Base(dest))
+	f, err := newDoc(dir, filepath.Base(dest))
 	if errors.Is(err, fs.ErrNotExist) {
 		// the directory went away during the run
 		b.forgetDir(dir)
 		if err = b.prepareDir(dir); err == nil {
-			f, err = createDoc(dir, filepath.Base(dest))
+			f, err = newDoc(dir, filepath.Base(dest))
 		}
 	}
 	if err != nil {
@@ -1408,6 +1408,10 @@ func (b *batch) writeFile(dest, id string, fill func(io.Writer) (int64, error)) 
 	}
 	return n, sum, dest, nil
 }
+
+// newDoc starts a document's file: createDoc, but in tests, which give
+// one whose writes fail.
+var newDoc = createDoc
 
 // prepareDir makes dir, once a run, and removes the temporary files a
 // killed batch left there.
@@ -1560,11 +1564,12 @@ func (b *batch) finish(line logLine) {
 }
 
 // stop ends the batch on a failure of its own rather than a URL's: its
-// log, WARC or journal cannot be written. It cancels the transfers in
-// flight, left unlogged for the rerun as after Ctrl-C, and reports whether
-// err is the first such failure: only that one is reported. The others
-// follow from it (each worker meets the same failed file, or the same full
-// disk) and would say the same again, once a worker.
+// log, WARC or journal cannot be written, or the disk is full. It cancels
+// the transfers in flight, left unlogged for the rerun as after Ctrl-C,
+// and reports whether err is the first such failure: only that one is
+// reported. The others follow from it (each worker meets the same failed
+// file, or the same full disk) and would say the same again, once a
+// worker.
 func (b *batch) stop(err error) (first bool) {
 	b.stopMu.Lock()
 	first = b.stopErr == nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -206,5 +207,72 @@ func TestSaidAlready(t *testing.T) {
 	}
 	if b.saidAlready(&os.PathError{Op: "close", Path: "log", Err: syscall.EIO}) {
 		t.Error("another failure is not reported")
+	}
+}
+
+// TestFullDiskStopsBatch: a document that cannot be written for want of
+// room (ENOSPC, here from /dev/full) stops the batch, with one error that
+// names it and a summary: the batch went on fetching every document of the
+// list, each in vain, each failure a line of its own. The rerun, with room
+// made, fetches them all.
+func TestFullDiskStopsBatch(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte("doc " + r.URL.Path + "\n"))
+	}))
+	defer srv.Close()
+	var full atomic.Bool
+	full.Store(true)
+	setForTest(t, &newDoc, func(dir, base string) (*docFile, error) {
+		if !full.Load() {
+			return createDoc(dir, base)
+		}
+		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &docFile{File: f}, nil
+	})
+	dir := t.TempDir()
+	const n = 40
+	var list strings.Builder
+	for i := range n {
+		fmt.Fprintf(&list, "%s/d%02d\n", srv.URL, i)
+	}
+	listName, logName, out := filepath.Join(dir, "list"), filepath.Join(dir, "log"), filepath.Join(dir, "out")
+	if err := os.WriteFile(listName, []byte(list.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-q", "-j", "4", "--per-host", "4", "-O", "--output-dir", out, "--log", logName, "-i", listName}
+	code, _, stderr := runFetch(t, "", args...)
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if code != 7 || len(lines) != 2 || !strings.Contains(lines[0], ": write "+out+string(filepath.Separator)+"d") ||
+		!strings.HasSuffix(lines[0], ": no space left on device") ||
+		!strings.HasSuffix(lines[1], "; stopped: rerun with the same --log to resume") {
+		t.Errorf("exit %d, want 7 with one error naming the file and the summary:\n%s", code, stderr)
+	}
+	if h := hits.Load(); h > n/2 {
+		t.Errorf("%d of %d documents fetched after the disk was full", h, n)
+	}
+	if _, all := readLog(t, logName); len(all) != 1 || all[0].Outcome != "failed" || all[0].Exit != 7 {
+		t.Errorf("the log holds %d lines, want the one failure", len(all))
+	}
+
+	full.Store(false)
+	if code, _, stderr := runFetch(t, "", args...); code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	by, _ := readLog(t, logName)
+	for i := range n {
+		if l := by[fmt.Sprintf("%s/d%02d", srv.URL, i)]; l.Outcome != "ok" {
+			t.Errorf("d%02d: %+v", i, l)
+		}
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != n {
+		t.Errorf("%d files in the output directory, want %d", len(ents), n)
 	}
 }

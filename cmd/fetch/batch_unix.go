@@ -13,3 +13,10 @@ func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// outOfSpace reports a failure for want of room: the file system is full
+// (ENOSPC) or the user's quota is used up (EDQUOT). No read fails so: it
+// is the output's, which every document after it would meet.
+func outOfSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}

@@ -25,3 +25,10 @@ func processAlive(pid int) bool {
 	const stillActive = 259 // STILL_ACTIVE
 	return code == stillActive
 }
+
+// outOfSpace reports a failure for want of room: the disk is full. No
+// read fails so: it is the output's, which every document after it would
+// meet.
+func outOfSpace(err error) bool {
+	return errors.Is(err, windows.ERROR_DISK_FULL) || errors.Is(err, windows.ERROR_HANDLE_DISK_FULL)
+}

@@ -379,6 +379,21 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, host string, u *fetc
 	if interrupted {
 		return // not acknowledged: a rerun (or another worker) fetches it
 	}
+	full := false
+	if line.Outcome != "ok" {
+		if b.stopped() {
+			// failed after the batch stopped, most likely of what
+			// stopped it: left for the rerun, as a transfer cut short
+			b.record(line.rec, line.fetchErr)
+			return
+		}
+		// A full disk (or quota) fails every document after this one
+		// the same way, each fetched in vain: the batch stops on it.
+		if full = outOfSpace(line.fetchErr); full && !b.stop(line.fetchErr) {
+			b.record(line.rec, line.fetchErr)
+			return // another transfer's stopped it first
+		}
+	}
 	if len(found) > 0 {
 		if err := b.addFound(ctx, found); err != nil {
 			line.rec.discard() // not logged: its spools go now, not when collected
@@ -389,7 +404,10 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, host string, u *fetc
 		}
 	}
 	if err := b.commit(&line); err != nil {
-		if b.stop(err) { // the log can no longer be trusted to resume
+		switch {
+		case full:
+			b.fail(line, line.fetchErr) // what stopped the batch is said, logged or not
+		case b.stop(err): // the log can no longer be trusted to resume
 			b.fail(line, err)
 		}
 		return
