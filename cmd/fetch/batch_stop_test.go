@@ -276,3 +276,47 @@ func TestFullDiskStopsBatch(t *testing.T) {
 		t.Errorf("%d files in the output directory, want %d", len(ents), n)
 	}
 }
+
+// TestFullDiskCrawlResumes: a crawl stopped by a full disk fetches, when
+// run again with room made, what it could not write: the document that
+// met the full disk was acknowledged as done in the journal, as a failed
+// URL is, and the rerun fetched nothing.
+func TestFullDiskCrawlResumes(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	src := t.TempDir()
+	for i := range 5 {
+		if err := os.WriteFile(filepath.Join(src, fmt.Sprintf("f%d", i)), []byte("document\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var full atomic.Bool
+	full.Store(true)
+	setForTest(t, &newDoc, func(dir, base string) (*docFile, error) {
+		if !full.Load() {
+			return createDoc(dir, base)
+		}
+		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &docFile{File: f}, nil
+	})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	args := []string{"-q", "-r", "-j", "2", "--log", filepath.Join(dir, "log"), "-o", "{path}", "--output-dir", out, "file://" + src + "/"}
+	if code, _, stderr := runFetch(t, "", args...); code != 7 {
+		t.Fatalf("exit %d, want 7: %s", code, stderr)
+	}
+	full.Store(false)
+	if code, _, stderr := runFetch(t, "", args...); code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	for i := range 5 {
+		name := filepath.Join(out, filepath.FromSlash(src), fmt.Sprintf("f%d", i))
+		if _, err := os.Stat(name); err != nil {
+			t.Errorf("after the rerun: %v", err)
+		}
+	}
+}

@@ -413,6 +413,12 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, host string, u *fetc
 		return
 	}
 	b.finish(line)
+	if full {
+		// Not acknowledged: the disk failed, not the URL. A crawl's
+		// journal (or a shared queue) would count it done, and the
+		// rerun, with room made, would never fetch it.
+		return
+	}
 	ack(line.Outcome == "ok")
 }
 
