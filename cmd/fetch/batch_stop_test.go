@@ -225,18 +225,7 @@ func TestFullDiskStopsBatch(t *testing.T) {
 		w.Write([]byte("doc " + r.URL.Path + "\n"))
 	}))
 	defer srv.Close()
-	var full atomic.Bool
-	full.Store(true)
-	setForTest(t, &newDoc, func(dir, base string) (*docFile, error) {
-		if !full.Load() {
-			return createDoc(dir, base)
-		}
-		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		return &docFile{File: f}, nil
-	})
+	full := fullDisk(t)
 	dir := t.TempDir()
 	const n = 40
 	var list strings.Builder
@@ -291,18 +280,7 @@ func TestFullDiskCrawlResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var full atomic.Bool
-	full.Store(true)
-	setForTest(t, &newDoc, func(dir, base string) (*docFile, error) {
-		if !full.Load() {
-			return createDoc(dir, base)
-		}
-		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		return &docFile{File: f}, nil
-	})
+	full := fullDisk(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	args := []string{"-q", "-r", "-j", "2", "--log", filepath.Join(dir, "log"), "-o", "{path}", "--output-dir", out, "file://" + src + "/"}
@@ -319,4 +297,22 @@ func TestFullDiskCrawlResumes(t *testing.T) {
 			t.Errorf("after the rerun: %v", err)
 		}
 	}
+}
+
+// fullDisk gives the batch's documents files on /dev/full, whose writes
+// fail with ENOSPC, until the flag it returns is cleared.
+func fullDisk(t *testing.T) *atomic.Bool {
+	var full atomic.Bool
+	full.Store(true)
+	setForTest(t, &newDoc, func(dir, base string) (*docFile, error) {
+		if !full.Load() {
+			return createDoc(dir, base)
+		}
+		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &docFile{File: f}, nil
+	})
+	return &full
 }

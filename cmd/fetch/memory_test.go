@@ -69,6 +69,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// childEnv is the environment of a test's run of the built command:
+// no configuration file and no news server of the machine's.
+func childEnv(t *testing.T) []string {
+	home := t.TempDir()
+	return append(os.Environ(), "FETCH_CONFIG=", "HOME="+home, "XDG_CONFIG_HOME="+home, "NNTPSERVER=")
+}
+
 // runChild runs the built command with args (through rsswrap), counting
 // the lines of its standard output; it returns the exit status, the line
 // count, standard error and the command's maximum resident set in bytes.
@@ -76,8 +83,7 @@ func runChild(t *testing.T, args ...string) (code int, lines int, stderr string,
 	t.Helper()
 	dir := binaries(t)
 	cmd := exec.Command(filepath.Join(dir, "rsswrap"), append([]string{filepath.Join(dir, "fetch")}, args...)...)
-	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "FETCH_CONFIG=", "HOME="+home, "XDG_CONFIG_HOME="+home, "NNTPSERVER=")
+	cmd.Env = childEnv(t)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	out, err := cmd.StdoutPipe()

@@ -59,8 +59,7 @@ func TestClosedStdoutPipe(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(fetchBin, c.args...)
-			home := t.TempDir()
-			cmd.Env = append(os.Environ(), "FETCH_CONFIG=", "HOME="+home, "XDG_CONFIG_HOME="+home)
+			cmd.Env = childEnv(t)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			out, err := cmd.StdoutPipe()
