@@ -864,9 +864,15 @@ func (l *Lease) Done(ctx context.Context, found []frontier.Task) error {
 	var err error
 	l.once.Do(func() {
 		close(l.stop)
-		l.q.mu.Lock()
-		delete(l.q.working, l.id)
-		l.q.mu.Unlock()
+		// It leaves the working set once acknowledged, not before: its
+		// keep-alive has stopped, and until the acknowledgement (a long
+		// found list, retries while the server is away) this worker's
+		// own claim would take it, idle, for a second lease.
+		defer func() {
+			l.q.mu.Lock()
+			delete(l.q.working, l.id)
+			l.q.mu.Unlock()
+		}()
 		counter := l.q.keys.done
 		if !l.ok {
 			counter = l.q.keys.failed
