@@ -1409,6 +1409,34 @@ func (b *batch) writeFile(dest, id string, fill func(io.Writer) (int64, error)) 
 	return n, sum, dest, nil
 }
 
+// outOfRoom reports a document's failure for want of room that every
+// document after it would meet: the quota used up, or a full file system
+// with less than minRoom left once the document's own bytes are gone
+// (they are, by now). A document larger than the room left fails alone:
+// stopping on it, the batch and each rerun would stop at the same
+// document, never past it.
+func (b *batch) outOfRoom(err error) bool {
+	if !outOfSpace(err) {
+		return false
+	}
+	if overQuota(err) {
+		return true
+	}
+	dir := b.root
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path != "" {
+		dir = filepath.Dir(pe.Path) // the WARC's spool, say, may be on another disk
+	}
+	free, ferr := freeSpace(dir)
+	return ferr != nil || free < minRoom
+}
+
+// minRoom is the free space below which a file system counts as full.
+const minRoom = 1 << 20
+
+// freeSpace is diskFree, or the tests' stand-in.
+var freeSpace = diskFree
+
 // newDoc starts a document's file: createDoc, but in tests, which give
 // one whose writes fail.
 var newDoc = createDoc
@@ -1590,13 +1618,18 @@ func (b *batch) stopped() bool {
 
 // saidAlready reports whether err, met while the batch ends (closing its
 // journal, log or WARC), is the failure that stopped it once more: a file
-// whose write failed fails again with the same error when closed, and a
-// full disk is full for every file on it.
+// whose write failed fails again with the same error when closed. The
+// same error of another file is news (the log's disk failing too), and
+// is reported.
 func (b *batch) saidAlready(err error) bool {
 	b.stopMu.Lock()
 	first := b.stopErr
 	b.stopMu.Unlock()
 	if first == nil {
+		return false
+	}
+	var pf, pe *fs.PathError
+	if errors.As(first, &pf) && errors.As(err, &pe) && filepath.Clean(pf.Path) != filepath.Clean(pe.Path) {
 		return false
 	}
 	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
@@ -1659,12 +1692,13 @@ func (b *batch) summary(d time.Duration, interrupted bool) string {
 	}
 	msg += b.crawlSummary()
 	msg += fmt.Sprintf("; %s in %s", sizeText(b.bytesDone.Load()), d.Round(time.Millisecond))
+	kept := b.log != nil && b.log.keep // not /dev/null, which resumes nothing
 	switch {
-	case interrupted && b.o.batch.log != "":
+	case interrupted && kept:
 		msg += "; interrupted: rerun with the same --log to resume"
 	case interrupted:
 		msg += "; interrupted (with --log FILE, a rerun resumes where a batch stopped)"
-	case b.stopped() && b.o.batch.log != "":
+	case b.stopped() && kept:
 		msg += "; stopped: rerun with the same --log to resume"
 	case b.stopped():
 		msg += "; stopped"

@@ -9,3 +9,6 @@ func processAlive(pid int) bool { return true }
 // outOfSpace cannot tell a full disk here: a batch goes on past one,
 // each document failing on its own.
 func outOfSpace(err error) bool { return false }
+
+// overQuota is never asked here (outOfSpace is false).
+func overQuota(err error) bool { return false }

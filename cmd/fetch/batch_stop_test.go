@@ -208,6 +208,9 @@ func TestSaidAlready(t *testing.T) {
 	if b.saidAlready(&os.PathError{Op: "close", Path: "log", Err: syscall.EIO}) {
 		t.Error("another failure is not reported")
 	}
+	if b.saidAlready(&os.PathError{Op: "close", Path: "log", Err: syscall.ENOSPC}) {
+		t.Error("the same failure of another file (the log's disk full too) is not reported")
+	}
 }
 
 // TestFullDiskStopsBatch: a document that cannot be written for want of
@@ -300,10 +303,12 @@ func TestFullDiskCrawlResumes(t *testing.T) {
 }
 
 // fullDisk gives the batch's documents files on /dev/full, whose writes
-// fail with ENOSPC, until the flag it returns is cleared.
+// fail with ENOSPC, on a disk with no room left, until the flag it
+// returns is cleared.
 func fullDisk(t *testing.T) *atomic.Bool {
 	var full atomic.Bool
 	full.Store(true)
+	setForTest(t, &freeSpace, func(string) (uint64, error) { return 0, nil })
 	setForTest(t, &newDoc, func(dir, base string) (*docFile, error) {
 		if !full.Load() {
 			return createDoc(dir, base)
@@ -315,4 +320,60 @@ func fullDisk(t *testing.T) *atomic.Bool {
 		return &docFile{File: f}, nil
 	})
 	return &full
+}
+
+// TestStoppedNullLog: a batch stopped with --log /dev/null, which keeps
+// nothing to resume from, is not told to rerun with the same --log.
+func TestStoppedNullLog(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	fullDisk(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("doc\n"))
+	}))
+	defer srv.Close()
+	code, _, stderr := runFetch(t, "", "-q", "-O", "--output-dir", t.TempDir(), "--log", os.DevNull, srv.URL+"/a", srv.URL+"/b")
+	if code != 7 || !strings.HasSuffix(strings.TrimSpace(stderr), "; stopped") {
+		t.Errorf("exit %d, want 7 and a summary ending \"; stopped\":\n%s", code, stderr)
+	}
+}
+
+// TestDocumentLargerThanRoom: a document that finds no room on a disk
+// with room left once it is gone (larger than the free space) fails
+// alone; the batch goes on. Stopping on it, every rerun stopped at it.
+func TestDocumentLargerThanRoom(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	setForTest(t, &newDoc, func(dir, base string) (*docFile, error) {
+		if base != "big" {
+			return createDoc(dir, base)
+		}
+		f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &docFile{File: f}, nil
+	})
+	setForTest(t, &freeSpace, func(string) (uint64, error) { return 64 << 20, nil })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("doc " + r.URL.Path + "\n"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	logName, out := filepath.Join(dir, "log"), filepath.Join(dir, "out")
+	code, _, stderr := runFetch(t, "", "-q", "-O", "--output-dir", out, "--log", logName, srv.URL+"/big", srv.URL+"/a", srv.URL+"/b")
+	if code != 7 || strings.Contains(stderr, "stopped") {
+		t.Errorf("exit %d, want 7 without a stop:\n%s", code, stderr)
+	}
+	by, _ := readLog(t, logName)
+	if l := by[srv.URL+"/big"]; l.Outcome != "failed" || l.Exit != 7 {
+		t.Errorf("big: %+v", l)
+	}
+	for _, p := range []string{"/a", "/b"} {
+		if l := by[srv.URL+p]; l.Outcome != "ok" {
+			t.Errorf("%s after the document larger than the room: %+v", p, l)
+		}
+	}
 }

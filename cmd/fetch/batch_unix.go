@@ -20,3 +20,7 @@ func processAlive(pid int) bool {
 func outOfSpace(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
+
+// overQuota reports the user's quota used up (EDQUOT), which the free
+// space of the file system does not show.
+func overQuota(err error) bool { return errors.Is(err, syscall.EDQUOT) }

@@ -32,3 +32,18 @@ func processAlive(pid int) bool {
 func outOfSpace(err error) bool {
 	return errors.Is(err, windows.ERROR_DISK_FULL) || errors.Is(err, windows.ERROR_HANDLE_DISK_FULL)
 }
+
+// overQuota: a quota on Windows fails as a full disk does, and its free
+// space (GetDiskFreeSpaceEx, diskFree) is the caller's, quota counted.
+func overQuota(err error) bool { return false }
+
+// diskFree is the room left to this user on the volume of dir.
+func diskFree(dir string) (uint64, error) {
+	p, err := windows.UTF16PtrFromString(dir)
+	if err != nil {
+		return 0, err
+	}
+	var free uint64
+	err = windows.GetDiskFreeSpaceEx(p, &free, nil, nil)
+	return free, err
+}

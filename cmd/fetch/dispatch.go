@@ -389,7 +389,8 @@ func (b *batch) work(ctx context.Context, l frontier.Lease, host string, u *fetc
 		}
 		// A full disk (or quota) fails every document after this one
 		// the same way, each fetched in vain: the batch stops on it.
-		if full = outOfSpace(line.fetchErr); full && !b.stop(line.fetchErr) {
+		// One document larger than the room left fails alone.
+		if full = b.outOfRoom(line.fetchErr); full && !b.stop(line.fetchErr) {
 			b.record(line.rec, line.fetchErr)
 			return // another transfer's stopped it first
 		}
