@@ -1690,6 +1690,12 @@ func (b *batch) summary(d time.Duration, interrupted bool) string {
 	if n := b.again.Load(); n > 0 {
 		msg += fmt.Sprintf(", %d listed again", n)
 	}
+	if interrupted || b.stopped() {
+		// read, and left for a rerun (cut short, or never started)
+		if left := n - b.ok.Load() - b.failed.Load() - b.skipped.Load() - b.again.Load(); left > 0 {
+			msg += fmt.Sprintf(", %d not fetched", left)
+		}
+	}
 	msg += b.crawlSummary()
 	msg += fmt.Sprintf("; %s in %s", sizeText(b.bytesDone.Load()), d.Round(time.Millisecond))
 	kept := b.log != nil && b.log.keep // not /dev/null, which resumes nothing

@@ -247,6 +247,16 @@ func TestFullDiskStopsBatch(t *testing.T) {
 		!strings.HasSuffix(lines[1], "; stopped: rerun with the same --log to resume") {
 		t.Errorf("exit %d, want 7 with one error naming the file and the summary:\n%s", code, stderr)
 	}
+	var total, ok, failed, left int
+	if _, err := fmt.Sscanf(lines[1][strings.Index(lines[1], "fetch: "):], "fetch: %d URLs: %d ok, %d failed", &total, &ok, &failed); err != nil {
+		t.Errorf("summary %q: %v", lines[1], err)
+	}
+	if i := strings.Index(lines[1], " not fetched"); i >= 0 {
+		fmt.Sscanf(lines[1][strings.LastIndex(lines[1][:i], " ")+1:], "%d", &left)
+	}
+	if ok+failed+left != total {
+		t.Errorf("the summary accounts for %d of its %d URLs: %s", ok+failed+left, total, lines[1])
+	}
 	if h := hits.Load(); h > n/2 {
 		t.Errorf("%d of %d documents fetched after the disk was full", h, n)
 	}
