@@ -1628,8 +1628,7 @@ func (b *batch) saidAlready(err error) bool {
 	if first == nil {
 		return false
 	}
-	var pf, pe *fs.PathError
-	if errors.As(first, &pf) && errors.As(err, &pe) && filepath.Clean(pf.Path) != filepath.Clean(pe.Path) {
+	if f, e := failedFile(first), failedFile(err); f != "" && e != "" && f != e {
 		return false
 	}
 	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {

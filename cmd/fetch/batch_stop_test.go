@@ -202,14 +202,27 @@ func TestSaidAlready(t *testing.T) {
 	if !b.stop(queueLinksErr(full)) || b.stop(full) {
 		t.Error("stop: the first failure is not the one reported")
 	}
-	if !b.saidAlready(full) || !b.saidAlready(outputErr("--warc: write", "w.warc.gz", full)) {
+	if !b.saidAlready(full) || !b.saidAlready(outputErr("--recursive: close", "log.frontier", full)) {
 		t.Error("the failure that stopped the batch is reported again")
+	}
+	if b.saidAlready(outputErr("--warc: write", "w.warc.gz", full)) {
+		t.Error("the WARC's disk full too is not reported")
 	}
 	if b.saidAlready(&os.PathError{Op: "close", Path: "log", Err: syscall.EIO}) {
 		t.Error("another failure is not reported")
 	}
 	if b.saidAlready(&os.PathError{Op: "close", Path: "log", Err: syscall.ENOSPC}) {
 		t.Error("the same failure of another file (the log's disk full too) is not reported")
+	}
+
+	// as the batch makes them (outputErr), naming the file apart
+	b = &batch{cancel: func() {}}
+	b.stop(outputErr("--warc: sync", "w.warc.gz", syscall.EIO))
+	if !b.saidAlready(outputErr("--warc: close", "w.warc.gz", syscall.EIO)) {
+		t.Error("the WARC's failure is reported again when it is closed")
+	}
+	if b.saidAlready(outputErr("--log: close", "log", syscall.EIO)) {
+		t.Error("the log's failure, after the WARC's, is not reported")
 	}
 }
 

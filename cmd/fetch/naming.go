@@ -144,7 +144,30 @@ func outputErr(op, dest string, err error) error {
 			}
 		}
 	}
-	return &fetch.Error{Kind: fetch.KindLocal, Op: op + " " + dest, Offset: -1, Err: err}
+	return &fetch.Error{Kind: fetch.KindLocal, Op: op + " " + dest, Offset: -1, Err: &fileErr{dest, err}}
+}
+
+// fileErr is a failure of the file path: its text is err's (outputErr's
+// Op names the file), and failedFile finds the file in it.
+type fileErr struct {
+	path string
+	err  error
+}
+
+func (e *fileErr) Error() string { return e.err.Error() }
+func (e *fileErr) Unwrap() error { return e.err }
+
+// failedFile is the file err is a failure of, or "" when it names none.
+func failedFile(err error) string {
+	var fe *fileErr
+	if errors.As(err, &fe) {
+		return filepath.Clean(fe.path)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return filepath.Clean(pe.Path)
+	}
+	return ""
 }
 
 // outputIsTerminal tells whether w is a terminal; tests replace it.
