@@ -281,6 +281,7 @@ func runBatch(ctx context.Context, s stdio, o *options, args []string) int {
 	// removes what it made.
 	made, err := b.makeDir(b.root)
 	if err != nil {
+		removeDirs(made)
 		return report(s, o, outputErr("create", b.root, err))
 	}
 	var jsonOut io.Writer
@@ -1401,7 +1402,10 @@ func (b *batch) writeFile(dest, id string, fill func(io.Writer) (int64, error)) 
 		return 0, "", "", outputErr("write", dest, err)
 	}
 	if durable {
-		syncDir(dir) // the name is on disk before the log says ok
+		// the name is on disk before the log says ok
+		if err := syncDir(dir); err != nil {
+			return 0, "", "", outputErr("sync the directory of", dest, err)
+		}
 	}
 	if h != nil {
 		sum = hex.EncodeToString(h.Sum(nil))
@@ -1478,7 +1482,9 @@ func (b *batch) makeDir(dir string) ([]string, error) {
 	}
 	if b.o.batch.log != "" {
 		for _, d := range made {
-			syncDir(filepath.Dir(d))
+			if err := syncDir(filepath.Dir(d)); err != nil {
+				return made, err
+			}
 		}
 	}
 	return made, nil
@@ -1493,13 +1499,27 @@ func removeDirs(made []string) {
 }
 
 // syncDir syncs the directory dir's entries to disk, where the system
-// can: Windows cannot sync a directory, and keeps its entries its own way.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+// can: Windows cannot sync a directory, and keeps its entries its own way,
+// and some file systems refuse to (EINVAL), which is no failure of theirs.
+// Another error (EIO) is: a log line must not claim a name it says may
+// be lost.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
 	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := syncFile(d); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	return nil
 }
+
+// syncFile is (*os.File).Sync, or the tests' stand-in.
+var syncFile = (*os.File).Sync
 
 func (b *batch) forgetDir(dir string) {
 	k := digestName(dir)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -398,5 +399,36 @@ func TestDocumentLargerThanRoom(t *testing.T) {
 		if l := by[srv.URL+p]; l.Outcome != "ok" {
 			t.Errorf("%s after the document larger than the room: %+v", p, l)
 		}
+	}
+}
+
+// TestDirectorySyncFails: with --log, a document whose directory cannot
+// be synced (EIO) is not logged as saved: its name may be lost in a
+// crash, and the log would claim it. The failure was ignored.
+func TestDirectorySyncFails(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("directories are not synced on Windows")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("doc\n"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	out, logName := filepath.Join(dir, "out"), filepath.Join(dir, "log")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	setForTest(t, &syncFile, func(f *os.File) error {
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
+		}
+		return f.Sync()
+	})
+	code, _, stderr := runFetch(t, "", "-q", "-O", "--output-dir", out, "--log", logName, srv.URL+"/a")
+	if code != 7 || !strings.Contains(stderr, "input/output error") {
+		t.Errorf("exit %d, want 7 naming the failure:\n%s", code, stderr)
+	}
+	if by, _ := readLog(t, logName); by[srv.URL+"/a"].Outcome != "failed" {
+		t.Errorf("the log holds %+v, want the URL failed", by[srv.URL+"/a"])
 	}
 }
