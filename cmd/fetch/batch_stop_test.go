@@ -43,8 +43,7 @@ func responsesByTask(t *testing.T, name string) map[string]int {
 func TestNoRecordAfterFailedCommit(t *testing.T) {
 	var failing atomic.Bool
 	failing.Store(true)
-	var arrived atomic.Int32
-	all := make(chan struct{})
+	together := barrier(4)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if failing.Load() {
 			if r.URL.Path == "/hang" {
@@ -53,13 +52,7 @@ func TestNoRecordAfterFailedCommit(t *testing.T) {
 			}
 			// the four documents end together, so that each has its
 			// records to commit after the first commit failed
-			if arrived.Add(1) == 4 {
-				close(all)
-			}
-			select {
-			case <-all:
-			case <-time.After(10 * time.Second):
-			}
+			together()
 		}
 		w.Write([]byte("doc " + r.URL.Path + "\n"))
 	}))
@@ -159,17 +152,9 @@ func TestNoRecordAfterLogFails(t *testing.T) {
 // a summary that says the batch stopped, not once for each transfer that
 // was in flight.
 func TestStopReportedOnce(t *testing.T) {
-	var arrived atomic.Int32
-	all := make(chan struct{})
+	together := barrier(4)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// the four end together, each with its records to commit
-		if arrived.Add(1) == 4 {
-			close(all)
-		}
-		select {
-		case <-all:
-		case <-time.After(10 * time.Second):
-		}
+		together() // the four end together, each with its records to commit
 		w.Write([]byte("doc " + r.URL.Path + "\n"))
 	}))
 	defer srv.Close()
@@ -430,5 +415,22 @@ func TestDirectorySyncFails(t *testing.T) {
 	}
 	if by, _ := readLog(t, logName); by[srv.URL+"/a"].Outcome != "failed" {
 		t.Errorf("the log holds %+v, want the URL failed", by[srv.URL+"/a"])
+	}
+}
+
+// barrier returns a wait that lets its callers go once n of them wait, or
+// after 10 s (a test whose requests never all come fails on what it
+// checks, not by hanging).
+func barrier(n int32) func() {
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	return func() {
+		if arrived.Add(1) == n {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-time.After(10 * time.Second):
+		}
 	}
 }
