@@ -24,16 +24,19 @@ func names(t *testing.T, dir string) []string {
 	return out
 }
 
+// docFileWays are the two ways of writing a document: unnamed where Linux
+// allows, a temporary name elsewhere.
+var docFileWays = map[string]func(dir, base string) (*docFile, error){
+	"temporary name":        createTempDoc,
+	"as this system allows": createDoc,
+}
+
 // TestDocFile: a document has no name in its directory until it is
 // published whole, replaces a file of its name, and leaves nothing when
 // discarded; both ways of writing one (unnamed where Linux allows, a
 // temporary name elsewhere) are tried.
 func TestDocFile(t *testing.T) {
-	ways := map[string]func(dir, base string) (*docFile, error){
-		"temporary name":        createTempDoc,
-		"as this system allows": createDoc,
-	}
-	for way, create := range ways {
+	for way, create := range docFileWays {
 		t.Run(way, func(t *testing.T) {
 			dir := t.TempDir()
 			dest := filepath.Join(dir, "doc.txt")
@@ -90,11 +93,7 @@ func TestDocFile(t *testing.T) {
 // unnamed file was linked under a temporary name and unlinked again, and
 // Linux never links such a file a second time.
 func TestDocFileNameIsDirectory(t *testing.T) {
-	ways := map[string]func(dir, base string) (*docFile, error){
-		"temporary name":        createTempDoc,
-		"as this system allows": createDoc,
-	}
-	for way, create := range ways {
+	for way, create := range docFileWays {
 		t.Run(way, func(t *testing.T) {
 			dir := t.TempDir()
 			taken := filepath.Join(dir, "doc")

@@ -76,25 +76,34 @@ func childEnv(t *testing.T) []string {
 	return append(os.Environ(), "FETCH_CONFIG=", "HOME="+home, "XDG_CONFIG_HOME="+home, "NNTPSERVER=")
 }
 
-// runChild runs the built command with args (through rsswrap), counting
-// the lines of its standard output; it returns the exit status, the line
-// count, standard error and the command's maximum resident set in bytes.
-func runChild(t *testing.T, args ...string) (code int, lines int, stderr string, maxRSS int64) {
+// startChild starts the program bin with args in a test's environment
+// (childEnv), its standard error into stderr, and returns its standard
+// output to read; the process is killed after limit, so that a hang
+// fails the test rather than blocking the suite. stop ends that watch.
+func startChild(t *testing.T, limit time.Duration, stderr io.Writer, bin string, args ...string) (cmd *exec.Cmd, stdout io.ReadCloser, stop func() bool) {
 	t.Helper()
-	dir := binaries(t)
-	cmd := exec.Command(filepath.Join(dir, "rsswrap"), append([]string{filepath.Join(dir, "fetch")}, args...)...)
+	cmd = exec.Command(bin, args...)
 	cmd.Env = childEnv(t)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.StdoutPipe()
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	timer := time.AfterFunc(5*time.Minute, func() { cmd.Process.Kill() }) // a hang fails, it does not block the suite
-	defer timer.Stop()
+	return cmd, stdout, time.AfterFunc(limit, func() { cmd.Process.Kill() }).Stop
+}
+
+// runChild runs the built command with args (through rsswrap), counting
+// the lines of its standard output; it returns the exit status, the line
+// count, standard error and the command's maximum resident set in bytes.
+func runChild(t *testing.T, args ...string) (code int, lines int, stderr string, maxRSS int64) {
+	t.Helper()
+	dir := binaries(t)
+	var errb bytes.Buffer
+	cmd, out, stop := startChild(t, 5*time.Minute, &errb, filepath.Join(dir, "rsswrap"), append([]string{filepath.Join(dir, "fetch")}, args...)...)
+	defer stop()
 	br := bufio.NewReaderSize(out, 64<<10)
 	for {
 		_, err := br.ReadSlice('\n')

@@ -58,23 +58,13 @@ func TestClosedStdoutPipe(t *testing.T) {
 		{"batch --json", []string{"-i", listFile, "--json", "-O", "--output-dir", t.TempDir(), "--log", os.DevNull}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.Command(fetchBin, c.args...)
-			cmd.Env = childEnv(t)
 			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			timer := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() }) // a hang fails, it does not block the suite
-			defer timer.Stop()
+			cmd, out, stop := startChild(t, 2*time.Minute, &stderr, fetchBin, c.args...)
+			defer stop()
 			head := make([]byte, 10)
 			_, rerr := io.ReadFull(out, head)
 			out.Close() // the reader goes, as head(1) does
-			err = cmd.Wait()
+			err := cmd.Wait()
 			if rerr != nil {
 				t.Fatalf("reading the first bytes: %v (%v: %s)", rerr, err, stderr.String())
 			}
