@@ -1427,9 +1427,8 @@ func (b *batch) outOfRoom(err error) bool {
 		return true
 	}
 	dir := b.root
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path != "" {
-		dir = filepath.Dir(pe.Path) // the WARC's spool, say, may be on another disk
+	if f := failedFile(err); f != "" {
+		dir = filepath.Dir(f) // the WARC's spool, say, may be on another disk
 	}
 	free, ferr := freeSpace(dir)
 	return ferr != nil || free < minRoom
