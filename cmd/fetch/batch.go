@@ -193,7 +193,8 @@ type batch struct {
 	ok, failed, skipped, bytesDone atomic.Int64
 	again                          atomic.Int64 // a list's copies of URLs this run has (queued, in flight, failed)
 	worst                          atomic.Int64 // the most severe exit status so far
-	kinds                          sync.Map     // exit status → *atomic.Int64
+	kinds                          sync.Map     // exit status → *atomic.Int64, of the URLs that failed
+	others                         sync.Map     // the same, of failures no URL's (a log, a WARC, a queue, a list)
 	widened                        sync.Once    // see widen
 }
 
@@ -1604,7 +1605,7 @@ func (b *batch) finish(line logLine) {
 		return
 	}
 	b.failed.Add(1)
-	b.noteFailure(line.Exit)
+	b.count(&b.kinds, line.Exit)
 	if !b.o.jsonOut {
 		b.printErr("fetch: " + line.Error)
 	}
@@ -1660,12 +1661,19 @@ func (b *batch) saidAlready(err error) bool {
 // written).
 func (b *batch) fail(line logLine, err error) {
 	b.failed.Add(1)
-	b.noteFailure(fetch.KindOf(err).ExitCode())
+	b.count(&b.kinds, fetch.KindOf(err).ExitCode())
 	b.printErr(fmt.Sprintf("fetch: %s: %v", line.URL, err))
 }
 
+// noteFailure counts a failure that is no URL's: the batch's log, its
+// WARC, its queue or a list.
 func (b *batch) noteFailure(code int) {
-	v, _ := b.kinds.LoadOrStore(code, new(atomic.Int64))
+	b.count(&b.others, code)
+}
+
+// count adds a failure of exit status code to m and to the worst.
+func (b *batch) count(m *sync.Map, code int) {
+	v, _ := m.LoadOrStore(code, new(atomic.Int64))
 	v.(*atomic.Int64).Add(1)
 	for {
 		w := b.worst.Load()
@@ -1689,18 +1697,29 @@ func (b *batch) printErr(msg string) {
 
 // summary is the line that ends a batch on stderr.
 func (b *batch) summary(d time.Duration, interrupted bool) string {
-	var parts []string
-	for _, code := range severity {
-		if v, ok := b.kinds.Load(code); ok {
-			parts = append(parts, fmt.Sprintf("%d exit %d (%s)", v.(*atomic.Int64).Load(), code, kindName(code)))
+	kinds := func(m *sync.Map) (n int64, text string) {
+		var parts []string
+		for _, code := range severity {
+			if v, ok := m.Load(code); ok {
+				c := v.(*atomic.Int64).Load()
+				n += c
+				parts = append(parts, fmt.Sprintf("%d exit %d (%s)", c, code, kindName(code)))
+			}
 		}
+		return n, strings.Join(parts, ", ")
 	}
 	// URLs a crawl's journal or a shared queue gave this run were not
 	// read by it, but were handled
 	n := max(b.read.Load(), b.ok.Load()+b.failed.Load()+b.skipped.Load()+b.again.Load())
 	msg := fmt.Sprintf("fetch: %d %s: %d ok, %d failed", n, plural(n, "URL"), b.ok.Load(), b.failed.Load())
-	if len(parts) > 0 {
-		msg += " [" + strings.Join(parts, ", ") + "]"
+	if _, text := kinds(&b.kinds); text != "" {
+		msg += " [" + text + "]"
+	}
+	if n, text := kinds(&b.others); n > 0 {
+		// reported as they happened; counted apart, so that a
+		// batch whose every URL was fetched does not read "0
+		// failed [1 exit 7]"
+		msg += fmt.Sprintf(", %d other %s [%s]", n, plural(n, "failure"), text)
 	}
 	if n := b.skipped.Load(); n > 0 {
 		msg += fmt.Sprintf(", %d already done", n)

@@ -1623,6 +1623,25 @@ func TestSummaryCountsJournalURLs(t *testing.T) {
 	}
 }
 
+// TestSummaryOtherFailures: a failure no URL's (the log's, the WARC's)
+// is counted apart from the URLs': the summary read "3 ok, 0 failed [1
+// exit 7 (local I/O)]".
+func TestSummaryOtherFailures(t *testing.T) {
+	b := &batch{o: &options{}, s: stdio{err: io.Discard}}
+	b.read.Store(4)
+	b.ok.Store(3)
+	b.fail(logLine{URL: "gopher://h/0x"}, &fetch.Error{Kind: fetch.KindServer, Op: "get", Offset: -1, Err: io.EOF})
+	b.noteFailure(fetch.KindLocal.ExitCode())
+	b.noteFailure(fetch.KindLocal.ExitCode())
+	got := b.summary(time.Second, false)
+	if want := "fetch: 4 URLs: 3 ok, 1 failed [1 exit 6 (server refused)], 2 other failures [2 exit 7 (local I/O)];"; !strings.HasPrefix(got, want) {
+		t.Errorf("summary %q, want it to start %q", got, want)
+	}
+	if b.worst.Load() != 7 {
+		t.Errorf("worst %d, want 7", b.worst.Load())
+	}
+}
+
 // TestBatchListedAgain: a URL listed again after its first copy failed
 // is not fetched again, and the summary says it was listed again, not
 // that it was done.
