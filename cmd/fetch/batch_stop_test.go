@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -144,6 +145,39 @@ func TestNoRecordAfterLogFails(t *testing.T) {
 	want := "warcinfo ,response /a,request /a"
 	if got := strings.Join(types, ","); got != want {
 		t.Errorf("records %q, want %q", got, want)
+	}
+}
+
+// TestJSONShowsLoggedLines: --json puts on standard output the lines the
+// log holds; a line the log failed to take (the disk full) went there
+// too, saying "ok" for a URL the rerun fetches again.
+func TestJSONShowsLoggedLines(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0) // every write fails with ENOSPC
+	if err != nil {
+		t.Skip("no /dev/full here")
+	}
+	var out bytes.Buffer
+	l, _, _, err := openLog(filepath.Join(t.TempDir(), "log"), &out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.write(logLine{URL: "http://h/a", Outcome: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "http://h/a") {
+		t.Fatalf("standard output %q, want the logged line", out.String())
+	}
+	l.f.Close()
+	l.f = full
+	defer l.close()
+	out.Reset()
+	for _, u := range []string{"http://h/b", "http://h/c"} {
+		if err := l.write(logLine{URL: u, Outcome: "ok"}); !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("%s: %v, want the log's ENOSPC", u, err)
+		}
+	}
+	if out.Len() != 0 {
+		t.Errorf("standard output %q, want no line the log does not hold", out.String())
 	}
 }
 

@@ -197,18 +197,23 @@ func (l *batchLog) write(line logLine) error {
 	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.json != nil {
-		l.json.Write(b)
-	}
-	if l.f == nil || l.err != nil {
+	if l.err != nil {
 		return l.err
 	}
-	if _, err := l.f.Write(b); err != nil {
-		l.err = outputErr("--log: write", l.f.Name(), err)
-	} else if l.keep {
-		if err := l.f.Sync(); err != nil {
-			l.err = outputErr("--log: sync", l.f.Name(), err)
+	// --json shows the lines the log holds: a line the log failed to
+	// take is no URL done (a rerun fetches it), and standard output
+	// saying "ok" for it would contradict the log.
+	if l.f != nil {
+		if _, err := l.f.Write(b); err != nil {
+			l.err = outputErr("--log: write", l.f.Name(), err)
+		} else if l.keep {
+			if err := l.f.Sync(); err != nil {
+				l.err = outputErr("--log: sync", l.f.Name(), err)
+			}
 		}
+	}
+	if l.json != nil && l.err == nil {
+		l.json.Write(b)
 	}
 	return l.err
 }
