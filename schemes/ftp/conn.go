@@ -388,17 +388,39 @@ func (s *session) chdirs(dirs []string) error {
 			dir = "/"
 		}
 		if err := s.cwd(dir); err != nil {
-			return err
+			return s.atSegment(err, 0)
 		}
 	} else {
-		for _, d := range dirs {
+		for i, d := range dirs {
 			if err := s.cwd(d); err != nil {
-				return err
+				return s.atSegment(err, i)
 			}
 		}
 	}
 	s.at, s.atKnown = append([]string(nil), dirs...), true
 	return nil
+}
+
+// atSegment names the URL part a refused CWD came from: the path, at
+// the offset of its i-th segment (the one the CWD's argument was decoded
+// from; with singlecwd, the first) in the URL the error shows, so that of
+// several <cwd> parts the one the server refused can be told.
+func (s *session) atSegment(err error, i int) error {
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Kind != fetch.KindServer || fe.Part != "" || fe.Code == 421 {
+		return err // (421: the server is closing, whatever the path)
+	}
+	u := s.req.URL
+	off, p := u.PathOffset(), u.Path
+	for ; i > 0; i-- {
+		j := strings.IndexByte(p, '/')
+		if j < 0 {
+			break
+		}
+		off, p = off+j+1, p[j+1:]
+	}
+	fe.Part, fe.Offset = "path", off
+	return err
 }
 
 // here reports whether the connection is where the <cwd> parts dirs lead

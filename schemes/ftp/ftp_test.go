@@ -420,3 +420,29 @@ func TestListingEntriesFetchWithRememberedPassword(t *testing.T) {
 		t.Fatalf("a new client fetched %s without the password: %v", fileURL, err)
 	}
 }
+
+// TestCWDRefusalNamesSegment: a CWD the server refuses names the <cwd>
+// part it came from, as the path at that segment's offset in the URL the
+// error shows (password masked): of pub/nodir/more, nodir.
+func TestCWDRefusalNamesSegment(t *testing.T) {
+	s := rfcServer(t)
+	for _, tt := range []struct{ method, url, at string }{
+		{"", "ftp://myname:secret@HOST/pub/nodir/more/file.txt", "nodir/more/file.txt"},
+		{"", "ftp://HOST/nodir/more/file.txt", "nodir/more/file.txt"},
+		{"", "ftp://HOST/pub//x/", "x/"}, // "CWD " goes to the root here, where x is not
+		{MethodSingleCWD, "ftp://myname:secret@HOST/pub/nodir/more/file.txt", "pub/nodir/more/file.txt"},
+	} {
+		raw := strings.ReplaceAll(tt.url, "HOST", s.addr())
+		_, _, err := get(t, client(Config{AnonymousPassword: "a@b", Method: tt.method}, fetch.Options{}), raw)
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Op != "CWD" || !errors.Is(err, fetch.ErrNotFound) {
+			t.Fatalf("%s %s: %v, want a CWD refusal", tt.method, tt.url, err)
+		}
+		if fe.Part != "path" || fe.Offset < 0 || fe.Offset > len(fe.URL) || fe.URL[fe.Offset:] != tt.at {
+			t.Errorf("%s %s: part %q at offset %d of %q, want the path at %q: %v", tt.method, tt.url, fe.Part, fe.Offset, fe.URL, tt.at, err)
+		}
+		if strings.Contains(err.Error(), "secret") {
+			t.Errorf("password in error: %v", err)
+		}
+	}
+}
