@@ -54,6 +54,7 @@ import (
 	"os"
 	"os/user"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -191,14 +192,13 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	}
 	// Every value from the URL that reaches a command line is checked
 	// before a byte is sent (RFC 1738 §6).
-	checks := [][2]string{{"user", req.URL.User}, {"password", req.URL.Password}, {"name", fu.Name}}
-	for _, dir := range fu.Dirs {
-		checks = append(checks, [2]string{"path", dir})
-	}
-	for _, c := range checks {
+	for _, c := range [][2]string{{"user", req.URL.User}, {"password", req.URL.Password}} {
 		if err := fetch.CheckLine(c[0], c[1]); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkSegments(req.URL, fu); err != nil {
+		return nil, err
 	}
 	if req.Offset < 0 {
 		return nil, req.Errorf(fetch.KindUsage, "REST", "negative resume offset %d", req.Offset)
@@ -228,6 +228,36 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		s.done(true) // a streaming listing gives the session back when it is closed
 	}
 	return res, nil
+}
+
+// checkSegments refuses a <cwd> part or a name whose decoded value holds
+// CR, LF or NUL, in the URL's order, naming the part and pointing the
+// error's offset at the escape that decodes to it: of several segments,
+// the one at fault. Each escaped segment of u's path is the one fu's
+// value was decoded from (ParseURL splits the path at its slashes).
+func checkSegments(u *fetch.URL, fu *URL) error {
+	segs := strings.Split(u.Path, "/")
+	off := u.PathOffset()
+	values := append(slices.Clip(fu.Dirs), fu.Name)
+	for i, v := range values {
+		part := "path"
+		if i == len(values)-1 {
+			part = "name"
+		}
+		err := fetch.CheckLine(part, v)
+		if err == nil {
+			if i < len(segs) {
+				off += len(segs[i]) + 1
+			}
+			continue
+		}
+		var fe *fetch.Error
+		if errors.As(err, &fe) && i < len(segs) {
+			fe.Offset = off + fetch.EscapedIndex(segs[i], strings.IndexAny(v, "\r\n\x00"))
+		}
+		return err
+	}
+	return nil
 }
 
 // access runs the commands after login: CWDs, then a listing or a RETR.

@@ -446,3 +446,25 @@ func TestCWDRefusalNamesSegment(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsafeSegmentNamed: a CR, LF or NUL decoded from a <cwd> part or
+// the name is refused before connecting, and the error points at the
+// escape in the URL it shows, so that of several segments the one at
+// fault is known; the first in the URL's order is the one named.
+func TestUnsafeSegmentNamed(t *testing.T) {
+	for _, tt := range []struct{ url, part, at string }{
+		{"ftp://h/pub/a%0D%0ADELE%20x/motd", "path", "%0D%0ADELE%20x/motd"},
+		{"ftp://myname:secret@h/pub/ok/motd%0Ax;type=a", "name", "%0Ax;type=a"},
+		{"ftp://h//x%00y/", "path", "%00y/"},
+		{"ftp://h/a%0D/b%0A", "path", "%0D/b%0A"},
+	} {
+		_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), tt.url)
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || !errors.Is(err, fetch.ErrUnsafeLine) || fetch.KindOf(err) != fetch.KindPolicy {
+			t.Fatalf("%s: %v, want a line-safety refusal", tt.url, err)
+		}
+		if fe.Part != tt.part || fe.Offset < 0 || fe.Offset > len(fe.URL) || fe.URL[fe.Offset:] != tt.at {
+			t.Errorf("%s: part %q at offset %d of %q, want %q at %q", tt.url, fe.Part, fe.Offset, fe.URL, tt.part, tt.at)
+		}
+	}
+}
