@@ -95,11 +95,13 @@ type Field struct {
 // View is a +VIEWS line: a MIME type, an optional language, an optional
 // approximate size ("<10k>"), and the URL that fetches that view.
 type View struct {
-	Type     string `json:"type"`
+	Type     string `json:"type"` // lower case (MIME types are case-insensitive)
 	Language string `json:"language,omitempty"`
 	Size     string `json:"size,omitempty"`  // as the server wrote it, without <>
 	Bytes    int64  `json:"bytes,omitempty"` // Size in bytes, approximate; 0 when unknown
-	URL      string `json:"url,omitempty"`
+	URL      string `json:"url,omitempty"`   // sends the type as the server wrote it
+
+	written string // the type as the server wrote it
 }
 
 // AskField is one line of a +ASK block (Gopher+ §2.8): Kind is Ask, AskP,
@@ -240,7 +242,10 @@ func (a *Attributes) interpret(budget *int) {
 						if viewBase == "" {
 							viewBase = URLString(a.Info.Host, a.Info.Port, a.Info.Type, a.Info.Selector, "", true, "", true)
 						}
-						plus := "+" + v.Type
+						// The type as the server wrote it ("Text/plain", as
+						// in the Gopher+ text): a server that matches a
+						// view's name exactly finds it.
+						plus := "+" + v.written
 						if v.Language != "" {
 							plus += " " + v.Language
 						}
@@ -304,7 +309,7 @@ func parseView(l string) (View, bool) {
 	if !strings.Contains(typ, "/") {
 		return View{}, false
 	}
-	v := View{Type: strings.ToLower(typ), Language: lang.String()}
+	v := View{Type: strings.ToLower(typ), Language: lang.String(), written: typ}
 	if i := strings.IndexByte(right, '<'); i >= 0 {
 		if j := strings.IndexByte(right[i:], '>'); j > 0 {
 			v.Size = right[i+1 : i+j]

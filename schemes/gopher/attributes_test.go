@@ -25,7 +25,7 @@ func TestRenderAttributesText(t *testing.T) {
 		"Some file\n  URL: gopher://host2:7070/0moo%20selector%09%09+\n" +
 		"  Admin: Frodo <fng@bogus.edu>\n  Mod-Date: Wed Jul 28 17:02:01 1993 <19930728170201>\n" +
 		"  Views:\n" +
-		"    text/plain <15k>  gopher://host2:7070/0moo%20selector%09%09+text/plain\n" +
+		"    text/plain <15k>  gopher://host2:7070/0moo%20selector%09%09+Text/plain\n" +
 		"    text/plain De_DE <2k>  gopher://host2:7070/0moo%20selector%09%09+text/plain%20De_DE\n" +
 		"    application/postscript  gopher://host2:7070/0moo%20selector%09%09+application/postscript\n" +
 		"  Abstract:\n    First line\n    second line\n" +

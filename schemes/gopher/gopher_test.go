@@ -467,7 +467,7 @@ func TestAttributes(t *testing.T) {
 		t.Errorf("mod date %v", a.ModDate)
 	}
 	if len(a.Views) != 3 || a.Views[2].Type != "text/plain" || a.Views[2].Language != "De_DE" || a.Views[1].Bytes != 100*1024 ||
-		a.Views[2].URL != "gopher://host2:7070/0moo%20selector%09%09+text/plain%20De_DE" {
+		a.Views[2].URL != "gopher://host2:7070/0moo%20selector%09%09+Text/plain%20De_DE" {
 		t.Errorf("views %+v", a.Views)
 	}
 	if len(a.Blocks) != 5 || a.Blocks[4].Name != "+SMELL" || a.Blocks[4].Lines[0] != "Roses" {
