@@ -256,9 +256,12 @@ func formAnswer(f AskField, q fetch.Question, v string) ([]string, error) {
 	return []string{v}, nil
 }
 
-// hasDataFlag reports a Gopher+ request part that ends with the data flag
-// "<tab>1" (Gopher+ §2.4: "+[view]<tab>1").
+// hasDataFlag reports a Gopher+ request part whose field after the view
+// is the data flag "1" (Gopher+ §2.4: "+[view]<tab>1"), whatever fields
+// follow it: a server reading the request field by field takes it as the
+// flag all the same.
 func hasDataFlag(plus string) bool {
 	_, flag, ok := strings.Cut(plus, "\t")
+	flag, _, _ = strings.Cut(flag, "\t")
 	return ok && strings.TrimSpace(flag) == "1"
 }

@@ -105,7 +105,8 @@ func TestDataFlagWithoutBlock(t *testing.T) {
 	// Like UMN gopherd, the fake reads the data block a request line
 	// announces before it answers.
 	f := newFake(t, answerWith("+5\r\nhello"))
-	for _, path := range []string{"0/form%09%09+%091", "0/form%09%09+text/plain%091"} {
+	// (the flag is the field after the view, whatever follows it)
+	for _, path := range []string{"0/form%09%09+%091", "0/form%09%09+text/plain%091", "0/form%09%09+%091%09x"} {
 		_, _, err := get(t, client(fetch.Options{IdleTimeout: 2 * time.Second}), f.url(path))
 		var fe *fetch.Error
 		if err == nil || !errors.As(err, &fe) || fe.Kind != fetch.KindMalformed {
