@@ -2,8 +2,10 @@
 // and for any URL sent whole to an HTTP gateway (proxy).
 //
 // Grammar: http://<host>:<port>/<path>?<searchpart>. The path and search
-// go to the server as written (spaces and controls escaped); the fragment
-// never does. Redirects are followed only to http and https, at most 20
+// go to the server as written, but for the characters RFC 1738 calls
+// unsafe ("~", "{", "|", "[", octets >= 0x80...), which fetch.Parse stores
+// escaped ("/~user" goes as "/%7Euser"); a bare space or control is a
+// malformed URL. The fragment never goes. Redirects are followed only to http and https, at most 20
 // hops, each hop checked against the port policy before it connects.
 package http
 
