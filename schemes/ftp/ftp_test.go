@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -465,6 +466,26 @@ func TestUnsafeSegmentNamed(t *testing.T) {
 		}
 		if fe.Part != tt.part || fe.Offset < 0 || fe.Offset > len(fe.URL) || fe.URL[fe.Offset:] != tt.at {
 			t.Errorf("%s: part %q at offset %d of %q, want %q at %q", tt.url, fe.Part, fe.Offset, fe.URL, tt.part, tt.at)
+		}
+	}
+}
+
+// TestTypedNameNotListed: a name with ";type=i" or ";type=a" is a file to
+// retrieve (RFC 1738 §3.2.2); a RETR the server refuses is the answer.
+// The fallback for a name that may be a directory (CWD into it, then a
+// listing) turned ftp://h/pub;type=i into pub's listing.
+func TestTypedNameNotListed(t *testing.T) {
+	for _, typ := range []string{"i", "a"} {
+		s := rfcServer(t)
+		_, res, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/pub;type="+typ)
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Kind != fetch.KindServer || res != nil && res.Listing != nil {
+			t.Errorf("type=%s: %v, want the RETR's refusal", typ, err)
+		}
+		for _, c := range s.controls() {
+			if slices.Contains(c, "CWD pub") {
+				t.Errorf("type=%s: sent %q", typ, c)
+			}
 		}
 	}
 }

@@ -104,9 +104,11 @@ func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, i
 				s.noReuse = true
 			}
 		}
-		if r.Code == 550 {
+		if r.Code == 550 && fu.Type == 0 {
 			// Perhaps a directory (RFC 1738 §3.2.2 does not say which a
-			// name is; a CWD into it tells).
+			// name is; a CWD into it tells). Not when ";type=a" or
+			// ";type=i" says it is a file, to be retrieved: its access
+			// algorithm is RETR alone.
 			s.leaveHome()
 			s.atKnown = false
 			cr, err := s.cmd("CWD", wire.Lit("CWD "), wire.Arg("name", arg))
