@@ -529,3 +529,19 @@ func TestFallbackBound(t *testing.T) {
 		t.Errorf("trace does not say what was left untried:\n%s", strings.Join(trace, "\n"))
 	}
 }
+
+// TestLongHSOName: an hsoname too long for the one ARDP packet a request
+// takes is refused before anything is sent, as a size bound, and the
+// error names the hsoname, the URL part at fault.
+func TestLongHSOName(t *testing.T) {
+	f := newFake(t, tree(nil, nil)).start()
+	c := client(f, &stubs{}, fetch.Options{})
+	_, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//"+strings.Repeat("a", 2000))
+	var fe *fetch.Error
+	if !errors.As(err, &fe) || fe.Part != "hsoname" || fetch.KindOf(err) != fetch.KindPolicy || !errors.Is(err, fetch.ErrTooLarge) {
+		t.Errorf("error %v, want a size refusal naming the hsoname", err)
+	}
+	if n := len(f.fromClient()); n != 0 {
+		t.Errorf("%d datagrams reached the server", n)
+	}
+}

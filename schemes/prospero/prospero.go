@@ -191,7 +191,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	defer s.Close()
 	o := origin{host: req.URL.Host, hsoname: t.hsoname}
 
-	rep, err := d.ask(ctx, req, s, "GET-OBJECT-INFO #ALL ASCII "+quote(t.hsoname)+" "+t.version)
+	rep, err := d.ask(ctx, req, s, t, "GET-OBJECT-INFO #ALL ASCII "+quote(t.hsoname)+" "+t.version)
 	if err != nil {
 		return nil, d.failure(req, "GET-OBJECT-INFO", t, err)
 	}
@@ -215,7 +215,7 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 	if offersContents(ms) {
 		return d.contents(ctx, req, t, ms)
 	}
-	list, err := d.ask(ctx, req, s, "DIRECTORY ASCII "+quote(t.hsoname)+"\nLIST ATTRIBUTES COMPONENTS")
+	list, err := d.ask(ctx, req, s, t, "DIRECTORY ASCII "+quote(t.hsoname)+"\nLIST ATTRIBUTES COMPONENTS")
 	if re, ok := err.(*ReplyError); ok && re.Code == "NOT-A-DIRECTORY" {
 		return nil, noMethod(req, ms)
 	}
@@ -269,10 +269,17 @@ func dialTimeout(req *fetch.Request) time.Duration {
 	return fetch.DefaultDialTimeout
 }
 
-// ask sends the request header and command lines as one ARDP message and
-// parses the reply. A FAILURE or ERROR comes back as *ReplyError.
-func (d *Driver) ask(ctx context.Context, req *fetch.Request, s *session, commands string) (*Reply, error) {
+// ask sends the request header and command lines, which name t's
+// hsoname, as one ARDP message and parses the reply. A FAILURE or ERROR
+// comes back as *ReplyError.
+func (d *Driver) ask(ctx context.Context, req *fetch.Request, s *session, t target, commands string) (*Reply, error) {
 	text := requestText(d.cfg.Principal, commands)
+	if q := quote(t.hsoname); len(text) > maxRequestData && len(text)-len(q) <= maxRequestData {
+		// The request goes in one packet; the hsoname is what the URL
+		// makes too long for it: say so, before anything is sent.
+		return nil, &fetch.Error{Kind: fetch.KindPolicy, Op: "ARDP request", Part: "hsoname", Offset: -1,
+			Err: fmt.Errorf("%w: an hsoname of %d bytes (%d quoted) makes a request of %d octets, and one ARDP packet carries at most %d", fetch.ErrTooLarge, len(t.hsoname), len(q), len(text), maxRequestData)}
+	}
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		req.Trace(fetch.DirSent, l)
 	}
@@ -538,7 +545,7 @@ func (d *Driver) readContents(ctx context.Context, req *fetch.Request, t target)
 			return nil, err
 		}
 		defer s.Close()
-		rep, err := d.ask(ctx, req, s, "GET-OBJECT-INFO CONTENTS ASCII "+quote(t.hsoname)+" "+t.version)
+		rep, err := d.ask(ctx, req, s, t, "GET-OBJECT-INFO CONTENTS ASCII "+quote(t.hsoname)+" "+t.version)
 		if err != nil {
 			return nil, d.failure(req, "GET-OBJECT-INFO CONTENTS", t, err)
 		}
