@@ -545,3 +545,31 @@ func TestLongHSOName(t *testing.T) {
 		t.Errorf("%d datagrams reached the server", n)
 	}
 }
+
+// TestContentsShownMethodsBound: an object read through PROSPERO-CONTENTS
+// lists, as any document does, at most maxShownMethods of the methods
+// offered in its metadata and counts the rest.
+func TestContentsShownMethodsBound(t *testing.T) {
+	var reply strings.Builder
+	for range maxShownMethods + 5 {
+		reply.WriteString("ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFS '' '' '' ''\n")
+	}
+	reply.WriteString("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE PROSPERO-CONTENTS '' '' '' ''\n")
+	f := newFake(t, tree(map[string]string{"/x": reply.String()}, nil)).start()
+	c := client(f, &stubs{}, fetch.Options{})
+	res, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	m := res.Document.Meta
+	methods := 0
+	for k := range m {
+		if strings.HasPrefix(k, "prospero.method.") && k != "prospero.method.more" {
+			methods++
+		}
+	}
+	if methods != maxShownMethods || m["prospero.method.more"] != "6 more access methods offered, not shown" || m["prospero.chosen"] != "PROSPERO-CONTENTS" {
+		t.Errorf("%d methods shown, more %q, chosen %q", methods, m["prospero.method.more"], m["prospero.chosen"])
+	}
+}

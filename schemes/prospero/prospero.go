@@ -401,16 +401,7 @@ func (d *Driver) follow(ctx context.Context, req *fetch.Request, t target, ms []
 		u, _ := fetch.Parse(m.URL)
 		return fetchVia(ctx, req, u)
 	}
-	shown := ms[:min(len(ms), maxShownMethods)]
-	meta := make(map[string]string, 3+len(shown))
-	meta["prospero.hsoname"] = t.hsoname
-	meta["prospero.chosen"] = m.Name() + " " + m.URL
-	for k, m := range shown {
-		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = m.String()
-	}
-	if n := len(ms) - len(shown); n > 0 {
-		meta["prospero.method.more"] = fmt.Sprintf("%d more access methods offered, not shown", n)
-	}
+	meta := methodMeta(t, m.Name()+" "+m.URL, ms)
 	body := &methodBody{ctx: ctx, req: req}
 	for _, m := range ms[i:] {
 		switch {
@@ -439,6 +430,23 @@ func (d *Driver) follow(ctx context.Context, req *fetch.Request, t target, ms []
 		}
 	}
 	return &fetch.Result{Kind: fetch.KindDocument, Document: doc}, nil
+}
+
+// methodMeta is a document's metadata: its hsoname, the method chosen,
+// and the methods offered, the first maxShownMethods of them and a count
+// of the rest.
+func methodMeta(t target, chosen string, ms []Method) map[string]string {
+	shown := ms[:min(len(ms), maxShownMethods)]
+	meta := make(map[string]string, 3+len(shown))
+	meta["prospero.hsoname"] = t.hsoname
+	meta["prospero.chosen"] = chosen
+	for k, m := range shown {
+		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = m.String()
+	}
+	if n := len(ms) - len(shown); n > 0 {
+		meta["prospero.method.more"] = fmt.Sprintf("%d more access methods offered, not shown", n)
+	}
+	return meta
 }
 
 // methodBody fetches the chosen method's document on the first Read, and
@@ -524,13 +532,12 @@ func (b *methodBody) Close() error {
 // bytes are its CONTENTS attributes (see contentsOf), asked for in a
 // new request when the Body is first read, so --info asks nothing more.
 func (d *Driver) contents(ctx context.Context, req *fetch.Request, t target, ms []Method) (*fetch.Result, error) {
-	meta := map[string]string{"prospero.hsoname": t.hsoname, "prospero.chosen": "PROSPERO-CONTENTS"}
 	for k, m := range ms {
 		if strings.EqualFold(m.Name(), "PROSPERO-CONTENTS") {
 			ms[k].Chosen = true
 		}
-		meta[fmt.Sprintf("prospero.method.%02d", k+1)] = ms[k].String()
 	}
+	meta := methodMeta(t, "PROSPERO-CONTENTS", ms)
 	req.Trace(fetch.DirInfo, "prospero: chose PROSPERO-CONTENTS")
 	body := &contentsBody{open: d.readContents(ctx, req, t)}
 	return &fetch.Result{Kind: fetch.KindDocument, Document: &fetch.Document{Body: body, Size: -1, Meta: meta}}, nil
