@@ -573,3 +573,19 @@ func TestContentsShownMethodsBound(t *testing.T) {
 		t.Errorf("%d methods shown, more %q, chosen %q", methods, m["prospero.method.more"], m["prospero.chosen"])
 	}
 }
+
+// TestNoMethodErrorBound: an object that is not a directory and offers
+// thousands of methods the client cannot follow fails with an error that
+// names a few of them and counts the rest, not one that lists them all.
+func TestNoMethodErrorBound(t *testing.T) {
+	var reply strings.Builder
+	for range 2000 {
+		reply.WriteString("ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFS '' '' '' ''\n")
+	}
+	f := newFake(t, tree(map[string]string{"/x": reply.String()}, nil)).start()
+	c := client(f, &stubs{}, fetch.Options{})
+	_, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+	if fetch.KindOf(err) != fetch.KindServer || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "1990 more") {
+		t.Errorf("error of %d bytes: %.300s", len(err.Error()), err)
+	}
+}

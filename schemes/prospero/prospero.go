@@ -357,14 +357,29 @@ func (d *Driver) failure(req *fetch.Request, op string, t target, err error) err
 	return e
 }
 
+// maxNamedMethods bounds the methods noMethod's error names, and
+// maxMethodName the bytes it shows of each name: a server may offer
+// thousands, or one with a name of megabytes, and an error is a line.
+const (
+	maxNamedMethods = 10
+	maxMethodName   = 64
+)
+
 func noMethod(req *fetch.Request, ms []Method) error {
 	var names []string
-	for _, m := range ms {
-		names = append(names, m.Name())
+	for _, m := range ms[:min(len(ms), maxNamedMethods)] {
+		n := m.Name()
+		if len(n) > maxMethodName {
+			n = n[:maxMethodName] + "..."
+		}
+		names = append(names, n)
 	}
 	offered := "none"
 	if len(names) > 0 {
 		offered = strings.Join(names, ", ")
+	}
+	if n := len(ms) - len(names); n > 0 {
+		offered += fmt.Sprintf(" and %d more", n)
 	}
 	return req.Errorf(fetch.KindServer, "resolve", "no access method this client can follow (offered: %s), and not a directory", offered)
 }
