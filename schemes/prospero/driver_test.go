@@ -589,3 +589,25 @@ func TestNoMethodErrorBound(t *testing.T) {
 		t.Errorf("error of %d bytes: %.300s", len(err.Error()), err)
 	}
 }
+
+// TestServerTextClipped: a server's text quoted in an error (a FAILURE's
+// words, a malformed line, a forwarding address) is cut to a line's
+// length, as the other drivers cut theirs: a reply may be 4 MiB.
+func TestServerTextClipped(t *testing.T) {
+	long := strings.Repeat("x", 100_000)
+	for name, reply := range map[string]string{
+		"failure":   "FAILURE NOT-FOUND " + long + "\n",
+		"error":     "ERROR " + long + "\n",
+		"link":      "LINK L FILE " + long + "\n",
+		"attribute": "ATTRIBUTE OBJECT NATURE " + long + "\n",
+		"forwarded": "FORWARDED INTERNET-D " + long + "\n",
+		"host":      "FORWARDED INTERNET-D " + long + "( ASCII /y\n",
+	} {
+		f := newFake(t, tree(map[string]string{"/x": reply}, nil)).start()
+		c := client(f, &stubs{}, fetch.Options{})
+		_, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+		if err == nil || len(err.Error()) > 2000 {
+			t.Errorf("%s: error of %d bytes", name, len(fmt.Sprint(err)))
+		}
+	}
+}

@@ -207,11 +207,11 @@ func splitHost(h, def string) (string, int, error) {
 	}
 	if i := strings.IndexByte(h, '('); i >= 0 {
 		if !strings.HasSuffix(h, ")") {
-			return "", 0, fmt.Errorf("host %q: a port is written host(port)", h)
+			return "", 0, fmt.Errorf("host %q: a port is written host(port)", clip(h))
 		}
 		n, err := strconv.Atoi(h[i+1 : len(h)-1])
 		if err != nil || n < 1 || n > 65535 {
-			return "", 0, fmt.Errorf("host %q: port is not a number from 1 to 65535", h)
+			return "", 0, fmt.Errorf("host %q: port is not a number from 1 to 65535", clip(h))
 		}
 		h, port = h[:i], n
 	}
@@ -221,7 +221,7 @@ func splitHost(h, def string) (string, int, error) {
 	for i := 0; i < len(h); i++ {
 		c := h[i]
 		if !(c == '.' || c == '-' || c == ':' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return "", 0, fmt.Errorf("host %q holds %q", h, c)
+			return "", 0, fmt.Errorf("host %q holds %q", clip(h), c)
 		}
 	}
 	return strings.ToLower(h), port, nil

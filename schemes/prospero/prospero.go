@@ -338,7 +338,7 @@ func (d *Driver) failure(req *fetch.Request, op string, t target, err error) err
 	if !ok {
 		return err
 	}
-	e := &fetch.Error{Kind: fetch.KindServer, Op: op, Part: "hsoname", Offset: -1, Reply: re.Error()}
+	e := &fetch.Error{Kind: fetch.KindServer, Op: op, Part: "hsoname", Offset: -1, Reply: clip(re.Error())}
 	switch {
 	case re.Word == "FAILURE" && re.Code == "NOT-FOUND":
 		e.Err = fmt.Errorf("%w: the server has no object %q", fetch.ErrNotFound, t.hsoname)
@@ -713,7 +713,7 @@ func linkURL(k *Link, defHost string) (string, error) {
 		return "", err
 	}
 	if k.HSOName == "" || strings.ContainsAny(k.HSOName, "\x00\r\n") {
-		return "", fmt.Errorf("link %q has an unusable hsoname", k.Name)
+		return "", fmt.Errorf("link %q has an unusable hsoname", clip(k.Name))
 	}
 	hp := host
 	if strings.Contains(host, ":") {

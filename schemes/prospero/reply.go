@@ -101,7 +101,7 @@ lines:
 			}
 		case word == "LINK":
 			if _, err := parseLink(l[1:]); err != nil {
-				return nil, fmt.Errorf("%w: %v in %q", errSyntax, err, l.String())
+				return nil, fmt.Errorf("%w: %v in %q", errSyntax, err, clip(l.String()))
 			}
 			if linksAt < 0 {
 				linksAt = lr.start
@@ -110,7 +110,7 @@ lines:
 			r.NoneFound = true
 		case word == "FORWARDED":
 			if len(l) < 5 {
-				return nil, fmt.Errorf("%w: FORWARDED needs host-type, host, hsoname-type and hsoname: %q", errSyntax, l.String())
+				return nil, fmt.Errorf("%w: FORWARDED needs host-type, host, hsoname-type and hsoname: %q", errSyntax, clip(l.String()))
 			}
 			f := &Link{HostType: l[1], Host: l[2], NameType: l[3], HSOName: l[4], Version: "0"}
 			if len(l) > 5 {
@@ -163,7 +163,7 @@ func attributeLine(l Line) (a Attribute, ok bool, err error) {
 	}
 	a, err = parseAttribute(rest)
 	if err != nil {
-		return a, false, fmt.Errorf("%w: %v in %q", errSyntax, err, l.String())
+		return a, false, fmt.Errorf("%w: %v in %q", errSyntax, err, clip(l.String()))
 	}
 	return a, !nested, nil
 }
@@ -223,7 +223,7 @@ func parseAttribute(t []string) (Attribute, error) {
 		}
 		a.Type, v = v[0], v[1:]
 	default:
-		return a, fmt.Errorf("unknown attribute nature %q", a.Nature)
+		return a, fmt.Errorf("unknown attribute nature %q", clip(a.Nature))
 	}
 	a.Value = v
 	return a, nil

@@ -200,3 +200,15 @@ func checkReply(text string) (int, error) {
 	}
 	return r.lines, r.err
 }
+
+// maxQuoted is the most of a server's text an error quotes: a reply may
+// be 4 MiB, and one token or line nearly all of it.
+const maxQuoted = 256
+
+// clip cuts server text quoted in an error to maxQuoted bytes.
+func clip(s string) string {
+	if len(s) > maxQuoted {
+		return s[:maxQuoted] + "..."
+	}
+	return s
+}
