@@ -14,6 +14,8 @@ package prospero
 //	octet 11     flags: 0x80 acknowledge me, 0x40 sequenced control packet
 //	octet 12     option: 1 refused, 2 reset received-through, 4 redirect,
 //	             254 queue information
+//	octets 13-   the fields flags 0x01, 0x02 and 0x04 add, then the option's
+//	             own (a redirect's address and port)
 //
 // A field is present only when the header is long enough to hold it: a
 // one-packet reply from dirsrv has the 3-octet header (connection id only;
@@ -32,6 +34,10 @@ import (
 const (
 	flagAckRequested = 0x80
 	flagSeqControl   = 0x40
+	// Flags that add fields after octet 12 (before an option's own).
+	flagAddressInfo = 0x01 // a type, a length, that many octets
+	flagPriority    = 0x02 // 2 octets
+	flagProtocolID  = 0x04 // 2 octets
 
 	optRefused  = 1
 	optResetRcv = 2
@@ -108,10 +114,25 @@ func DecodePacket(b []byte) (Packet, error) {
 	if h >= 13 {
 		p.Option = b[12]
 		if p.Option == optRedirect {
-			if h < 19 {
+			// The option's address comes after the fields the flags
+			// add, in the order of their bits ("Octets 13 and above").
+			at := 13
+			if p.Flags&flagAddressInfo != 0 {
+				if at+2 > h {
+					return p, fmt.Errorf("%w: additional address information past a %d-octet header", errPacket, h)
+				}
+				at += 2 + int(b[at+1]) // type, length, the information
+			}
+			if p.Flags&flagPriority != 0 {
+				at += 2
+			}
+			if p.Flags&flagProtocolID != 0 {
+				at += 2
+			}
+			if at+6 > h {
 				return p, fmt.Errorf("%w: redirect in a %d-octet header", errPacket, h)
 			}
-			p.Redirect = b[13:19]
+			p.Redirect = b[at : at+6]
 		}
 	}
 	if p.Total != 0 && p.Seq > p.Total {

@@ -626,3 +626,33 @@ func TestRedirectMidReply(t *testing.T) {
 		t.Errorf("replied %v, server %v; want %v, %v", s.replied, s.server, b.Addr, a.Addr)
 	}
 }
+
+// TestRedirectAfterFlagFields: the address of a redirect (option 4)
+// follows the fields the flags of octet 11 add, in the order of their
+// bits (protocol v5, appendix ARDP, "Octets 13 and above"): additional
+// address information (a type, a length, that many octets), a priority
+// (2 octets), a protocol id (2 octets).
+func TestRedirectAfterFlagFields(t *testing.T) {
+	addr := []byte{127, 0, 0, 2, 0x13, 0x88}
+	head := func(flags byte, fields ...byte) []byte {
+		b := []byte{0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, flags, optRedirect}
+		b = append(append(b, fields...), addr...)
+		b[0] = byte(len(b))
+		return append(b, 'x')
+	}
+	for name, in := range map[string][]byte{
+		"no flag fields": head(0x80),
+		"priority":       head(0x02, 0xff, 0xfe),
+		"protocol id":    head(0x04, 0, 7),
+		"all three":      head(0x07, 1, 3, 10, 0, 0, 0, 5, 0, 7),
+	} {
+		p, err := DecodePacket(in)
+		if err != nil || !bytes.Equal(p.Redirect, addr) || string(p.Data) != "x" {
+			t.Errorf("%s: redirect %v, data %q, err %v; want %v", name, p.Redirect, p.Data, err, addr)
+		}
+	}
+	// flag fields that leave no room for the address in the header
+	if _, err := DecodePacket(head(0x01, 1, 40)); err == nil {
+		t.Error("address information past the header: no error")
+	}
+}
