@@ -21,6 +21,10 @@ import (
 //
 //	{"add":"URL","depth":N}   a task queued (its key was new)
 //	{"done":"URL"}            a task finished
+//	{"done":"URL","failed":true}  a task finished with a failure (its
+//	                          lease's Outcome(false)): a run that opens the
+//	                          journal again queues it again, as a rerun of
+//	                          a list retries the URLs that failed
 //	{"left":N}                N links found and not queued (Left)
 //
 // A URL that is not UTF-8 (the raw bytes of a gopher selector, say) would
@@ -46,12 +50,13 @@ type Journal struct {
 }
 
 type journalEvent struct {
-	Add   string `json:"add,omitempty"`
-	AddB  []byte `json:"addb,omitempty"` // a URL that is not UTF-8
-	Depth int    `json:"depth,omitempty"`
-	Done  string `json:"done,omitempty"`
-	DoneB []byte `json:"doneb,omitempty"` // a URL that is not UTF-8
-	Left  int64  `json:"left,omitempty"`
+	Add    string `json:"add,omitempty"`
+	AddB   []byte `json:"addb,omitempty"` // a URL that is not UTF-8
+	Depth  int    `json:"depth,omitempty"`
+	Done   string `json:"done,omitempty"`
+	DoneB  []byte `json:"doneb,omitempty"` // a URL that is not UTF-8
+	Failed bool   `json:"failed,omitempty"`
+	Left   int64  `json:"left,omitempty"`
 }
 
 func addEvent(t Task) journalEvent {
@@ -61,11 +66,11 @@ func addEvent(t Task) journalEvent {
 	return journalEvent{AddB: []byte(t.URL), Depth: t.Depth}
 }
 
-func doneEvent(url string) journalEvent {
+func doneEvent(url string, failed bool) journalEvent {
 	if utf8.ValidString(url) {
-		return journalEvent{Done: url}
+		return journalEvent{Done: url, Failed: failed}
 	}
-	return journalEvent{DoneB: []byte(url)}
+	return journalEvent{DoneB: []byte(url), Failed: failed}
 }
 
 // urls are the URLs of the event's add and done, "" for what it is not.
@@ -158,6 +163,9 @@ func replay(r io.Reader, m *Memory) (good, left int64, err error) {
 			pending[d] = len(m.queue)
 			m.queue = append(m.queue, Task{URL: add, Depth: ev.Depth})
 			continue
+		}
+		if ev.Failed {
+			continue // queued again: the rerun tries it once more
 		}
 		d := digestOf(m.key(done))
 		if i, ok := pending[d]; ok {
@@ -286,7 +294,7 @@ func (j *Journal) Add(_ context.Context, tasks ...Task) (int, error) {
 	m := j.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	fresh, err := j.appendLocked(tasks, "")
+	fresh, err := j.appendLocked(tasks, "", false)
 	if err != nil {
 		return 0, err
 	}
@@ -295,7 +303,7 @@ func (j *Journal) Add(_ context.Context, tasks ...Task) (int, error) {
 
 // appendLocked writes the add events of the tasks whose keys are new
 // (returning those tasks) and, if done is not empty, its done event.
-func (j *Journal) appendLocked(tasks []Task, done string) ([]Task, error) {
+func (j *Journal) appendLocked(tasks []Task, done string, failed bool) ([]Task, error) {
 	if j.werr != nil {
 		return nil, j.werr
 	}
@@ -327,7 +335,7 @@ func (j *Journal) appendLocked(tasks []Task, done string) ([]Task, error) {
 		}
 	}
 	if done != "" {
-		line, err := encodeEvent(doneEvent(done))
+		line, err := encodeEvent(doneEvent(done, failed))
 		if err != nil {
 			return nil, err
 		}
@@ -408,12 +416,18 @@ func (j *Journal) Close() error {
 }
 
 type journalLease struct {
-	j    *Journal
-	l    *memLease
-	once sync.Once
+	j      *Journal
+	l      *memLease
+	once   sync.Once
+	failed bool // Outcome(false): its done event says so
 }
 
 func (l *journalLease) Task() Task { return l.l.t }
+
+// Outcome implements Outcomer: a task that failed is journaled as such,
+// and queued again by the next run that opens the journal (not by this
+// one, which would try it without end).
+func (l *journalLease) Outcome(ok bool) { l.failed = !ok }
 
 func (l *journalLease) Done(_ context.Context, found []Task) error {
 	var err error
@@ -422,7 +436,7 @@ func (l *journalLease) Done(_ context.Context, found []Task) error {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		var fresh []Task
-		fresh, err = l.j.appendLocked(found, l.l.t.URL)
+		fresh, err = l.j.appendLocked(found, l.l.t.URL, l.failed)
 		if err != nil {
 			return
 		}

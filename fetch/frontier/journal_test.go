@@ -103,12 +103,60 @@ func TestJournalResume(t *testing.T) {
 	}
 }
 
+// TestJournalFailedQueuedAgain: a task whose lease reported a failure
+// (Outcome(false)) is journaled as failed and queued again by the next
+// run that opens the journal, not by the run that failed it; once done
+// it is not queued again. A rerun of a crawl fetched no failed URL.
+func TestJournalFailedQueuedAgain(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crawl.frontier")
+	j := openJournal(t, path)
+	j.Add(ctx, frontier.Task{URL: "gopher://h.test/1/a", Depth: 2}, frontier.Task{URL: "gopher://h.test/1/b"})
+	for range 2 {
+		l, err := j.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Task().URL == "gopher://h.test/1/a" {
+			l.(frontier.Outcomer).Outcome(false)
+		}
+		if err := l.Done(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if j.Len() != 0 {
+		t.Errorf("%d queued after both were done, want 0: a failed task is not tried again in its run", j.Len())
+	}
+	j.Close()
+	for run := range 2 {
+		j2 := openJournal(t, path)
+		var got []frontier.Task
+		for j2.Len() > 0 {
+			l, err := j2.Next(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, l.Task())
+			l.Done(ctx, nil) // succeeds this time
+		}
+		j2.Close()
+		want := "[{gopher://h.test/1/a 2}]"
+		if run == 1 {
+			want = "[]"
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("run %d after the failure: queued %v, want %s", run+1, got, want)
+		}
+	}
+}
+
 // FuzzJournal: whatever the file holds, opening it never panics, and what
 // it keeps opens again to the same queue.
 func FuzzJournal(f *testing.F) {
 	f.Add([]byte("{\"add\":\"gopher://h/0/a\"}\n{\"add\":\"gopher://h/0/b\",\"depth\":2}\n{\"done\":\"gopher://h/0/a\"}\n"))
 	f.Add([]byte("{\"add\":\"x\"}\n{\"done\""))
 	f.Add([]byte("{\"addb\":\"Z29waGVyOi8vaC8wL+k=\"}\n{\"doneb\":\"Z29waGVyOi8vaC8wL+k=\"}\n"))
+	f.Add([]byte("{\"add\":\"gopher://h/0/a\"}\n{\"done\":\"gopher://h/0/a\",\"failed\":true}\n"))
 	f.Add([]byte("{}\n"))
 	f.Add([]byte("\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
