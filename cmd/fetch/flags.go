@@ -392,7 +392,7 @@ Crawling (follow what listings link to; see README, "Crawling")
                         named by -o TEMPLATE, default '{host}_{port}/{path}', a listing as
                         .../index; with --log the crawl's queue and seen set are kept in
                         LOG.frontier, so a rerun with the same --log resumes a killed crawl
-                        and fetches nothing twice
+                        and fetches nothing twice but the URLs that failed, tried again
   --span-hosts          follow links to other hosts and schemes (default: only the same
                         scheme and host:port as the listing)
   --include REGEXP      follow only links whose URL matches (repeatable: any of them)
