@@ -600,6 +600,7 @@ func TestServerTextClipped(t *testing.T) {
 		"error":     "ERROR " + long + "\n",
 		"link":      "LINK L FILE " + long + "\n",
 		"attribute": "ATTRIBUTE OBJECT NATURE " + long + "\n",
+		"intrinsic": "ATTRIBUTE OBJECT INTRINSIC " + long + "\n",
 		"forwarded": "FORWARDED INTERNET-D " + long + "\n",
 		"host":      "FORWARDED INTERNET-D " + long + "( ASCII /y\n",
 	} {

@@ -219,7 +219,7 @@ func parseAttribute(t []string) (Attribute, error) {
 		}
 	case "INTRINSIC", "APPLICATION":
 		if len(v) == 0 {
-			return a, fmt.Errorf("%s attribute %s has no value type", a.Nature, a.Name)
+			return a, fmt.Errorf("%s attribute %q has no value type", a.Nature, clip(a.Name))
 		}
 		a.Type, v = v[0], v[1:]
 	default:
