@@ -1657,11 +1657,13 @@ func (b *batch) saidAlready(err error) bool {
 	return errors.Is(first, err)
 }
 
-// fail records a URL that failed after its fetch (the log could not be
-// written).
+// fail reports the failure of the batch's own that stopped it after a
+// URL's fetch (its log line, its WARC records or its links could not be
+// written, or the disk is full). It is no failure of the URL's, which is
+// not logged and is fetched again by a rerun: the summary counts it among
+// those not fetched, and the failure apart from the URLs'.
 func (b *batch) fail(line logLine, err error) {
-	b.failed.Add(1)
-	b.count(&b.kinds, fetch.KindOf(err).ExitCode())
+	b.noteFailure(fetch.KindOf(err).ExitCode())
 	b.printErr(fmt.Sprintf("fetch: %s: %v", line.URL, err))
 }
 

@@ -468,3 +468,26 @@ func barrier(n int32) func() {
 		}
 	}
 }
+
+// TestStoppedSummaryCountsOwnFailure: a task whose log line could not be
+// committed (here the WARC's sync failed) is no URL that failed: it is
+// not logged, and a rerun fetches it. The summary counts the batch's own
+// failure apart from the URLs' and the URL among those not fetched; it
+// read "0 ok, 1 failed [1 exit 7 (local I/O)], 1 not fetched".
+func TestStoppedSummaryCountsOwnFailure(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("doc " + r.URL.Path + "\n"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "w.warc.gz")
+	setForTest(t, &syncWARC, func(*warc.Writer) error {
+		return &os.PathError{Op: "sync", Path: out, Err: syscall.EIO}
+	})
+	code, _, stderr := runFetch(t, "", "-q", "-j", "1", "-O", "--output-dir", filepath.Join(dir, "out"),
+		"--log", filepath.Join(dir, "log"), "--warc", out, srv.URL+"/a", srv.URL+"/b")
+	want := "fetch: 2 URLs: 0 ok, 0 failed, 1 other failure [1 exit 7 (local I/O)], 2 not fetched;"
+	if code != 7 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want 7 and a summary with %q:\n%s", code, want, stderr)
+	}
+}

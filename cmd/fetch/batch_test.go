@@ -1630,7 +1630,7 @@ func TestSummaryOtherFailures(t *testing.T) {
 	b := &batch{o: &options{}, s: stdio{err: io.Discard}}
 	b.read.Store(4)
 	b.ok.Store(3)
-	b.fail(logLine{URL: "gopher://h/0x"}, &fetch.Error{Kind: fetch.KindServer, Op: "get", Offset: -1, Err: io.EOF})
+	b.finish(logLine{URL: "gopher://h/0x", Outcome: "failed", Exit: fetch.KindServer.ExitCode()})
 	b.noteFailure(fetch.KindLocal.ExitCode())
 	b.noteFailure(fetch.KindLocal.ExitCode())
 	got := b.summary(time.Second, false)
