@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
 	"github.com/fetchproject/fetch/fetch/fetchtest"
@@ -609,6 +610,23 @@ func TestServerTextClipped(t *testing.T) {
 		_, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
 		if err == nil || len(err.Error()) > 2000 {
 			t.Errorf("%s: error of %d bytes", name, len(fmt.Sprint(err)))
+		}
+	}
+}
+
+// TestClippedTextIsUTF8: server text cut for an error (a FAILURE's words,
+// a method's name) is cut between characters: cut at a byte count, an
+// "é" split in two left the error a byte that is no UTF-8.
+func TestClippedTextIsUTF8(t *testing.T) {
+	for name, reply := range map[string]string{
+		"failure": "FAILURE NOT-FOUND x" + strings.Repeat("é", 1000) + "\n",
+		"method":  "ATTRIBUTE OBJECT FIELD ACCESS-METHOD x" + strings.Repeat("é", 100) + " '' '' '' ''\n",
+	} {
+		f := newFake(t, tree(map[string]string{"/x": reply}, nil)).start()
+		c := client(f, &stubs{}, fetch.Options{})
+		_, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
+		if err == nil || !utf8.ValidString(err.Error()) || !strings.Contains(err.Error(), "é...") {
+			t.Errorf("%s: error %q, want valid UTF-8 cut after a whole character", name, err)
 		}
 	}
 }

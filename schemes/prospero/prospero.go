@@ -368,11 +368,7 @@ const (
 func noMethod(req *fetch.Request, ms []Method) error {
 	var names []string
 	for _, m := range ms[:min(len(ms), maxNamedMethods)] {
-		n := m.Name()
-		if len(n) > maxMethodName {
-			n = n[:maxMethodName] + "..."
-		}
-		names = append(names, n)
+		names = append(names, cutText(m.Name(), maxMethodName))
 	}
 	offered := "none"
 	if len(names) > 0 {

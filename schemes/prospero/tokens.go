@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fetchproject/fetch/fetch"
 )
@@ -206,9 +207,16 @@ func checkReply(text string) (int, error) {
 const maxQuoted = 256
 
 // clip cuts server text quoted in an error to maxQuoted bytes.
-func clip(s string) string {
-	if len(s) > maxQuoted {
-		return s[:maxQuoted] + "..."
+func clip(s string) string { return cutText(s, maxQuoted) }
+
+// cutText cuts s to at most n bytes and "...", between two characters: a
+// cut through one would leave a byte that is no UTF-8 in the error.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
