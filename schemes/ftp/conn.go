@@ -407,8 +407,8 @@ func (s *session) chdirs(dirs []string) error {
 // several <cwd> parts the one the server refused can be told.
 func (s *session) atSegment(err error, i int) error {
 	var fe *fetch.Error
-	if !errors.As(err, &fe) || fe.Kind != fetch.KindServer || fe.Part != "" || fe.Code == 421 {
-		return err // (421: the server is closing, whatever the path)
+	if !errors.As(err, &fe) || fe.Kind != fetch.KindServer || fe.Part != "" || !aboutArgument(fe.Code) {
+		return err
 	}
 	u := s.req.URL
 	off, p := u.PathOffset(), u.Path
@@ -421,6 +421,19 @@ func (s *session) atSegment(err error, i int) error {
 	}
 	fe.Part, fe.Offset = "path", off
 	return err
+}
+
+// aboutArgument reports whether a refusal of code may be the fault of
+// the command's argument: not 421 (the server is closing), 500 or 502
+// (the command not understood, not implemented), 530 or 532 (the login
+// no longer good, an account needed) or 451 (a local error of the
+// server's), whatever the argument (RFC 959 §4.2).
+func aboutArgument(code int) bool {
+	switch code {
+	case 421, 451, 500, 502, 530, 532:
+		return false
+	}
+	return true
 }
 
 // here reports whether the connection is where the <cwd> parts dirs lead

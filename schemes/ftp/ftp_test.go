@@ -489,3 +489,29 @@ func TestTypedNameNotListed(t *testing.T) {
 		}
 	}
 }
+
+// TestCWDRefusalNotThePath: a CWD refused for a reason that is no fault
+// of its argument (the command not understood or not implemented, the
+// login no longer good, a local error of the server's) does not name the
+// path: "CWD: path (at offset 15): ... server said 502" sent the user to
+// look for a fault in a segment the server never judged.
+func TestCWDRefusalNotThePath(t *testing.T) {
+	for _, reply := range []string{"500 Unknown command.", "502 Command not implemented.", "530 Please login with USER and PASS.", "451 Local error."} {
+		s := rfcServer(t)
+		s.hook = func(c *fakeConn, verb, arg string) bool {
+			if verb == "CWD" {
+				c.reply("%s", reply)
+				return true
+			}
+			return false
+		}
+		_, _, err := get(t, client(Config{AnonymousPassword: "a@b"}, fetch.Options{}), "ftp://"+s.addr()+"/pub/file.txt")
+		var fe *fetch.Error
+		if !errors.As(err, &fe) || fe.Op != "CWD" {
+			t.Fatalf("%s: %v, want a CWD refusal", reply, err)
+		}
+		if fe.Part != "" {
+			t.Errorf("%s: part %q at offset %d: %v", reply, fe.Part, fe.Offset, err)
+		}
+	}
+}
