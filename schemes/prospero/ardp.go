@@ -13,6 +13,7 @@ package prospero
 //	octets 9-10  wait: seconds the server asks the client to hold off retrying
 //	octet 11     flags: 0x80 acknowledge me, 0x40 sequenced control packet
 //	octet 12     option: 1 refused, 2 reset received-through, 4 redirect,
+//	             5 redirect and notify,
 //	             254 queue information
 //	octets 13-   the fields flags 0x01, 0x02 and 0x04 add, then the option's
 //	             own (a redirect's address and port)
@@ -42,7 +43,10 @@ const (
 	optRefused  = 1
 	optResetRcv = 2
 	optRedirect = 4
-	optInfo     = 254
+	// Redirect and notify: a redirect whose new server also takes the
+	// requests after this one.
+	optRedirectNotify = 5
+	optInfo           = 254
 )
 
 // Packet sizes: dirsrv sends at most 1250 octets of data per packet and
@@ -64,7 +68,7 @@ type Packet struct {
 	HasWait   bool
 	Flags     byte
 	Option    byte
-	// Redirect is the IPv4 address and port of a redirect (option 4).
+	// Redirect is the IPv4 address and port of a redirect (option 4 or 5).
 	Redirect []byte
 	Data     []byte
 }
@@ -113,7 +117,7 @@ func DecodePacket(b []byte) (Packet, error) {
 	}
 	if h >= 13 {
 		p.Option = b[12]
-		if p.Option == optRedirect {
+		if p.Option == optRedirect || p.Option == optRedirectNotify {
 			// The option's address comes after the fields the flags
 			// add, in the order of their bits ("Octets 13 and above").
 			at := 13

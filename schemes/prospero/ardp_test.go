@@ -521,6 +521,26 @@ func TestRedirectFollowed(t *testing.T) {
 	}
 }
 
+// TestRedirectNotifyFollowed: option 5 (redirect and notify) has option
+// 4's fields and is followed as it is, for the later requests of the
+// session too; it was taken for a reply packet, which never came whole.
+func TestRedirectNotifyFollowed(t *testing.T) {
+	b := newFake(t, func(req string) string { return "ANSWERED BY B\n" }).start()
+	a := newFake(t, func(string) string { return "FROM A\n" })
+	a.redirect, a.redirectOnce, a.redirectOption = b.in.LocalAddr().(*net.UDPAddr), true, 5 // redirect and notify
+	a.start()
+	s := testSession(t, a, 10*time.Second)
+	for _, req := range []string{"1\n", "2\n"} {
+		got, err := s.do(context.Background(), []byte(req))
+		if err != nil || string(got) != "ANSWERED BY B\n" {
+			t.Fatalf("request %q: %q, %v; want B's answer", req, got, err)
+		}
+	}
+	if ra, rb := a.requests(), b.requests(); len(ra) != 1 || len(rb) != 2 {
+		t.Errorf("A heard %q, B heard %q; want A the first, B both", ra, rb)
+	}
+}
+
 // TestRedirectLoop: two servers naming each other end the exchange after
 // maxRedirects, with an error, not for ever.
 func TestRedirectLoop(t *testing.T) {

@@ -127,8 +127,8 @@ func exchangeError(k fetch.Kind, format string, args ...any) error {
 // within the first-packet bound.
 //
 // A redirect (option 4) moves this message only: the next request goes
-// to the server the session was opened for (option 5, not followed, is
-// the one that moves later requests).
+// to the server the session was opened for. A redirect and notify
+// (option 5) moves the later requests too.
 func (s *session) do(ctx context.Context, request []byte) (reply []byte, err error) {
 	if len(request) > maxRequestData {
 		return nil, exchangeError(fetch.KindPolicy, "request of %d octets does not fit in one ARDP packet (%d)", len(request), maxRequestData)
@@ -239,7 +239,7 @@ func (s *session) do(ctx context.Context, request []byte) (reply []byte, err err
 		switch p.Option {
 		case optRefused:
 			return nil, exchangeError(fetch.KindServer, "the server refused the request (ARDP option 1)")
-		case optRedirect:
+		case optRedirect, optRedirectNotify:
 			// The request goes to the server named instead.
 			to := &net.UDPAddr{IP: net.IP(p.Redirect[:4]).To16(), Port: int(binary.BigEndian.Uint16(p.Redirect[4:]))}
 			if redirects++; redirects > maxRedirects {
@@ -247,6 +247,9 @@ func (s *session) do(ctx context.Context, request []byte) (reply []byte, err err
 			}
 			if err := s.redirect(to); err != nil {
 				return nil, err
+			}
+			if p.Option == optRedirectNotify {
+				home = to // and the requests after this one
 			}
 			if err := start(); err != nil {
 				return nil, err

@@ -44,6 +44,8 @@ type fakeServer struct {
 	// redirectOnce redirects the first new request only; later ones
 	// are answered.
 	redirectOnce bool
+	// redirectOption is the option the redirect is sent with (0: 4).
+	redirectOption byte
 
 	mu       sync.Mutex
 	received [][]byte      // every datagram from the client
@@ -151,6 +153,9 @@ func (f *fakeServer) handle(b []byte, from *net.UDPAddr) {
 		p[0] = 19
 		binary.BigEndian.PutUint16(p[1:], cid)
 		p[12] = optRedirect
+		if f.redirectOption != 0 {
+			p[12] = f.redirectOption
+		}
 		copy(p[13:17], to.IP.To4())
 		binary.BigEndian.PutUint16(p[17:], uint16(to.Port))
 		f.log = append(f.log, logLine("server", p))
