@@ -13,8 +13,9 @@
 //
 //   - ;type=d: NLST <name>, read as a listing;
 //   - a name: TYPE (A for ;type=a, else I), SIZE, MDTM, then RETR; when RETR
-//     fails with 550 and CWD <name> works, the name is a directory and is
-//     listed, with the canonical URL ending in "/". SIZE is left out on a
+//     fails with 550 and CWD <name> works (asked only without ;type=a or
+//     ;type=i, which say the name is a file), the name is a directory and
+//     is listed, with the canonical URL ending in "/". SIZE is left out on a
 //     connection whose server has put the same count in a RETR's 150 reply
 //     ("(N bytes)", as vsftpd, ProFTPD and wu-ftpd do): the transfer is
 //     checked against that count instead, a round trip less a file; a

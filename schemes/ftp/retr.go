@@ -19,8 +19,9 @@ import (
 // retrieve sends TYPE, EPSV or PASV (the data connection is dialled while
 // the next commands run), SIZE (see countIn150), MDTM (unless the request
 // does not want the time), REST and RETR for the URL's name. When
-// RETR is refused with 550 and CWD <name> succeeds, the name is a
-// directory: isDir is true and the session is inside it.
+// RETR is refused with 550 and CWD <name> succeeds (tried only when no
+// ;type= says the name is a file), the name is a directory: isDir is
+// true and the session is inside it.
 func (s *session) retrieve(ctx context.Context, fu *URL) (doc *fetch.Document, isDir bool, err error) {
 	arg := s.pathArg(fu.Dirs, fu.Name)
 	typ := transferType(fu.Type)
