@@ -96,7 +96,13 @@ func remoteNameOf(c *fetch.Client, u *fetch.URL) (string, error) {
 	if _, verr := c.View(u); verr != nil {
 		return "", verr
 	}
-	if _, ok := c.Driver(u.Scheme); !ok {
+	if d, ok := c.Driver(u.Scheme); ok && handsOff(d) {
+		// An rlogin or tn3270 URL never names a file, and -o FILE is
+		// refused for it too: say why -O is, not "use -o FILE".
+		fe := handOffFileRefusal("-O").(*fetch.Error)
+		fe.URL = u.Redacted()
+		return "", fe
+	} else if !ok {
 		// A scheme no driver has is that (exit 3, the nearest named), as
 		// without -O: the client says so at dispatch, before any
 		// connection.

@@ -332,7 +332,7 @@ func outputApplies(o *options, k fetch.ResultKind, dest string, handsOff bool) e
 		if o.remoteName {
 			flag = "-O"
 		}
-		return refuse(flag, "an rlogin or tn3270 session runs its program on the terminal, whose output cannot go to a file")
+		return handOffFileRefusal(flag)
 	case o.set["max-size"] && k == fetch.KindSession && handsOff:
 		// Only the flag: a max-size from the configuration file is meant
 		// for documents.
@@ -347,6 +347,14 @@ func outputApplies(o *options, k fetch.ResultKind, dest string, handsOff bool) e
 		return refuse("--json", "a telnet session's output is the terminal's bytes")
 	}
 	return nil
+}
+
+// handOffFileRefusal is the usage error for -o FILE or -O (flag) with an
+// rlogin or tn3270 URL, whose session runs the user's program on the
+// terminal.
+func handOffFileRefusal(flag string) error {
+	return &fetch.Error{Kind: fetch.KindUsage, Op: flag, Offset: -1,
+		Err: fmt.Errorf("%s does not apply: an rlogin or tn3270 session runs its program on the terminal, whose output cannot go to a file", flag)}
 }
 
 func resumeOffset(spec, dest string) (int64, error) {

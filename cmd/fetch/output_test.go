@@ -114,10 +114,13 @@ func TestOutputFileRefusedForHandoff(t *testing.T) {
 		{"--rlogin-program", "stand-in-rlogin", "-o", out, "rlogin://guest@127.0.0.1:2513/"},
 		{"--tn3270-program", "stand-in-3270", "-o", out, "tn3270://127.0.0.1:2323/"},
 		{"--tn3270-program", "stand-in-3270", "-o", "{scheme}-{host}.txt", "tn3270://127.0.0.1:2323/"},
-		{"--rlogin-program", "stand-in-rlogin", "-O", "rlogin://guest@127.0.0.1:2513/"}, // no file name either
+		{"--rlogin-program", "stand-in-rlogin", "-O", "rlogin://guest@127.0.0.1:2513/"},
+		{"--tn3270-program", "stand-in-3270", "-O", "tn3270://127.0.0.1:2323/"},
 	} {
 		code, stdout, stderr := runFetch(t, "", args...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, "-o does not apply") && !strings.Contains(stderr, "-O:") {
+		// -O is refused as -o is, not for want of a file name with a
+		// hint to use -o FILE, which is refused too.
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "-o does not apply") && !strings.Contains(stderr, "-O does not apply") || strings.Contains(stderr, "use -o") {
 			t.Errorf("fetch %q: exit %d, stdout %q, stderr %q; want 2, refused", args, code, stdout, stderr)
 		}
 		if _, err := os.Stat(ran); err == nil {
