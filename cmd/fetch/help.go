@@ -261,8 +261,8 @@ func flagError(err error) error {
 		if i := strings.IndexFunc(m[1], notInFlagName); i >= 0 {
 			// A value run into its flag ("-HCookie: x"), which may be
 			// a credential: not repeated.
-			if f := fs.Lookup(m[1][:1]); f != nil && !isBoolFlag(f) {
-				return fmt.Errorf("-%s…: a value goes after a space or \"=\" (-%s VALUE, -%s=VALUE), not run into the flag", f.Name, f.Name, f.Name)
+			if f := valueFlag(fs, m[1]); f != nil {
+				return ranInto(f)
 			}
 			return fmt.Errorf("unknown flag %s… (the rest of the argument is not repeated)", flagSpelling(m[1][:i]))
 		}
@@ -281,7 +281,15 @@ func flagError(err error) error {
 				names = append(names, f.Name)
 			}
 		})
-		if near := fetch.Nearest(m[1], names); near != "" {
+		near := fetch.Nearest(m[1], names)
+		if f := valueFlag(fs, m[1]); f != nil && len(m[1]) > 1 && len(near) <= 1 {
+			// "-ofile.txt", "-j2", "-C-": a value run into its one-letter
+			// flag, as curl takes it, rather than a misspelt long flag
+			// ("-outptu" is --output's). Not repeated: it may be a
+			// credential.
+			return ranInto(f)
+		}
+		if near != "" {
 			out += " (did you mean " + flagSpelling(near) + "?)"
 		}
 		return errors.New(out)
@@ -333,6 +341,23 @@ var habits = map[string]string{
 	"X":                "fetch sends what each scheme's access algorithm defines (an HTTP GET), no other method (curl's); --exclude REGEXP for wget's",
 	"request":          "fetch sends what each scheme's access algorithm defines (an HTTP GET), no other method",
 	"A":                "fetch's is --user-agent UA for curl's, --include REGEXP for wget's",
+}
+
+// valueFlag is the one-letter flag that takes a value with which name,
+// an argument the flag package did not know, starts, or nil.
+func valueFlag(fs *flag.FlagSet, name string) *flag.Flag {
+	if name == "" {
+		return nil
+	}
+	if f := fs.Lookup(name[:1]); f != nil && !isBoolFlag(f) {
+		return f
+	}
+	return nil
+}
+
+// ranInto is the error for a value run into its one-letter flag f.
+func ranInto(f *flag.Flag) error {
+	return fmt.Errorf("-%s…: a value goes after a space or \"=\" (-%s VALUE, -%s=VALUE), not run into the flag", f.Name, f.Name, f.Name)
 }
 
 // notInFlagName tells the runes that no flag's name holds.
