@@ -185,7 +185,8 @@ Flags: --rlogin-program, --allow-port
 
   tn3270://[user@]host[:port]/
   The session is handed to a 3270 emulator (--tn3270-program, default c3270, else
-  x3270), run without a shell as: c3270 HOST:PORT. The user is advisory and shown.
+  x3270), run without a shell as: c3270 HOST:PORT. The user is advisory: 3270
+  emulators take none, so it is not passed (-v shows it).
   A one-letter host is refused: the emulator would read "l:" as an option (TLS).
   The program has the terminal: -o, -O and --max-size are refused.
 
