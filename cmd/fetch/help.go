@@ -153,7 +153,9 @@ Flags: --nntp-user, --raw
 	"mailto": `mailto: URLs (RFC 1738 §3.5, RFC 6068 fields)
 
   mailto:addr[,addr...][?subject=...&cc=...&body=...]
-  The body comes from --data or standard input; the server is never taken from the URL.
+  The body is --data, else standard input; with a terminal for input, the URL's body=,
+  else one written in $VISUAL or $EDITOR (else vi), and the message is confirmed
+  before it is sent. The server is never taken from the URL.
 
 Flags: --smtp-server, --from, --data, --dry-run, --allow-bcc
 
