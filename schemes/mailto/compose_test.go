@@ -483,3 +483,21 @@ func TestFormatPhrase(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyBodyWarningWithURLBody: an empty request body with a URL's
+// body= (standard input from /dev/null) is warned about as what it is,
+// not as a message with "no body= in the URL", which it has.
+func TestEmptyBodyWarningWithURLBody(t *testing.T) {
+	var tr traceLog
+	res, err := fetchBody(t, testDriver(Config{DryRun: true, From: "sender@example.net"}), fetch.Options{Tracer: &tr},
+		strings.NewReader(""), "mailto:a@example.org?body=from%20the%20URL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Close()
+	infos := strings.Join(tr.infos(), "\n")
+	if !strings.Contains(infos, "the URL's body field is ignored") || !strings.Contains(infos, "the message body is empty") ||
+		strings.Contains(infos, "or body= in the URL") {
+		t.Errorf("warnings:\n%s", infos)
+	}
+}

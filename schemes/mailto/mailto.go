@@ -141,9 +141,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		return nil, err
 	}
 
+	urlBodyIgnored := false
 	switch {
 	case req.Body != nil:
 		if view.Body != "" {
+			urlBodyIgnored = true
 			warn("the URL's body field is ignored: the body comes from --data or standard input")
 		}
 		if m.Body, err = readBody(req.Body); err != nil {
@@ -164,7 +166,11 @@ func (d *Driver) Fetch(ctx context.Context, req *fetch.Request) (*fetch.Result, 
 		}
 	}
 	m.Body = normalizeBody(m.Body)
-	if len(m.Body) == 0 {
+	switch {
+	case len(m.Body) == 0 && urlBodyIgnored:
+		// (not "no body= in the URL": there is one, and it was ignored)
+		warn("the message body is empty: --data or standard input gave none")
+	case len(m.Body) == 0:
 		warn("the message body is empty (no --data, standard input or body= in the URL)")
 	}
 
