@@ -92,6 +92,7 @@ Flags: -o, -O, -C, --max-size, --file-ftp, --file-special
   Each path segment is one CWD from the login directory; %2F starts at "/".
   ;type=a  ASCII, delivered with local line ends (LF) unless --raw; never
            resumed (servers count REST differently): -C fetches it whole
+           into a file, and to standard output is refused (exit 6)
   ;type=i  binary
   ;type=d  a name listing (NLST); a path ending in "/" lists the directory
 
