@@ -133,9 +133,10 @@ Flags: -H, --user-agent, --max-redirs, --insecure, -C, --proxy, --pipeline (batc
 
   news:<message-id>   an article ("news:abc@example.com" or with <...>)
   news:group          the newest articles of a group
-  news:*              every group
+  news:*              every group (news:comp.* those a wildmat matches, RFC 5538)
   The server is --nntp-server, else NNTPSERVER (and NNTPPORT), else the
-  configuration file, else localhost:119. Articles come with LF line ends unless --raw.
+  configuration file, else localhost:119; news://host[:port]/... (RFC 5538) names
+  its own. Articles come with LF line ends unless --raw.
 
 Flags: --nntp-server, --nntp-user, --raw
 
@@ -145,6 +146,10 @@ Flags: --nntp-server, --nntp-user, --raw
 
   nntp://host[:port]/group/number   an article by number from that server
   nntp://host[:port]/group          the newest articles of the group
+  nntp://host[:port]/               every group (an extension)
+  nntp://user[:password]@host/...   AUTHINFO as that user (an extension; --nntp-user and
+                                    the configured password go only to the news: server)
+  --parse judges RFC 1738's grammar, which has neither extension, and refuses them.
   Articles come with LF line ends unless --raw.
 
 Flags: --nntp-user, --raw
