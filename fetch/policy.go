@@ -86,9 +86,9 @@ func (p *PortPolicy) Check(reg *Registry, scheme string, port int) error {
 	if p != nil && p.Allowed[port] {
 		return nil
 	}
-	if badPorts[port] {
-		return p.refuse(scheme, port, "it belongs to a protocol that must not be reached by URL")
-	}
+	// Another scheme's port is named as that before the WHATWG list is
+	// asked: 21, 23, 119 and 513 are on it too, but a URL does reach
+	// them, with its own scheme (rlogin to 23 is "the telnet port").
 	if port != reg.DefaultPort(scheme) { // news and nntp share 119
 		if s := reg.firstOnPort(port, scheme); s != "" {
 			return p.refuse(scheme, port, fmt.Sprintf("it is the %s port", s))
@@ -96,6 +96,9 @@ func (p *PortPolicy) Check(reg *Registry, scheme string, port int) error {
 	}
 	if s := p.defaultOwner(port, scheme); s != "" {
 		return p.refuse(scheme, port, fmt.Sprintf("it is the %s port", s))
+	}
+	if badPorts[port] {
+		return p.refuse(scheme, port, "it belongs to a protocol that must not be reached by URL")
 	}
 	if rec, _ := reg.Lookup(scheme); port < 1024 && !rec.LowPorts {
 		return p.refuse(scheme, port, fmt.Sprintf("ports below 1024 other than %s's own are reserved", scheme))

@@ -156,12 +156,21 @@ func TestPortPolicyNamesOwner(t *testing.T) {
 		Scheme{Name: "x-b", DefaultPort: 4000},
 		Scheme{Name: "gopher", DefaultPort: 70},
 		Scheme{Name: "http", DefaultPort: 80, LowPorts: true},
+		Scheme{Name: "ftp", DefaultPort: 21},
+		Scheme{Name: "telnet", DefaultPort: 23},
+		Scheme{Name: "rlogin", DefaultPort: 513},
 	)
 	for _, tt := range []struct {
 		scheme string
 		port   int
 		want   string
 	}{
+		// WHATWG bad ports that a scheme of the registry owns are named
+		// as that scheme's, not as a protocol no URL may reach.
+		{"rlogin", 23, "the telnet port"},
+		{"http", 21, "the ftp port"},
+		{"telnet", 513, "the rlogin port"},
+		{"http", 25, "must not be reached by URL"},
 		{"http", 4000, "the x-a port"},
 		{"gopher", 4000, "the x-a port"},
 		{"http", 70, "the gopher port"},
