@@ -66,14 +66,20 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 	}
 	if o.proxy != "" {
 		p, err := fetch.Parse(o.proxy)
-		if err != nil {
+		bare := !strings.Contains(o.proxy, "//")
+		if err != nil && !(bare && hostPath().MatchString(o.proxy)) {
 			// Named as the flag's, as http_proxy's are: alone, it read
 			// as if the URL fetched were malformed.
 			return nil, &fetch.Error{Kind: fetch.KindOf(err), Op: "--proxy", Offset: -1, Err: err}
 		}
-		if p.Scheme != "http" {
-			why := fmt.Sprintf("only http:// gateways are supported, not %s", p.Scheme)
-			if !strings.Contains(o.proxy, "//") {
+		// (an address, "127.0.0.1:3128", parses as no URL at all: it
+		// gets the hint that "gw:3128" gets)
+		if err != nil || p.Scheme != "http" {
+			why := ""
+			if err == nil {
+				why = fmt.Sprintf("only http:// gateways are supported, not %s", p.Scheme)
+			}
+			if bare {
 				// "gw:3128", as curl takes it: read as the scheme "gw".
 				why = fmt.Sprintf("a gateway is an http:// URL: http://%s/", strings.TrimPrefix(fetch.RedactedText("//"+o.proxy), "//"))
 			}

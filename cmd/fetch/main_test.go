@@ -503,6 +503,14 @@ func TestBadProxyFlag(t *testing.T) {
 	if code != 2 || !strings.Contains(e, "--proxy") || !strings.Contains(e, "http://gw:3128/") {
 		t.Errorf("no scheme: exit %d, %q", code, e)
 	}
+	// An IP address and port, as curl takes it, is no URL at all (a
+	// scheme starts with a letter): the same hint, not "malformed".
+	for _, gw := range []string{"127.0.0.1:3128", "[::1]:3128"} {
+		code, _, e = runFetch(t, "", "--proxy", gw, "http://example.test/doc")
+		if code != 2 || !strings.Contains(e, "--proxy") || !strings.Contains(e, "http://"+gw+"/") {
+			t.Errorf("%s: exit %d, %q", gw, code, e)
+		}
+	}
 	code, _, e = runFetch(t, "", "--proxy", "u:s3cret@gw:3128", "http://example.test/doc")
 	if code != 2 || !strings.Contains(e, "http://u:****@gw:3128/") {
 		t.Errorf("no scheme, a password: exit %d, %q", code, e)
