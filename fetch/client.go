@@ -371,6 +371,10 @@ func ProxyFromEnvironment(u *URL) (*URL, error) {
 	if p.Scheme != "http" {
 		return nil, fmt.Errorf("%s: only http:// gateways are supported, not %s", name, p.Scheme)
 	}
+	if p.Host == "" {
+		// "http://" would be dialled as ":80", this machine.
+		return nil, fmt.Errorf("%s: the gateway names no host: a gateway is http://HOST[:PORT]/", name)
+	}
 	return p, nil
 }
 

@@ -85,6 +85,11 @@ func newClient(o *options, s stdio) (*fetch.Client, error) {
 			}
 			return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--proxy", Part: "scheme", Offset: 0, Err: errors.New(why)}
 		}
+		if p.Host == "" {
+			// "http://" or "http:/gw" would dial ":80", this machine.
+			return nil, &fetch.Error{Kind: fetch.KindUsage, Op: "--proxy", Part: "host", Offset: -1,
+				Err: fmt.Errorf("%s names no host: a gateway is http://HOST[:PORT]/", fetch.RedactedText(o.proxy))}
+		}
 		opts.Proxy = func(*fetch.URL) (*fetch.URL, error) { return p, nil }
 		from := "--proxy"
 		if !o.set["proxy"] {

@@ -511,6 +511,19 @@ func TestBadProxyFlag(t *testing.T) {
 			t.Errorf("%s: exit %d, %q", gw, code, e)
 		}
 	}
+	// A gateway with no host would be dialled as ":80", this machine.
+	for _, gw := range []string{"http://", "http:/gw"} {
+		code, _, e = runFetch(t, "", "--proxy", gw, "gopher://example.test/")
+		if code != 2 || !strings.Contains(e, "--proxy") || !strings.Contains(e, "names no host") {
+			t.Errorf("%s: exit %d, %q", gw, code, e)
+		}
+	}
+	t.Setenv("gopher_proxy", "http://")
+	code, _, e = runFetch(t, "", "gopher://example.test/")
+	if code == 0 || code == 5 || !strings.Contains(e, "gopher_proxy") || !strings.Contains(e, "names no host") {
+		t.Errorf("gopher_proxy=http://: exit %d, %q", code, e)
+	}
+	os.Unsetenv("gopher_proxy")
 	code, _, e = runFetch(t, "", "--proxy", "u:s3cret@gw:3128", "http://example.test/doc")
 	if code != 2 || !strings.Contains(e, "http://u:****@gw:3128/") {
 		t.Errorf("no scheme, a password: exit %d, %q", code, e)
