@@ -21,14 +21,29 @@ type helpRequest struct{ topic string }
 
 func (h *helpRequest) Error() string { return "help requested for " + h.topic }
 
-// helpTopic finds "--help SCHEME" (or -h, -help) among args.
+// helpWord is the word args[i] asks help on: the next argument after
+// --help (or -h, -help), or what follows "=" in --help=WORD, lower-cased
+// and without a trailing ":".
+func helpWord(args []string, i int) (string, bool) {
+	a := args[i]
+	for _, h := range []string{"--help", "-help", "-h"} {
+		if a == h && i+1 < len(args) {
+			return strings.ToLower(strings.TrimSuffix(args[i+1], ":")), true
+		}
+		if w, ok := strings.CutPrefix(a, h+"="); ok {
+			return strings.ToLower(strings.TrimSuffix(w, ":")), true
+		}
+	}
+	return "", false
+}
+
+// helpTopic finds "--help SCHEME" (or -h, -help, --help=SCHEME) among args.
 func helpTopic(args []string) (string, bool) {
 	for i, a := range args {
 		if a == "--" {
 			return "", false
 		}
-		if (a == "--help" || a == "-help" || a == "-h") && i+1 < len(args) {
-			t := strings.ToLower(strings.TrimSuffix(args[i+1], ":"))
+		if t, ok := helpWord(args, i); ok {
 			if _, ok := schemeHelp[t]; ok {
 				return t, true
 			}
@@ -44,8 +59,7 @@ func unknownHelpTopic(args []string) string {
 		if a == "--" {
 			return ""
 		}
-		if (a == "--help" || a == "-help" || a == "-h") && i+1 < len(args) {
-			t := strings.ToLower(strings.TrimSuffix(args[i+1], ":"))
+		if t, ok := helpWord(args, i); ok {
 			if _, ok := schemeHelp[t]; ok || t == "" || strings.HasPrefix(t, "-") || strings.ContainsAny(t, ":/.@") {
 				return ""
 			}

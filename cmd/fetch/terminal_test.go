@@ -416,6 +416,13 @@ func TestHelpScheme(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "--help SCHEME") || !strings.Contains(stderr, `no help on "gophr" (did you mean gopher?)`) || !strings.Contains(stderr, "ftp, gopher") {
 		t.Errorf("--help gophr: exit %d, stderr %q", code, stderr)
 	}
+	// --help=SCHEME, as GNU tools spell a flag's value, is --help SCHEME.
+	if code, out, stderr := runFetch(t, "", "--help=ftp"); code != 0 || !strings.HasPrefix(out, "ftp: URLs") || stderr != "" {
+		t.Errorf("--help=ftp: exit %d, stdout %.40q, stderr %q", code, out, stderr)
+	}
+	if code, _, stderr := runFetch(t, "", "--help=gophr"); code != 0 || !strings.Contains(stderr, `no help on "gophr" (did you mean gopher?)`) {
+		t.Errorf("--help=gophr: exit %d, stderr %q", code, stderr)
+	}
 	// A URL or a flag after --help is not taken for a topic.
 	for _, args := range [][]string{{"--help", "ftp://h/"}, {"-h", "-v"}} {
 		if _, _, stderr := runFetch(t, "", args...); stderr != "" {
