@@ -474,24 +474,31 @@ func TestShownMethodsBound(t *testing.T) {
 	for i := range maxShownMethods + 5 {
 		fmt.Fprintf(&reply, "ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFTP INTERNET-D h%d.example(2121) ASCII '/x' BINARY\n", i)
 	}
-	f := newFake(t, tree(map[string]string{"/x": reply.String()}, nil)).start()
+	methods, m := shownMethods(t, reply.String())
+	if methods != maxShownMethods || m["prospero.method.more"] != "5 more access methods offered, not shown" ||
+		!strings.Contains(m[fmt.Sprintf("prospero.method.%02d", maxShownMethods)], fmt.Sprintf("h%d.example", maxShownMethods-1)) {
+		t.Errorf("%d methods shown, more %q", methods, m["prospero.method.more"])
+	}
+}
+
+// shownMethods fetches //x, whose object info is reply, and returns its
+// document's metadata and the access methods it lists.
+func shownMethods(t *testing.T, reply string) (int, map[string]string) {
+	t.Helper()
+	f := newFake(t, tree(map[string]string{"/x": reply}, nil)).start()
 	c := client(f, &stubs{}, fetch.Options{})
 	res, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Close()
-	m := res.Document.Meta
 	methods := 0
-	for k := range m {
+	for k := range res.Document.Meta {
 		if strings.HasPrefix(k, "prospero.method.") && k != "prospero.method.more" {
 			methods++
 		}
 	}
-	if methods != maxShownMethods || m["prospero.method.more"] != "5 more access methods offered, not shown" ||
-		!strings.Contains(m[fmt.Sprintf("prospero.method.%02d", maxShownMethods)], fmt.Sprintf("h%d.example", maxShownMethods-1)) {
-		t.Errorf("%d methods shown, more %q", methods, m["prospero.method.more"])
-	}
+	return methods, res.Document.Meta
 }
 
 // TestFallbackBound: a server offering many methods that fail gets the
@@ -556,20 +563,7 @@ func TestContentsShownMethodsBound(t *testing.T) {
 		reply.WriteString("ATTRIBUTE OBJECT FIELD ACCESS-METHOD AFS '' '' '' ''\n")
 	}
 	reply.WriteString("ATTRIBUTE OBJECT INTRINSIC ACCESS-METHOD SEQUENCE PROSPERO-CONTENTS '' '' '' ''\n")
-	f := newFake(t, tree(map[string]string{"/x": reply.String()}, nil)).start()
-	c := client(f, &stubs{}, fetch.Options{})
-	res, err := c.Fetch(context.Background(), "prospero://"+f.Addr+"//x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Close()
-	m := res.Document.Meta
-	methods := 0
-	for k := range m {
-		if strings.HasPrefix(k, "prospero.method.") && k != "prospero.method.more" {
-			methods++
-		}
-	}
+	methods, m := shownMethods(t, reply.String())
 	if methods != maxShownMethods || m["prospero.method.more"] != "6 more access methods offered, not shown" || m["prospero.chosen"] != "PROSPERO-CONTENTS" {
 		t.Errorf("%d methods shown, more %q, chosen %q", methods, m["prospero.method.more"], m["prospero.chosen"])
 	}
