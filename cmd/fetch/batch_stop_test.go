@@ -88,6 +88,26 @@ func TestNoRecordAfterFailedCommit(t *testing.T) {
 	}
 }
 
+// docServer is an HTTP server whose documents are "doc PATH\n", each
+// answered after each (when not nil) returns; it closes when the test ends.
+func docServer(t *testing.T, each func()) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if each != nil {
+			each()
+		}
+		w.Write([]byte("doc " + r.URL.Path + "\n"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// warcSyncFails makes every sync of the WARC at out fail with EIO.
+func warcSyncFails(t *testing.T, out string) {
+	setForTest(t, &syncWARC, func(*warc.Writer) error {
+		return &os.PathError{Op: "sync", Path: out, Err: syscall.EIO}
+	})
+}
+
 // TestNoRecordAfterLogFails: once the log cannot take a task's line (the
 // disk is full), the tasks after it, and an attempt cut short, add no
 // record to the WARC: the one task whose records stand without their line
@@ -97,10 +117,7 @@ func TestNoRecordAfterLogFails(t *testing.T) {
 	if err != nil {
 		t.Skip("no /dev/full here")
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("doc " + r.URL.Path + "\n"))
-	}))
-	defer srv.Close()
+	srv := docServer(t, nil)
 	dir := t.TempDir()
 	out, logName := filepath.Join(dir, "w.warc.gz"), filepath.Join(dir, "log")
 	o, s, _, c := commandClient(t, "-O", "--log", logName, "--warc", out, srv.URL+"/a")
@@ -187,16 +204,10 @@ func TestJSONShowsLoggedLines(t *testing.T) {
 // was in flight.
 func TestStopReportedOnce(t *testing.T) {
 	together := barrier(4)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		together() // the four end together, each with its records to commit
-		w.Write([]byte("doc " + r.URL.Path + "\n"))
-	}))
-	defer srv.Close()
+	srv := docServer(t, together) // the four end together, each with its records to commit
 	dir := t.TempDir()
 	out := filepath.Join(dir, "w.warc.gz")
-	setForTest(t, &syncWARC, func(*warc.Writer) error {
-		return &os.PathError{Op: "sync", Path: out, Err: syscall.EIO}
-	})
+	warcSyncFails(t, out)
 	args := []string{"-q", "-j", "4", "--per-host", "4", "-O", "--output-dir", filepath.Join(dir, "out"),
 		"--log", filepath.Join(dir, "log"), "--warc", out}
 	for _, p := range []string{"/d0", "/d1", "/d2", "/d3"} {
@@ -256,11 +267,7 @@ func TestFullDiskStopsBatch(t *testing.T) {
 		t.Skip("no /dev/full here")
 	}
 	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		w.Write([]byte("doc " + r.URL.Path + "\n"))
-	}))
-	defer srv.Close()
+	srv := docServer(t, func() { hits.Add(1) })
 	full := fullDisk(t)
 	dir := t.TempDir()
 	const n = 40
@@ -400,10 +407,7 @@ func TestDocumentLargerThanRoom(t *testing.T) {
 		return &docFile{File: f}, nil
 	})
 	setForTest(t, &freeSpace, func(string) (uint64, error) { return 64 << 20, nil })
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("doc " + r.URL.Path + "\n"))
-	}))
-	defer srv.Close()
+	srv := docServer(t, nil)
 	dir := t.TempDir()
 	logName, out := filepath.Join(dir, "log"), filepath.Join(dir, "out")
 	code, _, stderr := runFetch(t, "", "-q", "-O", "--output-dir", out, "--log", logName, srv.URL+"/big", srv.URL+"/a", srv.URL+"/b")
@@ -475,15 +479,10 @@ func barrier(n int32) func() {
 // failure apart from the URLs' and the URL among those not fetched; it
 // read "0 ok, 1 failed [1 exit 7 (local I/O)], 1 not fetched".
 func TestStoppedSummaryCountsOwnFailure(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("doc " + r.URL.Path + "\n"))
-	}))
-	defer srv.Close()
+	srv := docServer(t, nil)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "w.warc.gz")
-	setForTest(t, &syncWARC, func(*warc.Writer) error {
-		return &os.PathError{Op: "sync", Path: out, Err: syscall.EIO}
-	})
+	warcSyncFails(t, out)
 	code, _, stderr := runFetch(t, "", "-q", "-j", "1", "-O", "--output-dir", filepath.Join(dir, "out"),
 		"--log", filepath.Join(dir, "log"), "--warc", out, srv.URL+"/a", srv.URL+"/b")
 	want := "fetch: 2 URLs: 0 ok, 0 failed, 1 other failure [1 exit 7 (local I/O)], 2 not fetched;"

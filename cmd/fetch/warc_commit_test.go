@@ -133,10 +133,7 @@ func TestAttemptRecordsWaitForCommit(t *testing.T) {
 // and recorded again (the rerun cuts a torn record away and trusts the
 // log).
 func TestWARCSyncedBeforeLogLine(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("doc " + r.URL.Path + "\n"))
-	}))
-	defer srv.Close()
+	srv := docServer(t, nil)
 	dir := t.TempDir()
 	logName := filepath.Join(dir, "log")
 	var synced []int // the log's lines at each sync
